@@ -1,0 +1,34 @@
+package io.gendurable;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Declares an {@link Fsm} or {@link Job} bean's identity and defaults. Optional: an FSM bean
+ * without it is registered under its class's fully qualified name, version 1.
+ */
+@Documented
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+public @interface DurableFsm {
+    /** @return the name stored in each row; default: the class's fully qualified name */
+    String name() default "";
+
+    /** @return the version; rows remember it, so old and new versions can run side by side */
+    int version() default 1;
+
+    /** @return the step a new instance starts at */
+    String initialStep() default "start";
+
+    /** @return the queue new instances go to unless the insert says otherwise */
+    String queue() default "default";
+
+    /** @return whether a {@code next} runs the following step in the same worker (a later release) */
+    boolean inlineExecution() default false;
+
+    /** @return how many times a step may run before the default {@link Fsm#onError} stops the instance */
+    int maxAttempts() default 20;
+}

@@ -1,0 +1,141 @@
+package io.gendurable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * How to insert an instance. Every field is optional: null (or 0 for {@code priority}, 1 for
+ * {@code weight}) means the FSM's or the engine's default.
+ *
+ * @param queue            the queue; default {@link DurableFsm#queue()}
+ * @param priority         lower runs first; 0 or more; default 0
+ * @param scheduledAt      not picked before this instant; default now
+ * @param step             the first step; default {@link DurableFsm#initialStep()}
+ * @param correlationKey   a business key that addresses the instance and deduplicates inserts
+ * @param correlationScope the statuses in which the key is held; default the non-terminal ones
+ * @param concurrencyKey   a concurrency key (admission control arrives in a later release)
+ * @param rateLimit        a rate-limit name (admission control arrives in a later release)
+ * @param weight           the rate-limit weight; 1 or more
+ */
+public record InsertOptions(String queue, int priority, Instant scheduledAt, String step,
+                            String correlationKey, Set<Status> correlationScope, String concurrencyKey,
+                            String rateLimit, int weight) {
+
+    /** The statuses that hold a correlation key by default: every non-terminal one. */
+    public static final Set<Status> LIVE_STATUSES = Collections.unmodifiableSet(EnumSet.of(
+            Status.RUNNABLE, Status.EXECUTING, Status.AWAITING_SIGNAL, Status.AWAITING_CHILDREN));
+
+    private static final InsertOptions DEFAULTS = new InsertOptions(null, 0, null, null, null, null, null, null, 1);
+
+    /** Validates every field. */
+    public InsertOptions {
+        Validation.optionalName("queue", queue);
+        if (priority < 0) {
+            throw new IllegalArgumentException("priority must be 0 or more (lower runs first), got " + priority);
+        }
+        Validation.optionalName("step", step);
+        Validation.optionalName("correlationKey", correlationKey);
+        if (correlationScope != null) {
+            if (correlationScope.isEmpty()) {
+                throw new IllegalArgumentException("correlationScope must name at least one status; accepted: "
+                        + java.util.Arrays.toString(Status.values()) + " (default: the non-terminal ones)");
+            }
+            correlationScope = Collections.unmodifiableSet(EnumSet.copyOf(correlationScope));
+        }
+        Validation.optionalName("concurrencyKey", concurrencyKey);
+        Validation.optionalName("rateLimit", rateLimit);
+        if (weight < 1) {
+            throw new IllegalArgumentException("weight must be 1 or more, got " + weight);
+        }
+    }
+
+    /** @return options with every default */
+    public static InsertOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /** @return a builder starting from the defaults */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the correlation scope, or {@link #LIVE_STATUSES} when none was given */
+    public Set<Status> effectiveCorrelationScope() {
+        return correlationScope == null ? LIVE_STATUSES : correlationScope;
+    }
+
+    /** A builder for {@link InsertOptions}; validation happens in {@link #build()}. */
+    public static final class Builder {
+        private String queue;
+        private int priority;
+        private Instant scheduledAt;
+        private Duration scheduleIn;
+        private String step;
+        private String correlationKey;
+        private Set<Status> correlationScope;
+
+        private Builder() {
+        }
+
+        /** @param queue the queue @return this builder */
+        public Builder queue(String queue) {
+            this.queue = queue;
+            return this;
+        }
+
+        /** @param priority 0 or more, lower runs first @return this builder */
+        public Builder priority(int priority) {
+            this.priority = priority;
+            return this;
+        }
+
+        /** @param at not picked before this instant @return this builder */
+        public Builder scheduleAt(Instant at) {
+            this.scheduledAt = at;
+            this.scheduleIn = null;
+            return this;
+        }
+
+        /**
+         * @param delay not picked before now plus this delay (now is taken at insert time)
+         * @return this builder
+         */
+        public Builder scheduleIn(Duration delay) {
+            Objects.requireNonNull(delay, "scheduleIn must not be null");
+            if (delay.isNegative()) {
+                throw new IllegalArgumentException("scheduleIn must be zero or positive, got " + delay);
+            }
+            this.scheduleIn = delay;
+            this.scheduledAt = null;
+            return this;
+        }
+
+        /** @param step the first step @return this builder */
+        public Builder step(String step) {
+            this.step = step;
+            return this;
+        }
+
+        /** @param correlationKey the business key @return this builder */
+        public Builder correlationKey(String correlationKey) {
+            this.correlationKey = correlationKey;
+            return this;
+        }
+
+        /** @param statuses the statuses in which the key is held @return this builder */
+        public Builder correlationScope(Status... statuses) {
+            this.correlationScope = statuses.length == 0 ? EnumSet.noneOf(Status.class) : EnumSet.of(statuses[0], statuses);
+            return this;
+        }
+
+        /** @return the options */
+        public InsertOptions build() {
+            Instant at = scheduleIn != null ? Instant.now().plus(scheduleIn) : scheduledAt;
+            return new InsertOptions(queue, priority, at, step, correlationKey, correlationScope, null, null, 1);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package io.gendurable;
+
+import java.util.Locale;
+
+/**
+ * The lifecycle of an instance. The whole protocol is flips of this value:
+ * {@code RUNNABLE → EXECUTING → AWAITING_SIGNAL | AWAITING_CHILDREN | DONE | FAILED}.
+ */
+public enum Status {
+    /** Waiting to be picked (possibly not before its {@code eligibleAt}). */
+    RUNNABLE,
+    /** Claimed by a worker; its step is running or buffered. */
+    EXECUTING,
+    /** Parked until one of the awaited signals arrives, or the await deadline passes. */
+    AWAITING_SIGNAL,
+    /** Parked until every child it fanned out has terminated. */
+    AWAITING_CHILDREN,
+    /** Finished with a result. Terminal. */
+    DONE,
+    /** Stopped with an error. Terminal. */
+    FAILED;
+
+    /** @return true for {@link #DONE} and {@link #FAILED}. */
+    public boolean isTerminal() {
+        return this == DONE || this == FAILED;
+    }
+
+    /** @return the value stored in the database ({@code durable_status}), e.g. {@code awaiting_signal}. */
+    public String dbName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * @param dbName a {@code durable_status} value as stored in the database
+     * @return the matching status
+     * @throws IllegalArgumentException naming the accepted values when there is none
+     */
+    public static Status fromDb(String dbName) {
+        for (Status s : values()) {
+            if (s.dbName().equals(dbName)) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("unknown status '" + dbName
+                + "'; accepted: runnable, executing, awaiting_signal, awaiting_children, done, failed");
+    }
+}

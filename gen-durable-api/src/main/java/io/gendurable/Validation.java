@@ -1,0 +1,25 @@
+package io.gendurable;
+
+/** Argument checks shared by the API records. */
+final class Validation {
+    /** The longest name (step, queue, fsm, keys) accepted. */
+    static final int MAX_NAME_LENGTH = 255;
+
+    private Validation() {
+    }
+
+    static String requireName(String field, String value) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(field + " must not be null or blank");
+        }
+        if (value.length() > MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException(field + " must be at most " + MAX_NAME_LENGTH
+                    + " characters, got " + value.length());
+        }
+        return value;
+    }
+
+    static String optionalName(String field, String value) {
+        return value == null ? null : requireName(field, value);
+    }
+}

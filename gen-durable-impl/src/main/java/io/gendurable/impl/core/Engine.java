@@ -1,0 +1,254 @@
+package io.gendurable.impl.core;
+
+import io.gendurable.Fsm;
+import io.gendurable.FsmNames;
+import io.gendurable.GenDurable;
+import io.gendurable.InsertOptions;
+import io.gendurable.Inserted;
+import io.gendurable.InstanceSnapshot;
+import io.gendurable.NewInstance;
+import io.gendurable.impl.json.Json;
+import io.gendurable.impl.sql.ClaimSql;
+import io.gendurable.impl.sql.Db;
+import io.gendurable.impl.sql.EnginePersistence;
+import io.gendurable.impl.sql.FindSql;
+import io.gendurable.impl.sql.FlushSql;
+import io.gendurable.impl.sql.GcSql;
+import io.gendurable.impl.sql.InsertSql;
+import io.gendurable.impl.sql.LeaseSql;
+import io.gendurable.impl.sql.Migrations;
+import io.gendurable.impl.sql.SchemaName;
+
+import javax.sql.DataSource;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The engine: plain Java, no container types. It receives a DataSource, its executors, a clock
+ * and a validated configuration, and owns none of them except the persistence unit it builds.
+ * {@link #start()} migrates (unless disabled) and starts the schedulers, flushers, reaper and GC;
+ * {@link #stop()} drains. Both are idempotent.
+ */
+public final class Engine implements GenDurable, AutoCloseable {
+    private static final Logger LOG = System.getLogger("io.gendurable");
+
+    private final EngineConfig config;
+    private final DataSource dataSource;
+    private final SchemaName schema;
+    private final FsmRegistry registry;
+    private final Json json;
+    private final Db db;
+    private final EngineMetrics metrics = new EngineMetrics();
+    private final LocalPoke localPoke = new LocalPoke();
+    private final Inserter inserter;
+    private final FindSql findSql = new FindSql();
+    private final List<Scheduler> schedulers = new ArrayList<>();
+    private final List<Flusher> flushers = new ArrayList<>();
+    private final Reaper reaper;
+    private final Gc gc;
+    private final Object lifecycle = new Object();
+    private boolean started;
+    private boolean stopped;
+
+    private Engine(Builder b) {
+        this.config = Objects.requireNonNull(b.config, "config");
+        this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource");
+        this.registry = Objects.requireNonNull(b.registry, "registry");
+        ScheduledExecutorService timer = Objects.requireNonNull(b.timer, "timer");
+        ExecutorService steps = Objects.requireNonNull(b.steps, "steps");
+        InstantSource clock = b.clock == null ? InstantSource.system() : b.clock;
+        this.json = b.json == null ? new Json() : b.json;
+        this.schema = new SchemaName(config.schema());
+        this.db = new Db(EnginePersistence.create(dataSource, schema));
+        Poke poke = b.poke == null ? localPoke : q -> {
+            localPoke.poke(q);
+            b.poke.poke(q);
+        };
+        this.inserter = new Inserter(registry, json, db, new InsertSql(schema), poke, clock);
+        StepRunner runner = new StepRunner(registry, json, clock, metrics, config.nodeId());
+        ClaimSql claimSql = new ClaimSql(schema);
+        LeaseSql leaseSql = new LeaseSql(schema);
+        FlushSql flushSql = new FlushSql(schema);
+        Map<EngineConfig.FlusherConfig, Flusher> byConfig = new IdentityHashMap<>();
+        for (EngineConfig.FlusherConfig fc : config.flushers()) {
+            Flusher f = new Flusher(fc, db, flushSql, timer, clock, metrics);
+            byConfig.put(fc, f);
+            flushers.add(f);
+        }
+        config.queues().forEach((queue, concurrency) -> schedulers.add(new Scheduler(queue, concurrency, config, db,
+                claimSql, leaseSql, runner, byConfig.get(config.flusherFor(queue)), timer, steps, clock, metrics)));
+        this.reaper = new Reaper(config.reaper(), db, leaseSql, poke, timer, clock, metrics);
+        this.gc = new Gc(config.gc(), db, new GcSql(schema), timer, clock, metrics);
+    }
+
+    /** @return a builder */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Migrates (unless {@code migrate-at-start=false}) and starts every background service. Idempotent. */
+    public void start() {
+        synchronized (lifecycle) {
+            if (started) {
+                return;
+            }
+            if (stopped) {
+                throw new IllegalStateException("a stopped engine cannot start again; build a new one");
+            }
+            LOG.log(Level.INFO, "gen-durable starting: " + config.describe() + " fsms=" + registry.describe());
+            if (config.migrateAtStart()) {
+                int applied = Migrations.migrate(dataSource, schema);
+                LOG.log(Level.INFO, "gen-durable schema " + schema.name() + ": " + applied + " migrations applied");
+            }
+            for (Scheduler s : schedulers) {
+                localPoke.register(s);
+                s.start();
+            }
+            if (config.reaper().enabled()) {
+                reaper.start();
+            }
+            if (config.gc().enabled()) {
+                gc.start();
+            }
+            started = true;
+        }
+    }
+
+    /**
+     * Graceful drain: stop picking, release buffered claims, wait {@code drain-timeout} for running
+     * steps, flush their outcomes, stop the sweeps, close the persistence unit. Idempotent.
+     */
+    public void stop() {
+        synchronized (lifecycle) {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+            reaper.stop();
+            gc.stop();
+            for (Scheduler s : schedulers) {
+                localPoke.unregister(s);
+                s.stop();
+            }
+            for (Flusher f : flushers) {
+                f.stop(config.drainTimeout());
+            }
+            db.close();
+            LOG.log(Level.INFO, "gen-durable stopped");
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    @Override
+    public <S> Inserted insert(Class<? extends Fsm<S>> fsm, S state) {
+        return insert(fsm, state, InsertOptions.defaults());
+    }
+
+    @Override
+    public <S> Inserted insert(Class<? extends Fsm<S>> fsm, S state, InsertOptions options) {
+        Objects.requireNonNull(fsm, "fsm must not be null");
+        return insert(new NewInstance(FsmNames.nameOf(fsm), state, options));
+    }
+
+    @Override
+    public Inserted insert(NewInstance instance) {
+        Objects.requireNonNull(instance, "instance must not be null");
+        return inserter.insertAll(List.of(instance)).get(0);
+    }
+
+    @Override
+    public List<Inserted> insertAll(List<NewInstance> instances) {
+        return inserter.insertAll(instances);
+    }
+
+    @Override
+    public Optional<InstanceSnapshot> find(long id) {
+        return db.withEntityManager(em -> findSql.byId(em, id)).map(r -> Snapshots.of(r, json));
+    }
+
+    @Override
+    public Optional<InstanceSnapshot> find(String correlationKey) {
+        Objects.requireNonNull(correlationKey, "correlationKey must not be null");
+        return db.withEntityManager(em -> findSql.byCorrelationKey(em, correlationKey)).map(r -> Snapshots.of(r, json));
+    }
+
+    /** @return the counters */
+    public EngineMetrics metrics() {
+        return metrics;
+    }
+
+    /** @return the validated configuration */
+    public EngineConfig config() {
+        return config;
+    }
+
+    /** @return the registered FSMs */
+    public FsmRegistry registry() {
+        return registry;
+    }
+
+    /** @return the schedulers, one per configured queue */
+    public List<Scheduler> schedulers() {
+        return List.copyOf(schedulers);
+    }
+
+    /** @return the reaper (its {@code runOnce} is public for tests and tools) */
+    public Reaper reaper() {
+        return reaper;
+    }
+
+    /** @return the GC */
+    public Gc gc() {
+        return gc;
+    }
+
+    /** Builds an {@link Engine}; {@code dataSource}, {@code config}, {@code registry}, {@code timer} and {@code steps} are required. */
+    public static final class Builder {
+        private DataSource dataSource;
+        private EngineConfig config;
+        private FsmRegistry registry;
+        private ScheduledExecutorService timer;
+        private ExecutorService steps;
+        private InstantSource clock;
+        private Json json;
+        private Poke poke;
+
+        private Builder() {
+        }
+
+        /** @param v the database @return this */
+        public Builder dataSource(DataSource v) { this.dataSource = v; return this; }
+        /** @param v the validated configuration @return this */
+        public Builder config(EngineConfig v) { this.config = v; return this; }
+        /** @param v the FSMs @return this */
+        public Builder registry(FsmRegistry v) { this.registry = v; return this; }
+        /** @param v runs fills, flushes, heartbeats and sweeps (a few threads) @return this */
+        public Builder timer(ScheduledExecutorService v) { this.timer = v; return this; }
+        /** @param v runs steps (as many threads as the queues' concurrency adds up to) @return this */
+        public Builder steps(ExecutorService v) { this.steps = v; return this; }
+        /** @param v the clock (default: the system's) @return this */
+        public Builder clock(InstantSource v) { this.clock = v; return this; }
+        /** @param v JSON-B (default: a new one) @return this */
+        public Builder json(Json v) { this.json = v; return this; }
+        /** @param v an extra poke transport beside the local one @return this */
+        public Builder poke(Poke v) { this.poke = v; return this; }
+
+        /** @return the engine, not started */
+        public Engine build() {
+            return new Engine(this);
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package io.gendurable.impl.core;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The engine's effective configuration, validated. Build it with {@link ConfigReader} from
+ * {@code gendurable.*} keys, or directly in tests through {@link #defaults()} and the withers.
+ *
+ * @param nodeId            this node's identity, part of every worker id (start-up reclaim)
+ * @param queues            queue name → concurrency (steps in flight at once on this node)
+ * @param leaseTtl          how long a claim is trusted without a heartbeat
+ * @param heartbeatInterval how often claims are extended
+ * @param pollInterval      the base idle poll
+ * @param maxPollInterval   the idle backoff ceiling
+ * @param prefetch          rows each queue buffers beyond its running slots
+ * @param minDemand         skip picking unless at least this many slots are free
+ * @param drainTimeout      how long a stopping queue waits for in-flight steps
+ * @param reaper            the reaper's settings
+ * @param gc                the GC's settings
+ * @param flushers          the group-commit flushers; each queue goes to the first that matches
+ * @param schema            the database schema of the engine's tables
+ * @param migrateAtStart    whether Flyway runs at start-up
+ */
+public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration leaseTtl, Duration heartbeatInterval,
+                           Duration pollInterval, Duration maxPollInterval, int prefetch, int minDemand,
+                           Duration drainTimeout, ReaperConfig reaper, GcConfig gc, List<FlusherConfig> flushers,
+                           String schema, boolean migrateAtStart) {
+
+    /** Reaper settings. @param enabled run it on this node @param interval between sweeps @param batch rows per statement */
+    public record ReaperConfig(boolean enabled, Duration interval, int batch) {
+        public ReaperConfig {
+            positive("gendurable.reaper.interval", interval);
+            if (batch < 1) {
+                throw new ConfigException("gendurable.reaper.batch", String.valueOf(batch), "an integer of 1 or more");
+            }
+        }
+    }
+
+    /** GC settings. @param enabled run it here @param interval between sweeps @param retention kept after termination @param batch rows per sweep */
+    public record GcConfig(boolean enabled, Duration interval, Duration retention, int batch) {
+        public GcConfig {
+            positive("gendurable.gc.interval", interval);
+            Objects.requireNonNull(retention, "retention");
+            if (retention.isNegative()) {
+                throw new ConfigException("gendurable.gc.retention", retention.toString(), "a duration of zero or more");
+            }
+            if (batch < 1) {
+                throw new ConfigException("gendurable.gc.batch", String.valueOf(batch), "an integer of 1 or more");
+            }
+        }
+    }
+
+    /**
+     * A group-commit flusher. @param queues the queues it serves, or {@code *} for all
+     * @param maxBatch flush when this many outcomes wait @param maxDelay or this long after the first
+     */
+    public record FlusherConfig(List<String> queues, int maxBatch, Duration maxDelay) {
+        public FlusherConfig {
+            queues = List.copyOf(queues);
+            if (queues.isEmpty()) {
+                throw new ConfigException("gendurable.flushers[].queues", "", "a comma-separated list of queues, or *");
+            }
+            if (maxBatch < 1) {
+                throw new ConfigException("gendurable.flushers[].max-batch", String.valueOf(maxBatch), "an integer of 1 or more");
+            }
+            Objects.requireNonNull(maxDelay, "maxDelay");
+            if (maxDelay.isNegative()) {
+                throw new ConfigException("gendurable.flushers[].max-delay", maxDelay.toString(), "a duration of zero or more");
+            }
+        }
+
+        /** @param queue a queue @return whether this flusher serves it */
+        public boolean serves(String queue) {
+            return queues.contains("*") || queues.contains(queue);
+        }
+    }
+
+    /** Validates every field; messages name the key. */
+    public EngineConfig {
+        if (nodeId == null || nodeId.isBlank() || nodeId.length() > 100) {
+            throw new ConfigException("gendurable.node-id", String.valueOf(nodeId), "a non-blank name of at most 100 characters");
+        }
+        queues = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(queues));
+        queues.forEach((q, c) -> {
+            if (q.isBlank()) {
+                throw new ConfigException("gendurable.queues", "", "name:concurrency pairs with non-blank names");
+            }
+            if (c < 1) {
+                throw new ConfigException("gendurable.queues", q + ":" + c, "a concurrency of 1 or more per queue");
+            }
+        });
+        positive("gendurable.lease-ttl", leaseTtl);
+        positive("gendurable.heartbeat-interval", heartbeatInterval);
+        positive("gendurable.poll-interval", pollInterval);
+        positive("gendurable.max-poll-interval", maxPollInterval);
+        if (heartbeatInterval.compareTo(leaseTtl) >= 0) {
+            throw new ConfigException("gendurable.heartbeat-interval", heartbeatInterval.toString(),
+                    "a duration shorter than gendurable.lease-ttl (" + leaseTtl + "); keep it under a third of it");
+        }
+        if (maxPollInterval.compareTo(pollInterval) < 0) {
+            throw new ConfigException("gendurable.max-poll-interval", maxPollInterval.toString(),
+                    "a duration of at least gendurable.poll-interval (" + pollInterval + ")");
+        }
+        if (prefetch < 0) {
+            throw new ConfigException("gendurable.prefetch", String.valueOf(prefetch), "an integer of 0 or more");
+        }
+        if (minDemand < 1) {
+            throw new ConfigException("gendurable.min-demand", String.valueOf(minDemand), "an integer of 1 or more");
+        }
+        for (var e : queues.entrySet()) {
+            if (minDemand > e.getValue() + prefetch) {
+                throw new ConfigException("gendurable.min-demand", String.valueOf(minDemand),
+                        "at most the smallest queue's concurrency plus prefetch (queue " + e.getKey() + ": "
+                                + (e.getValue() + prefetch) + "), or that queue would never pick");
+            }
+        }
+        Objects.requireNonNull(drainTimeout, "drainTimeout");
+        if (drainTimeout.isNegative()) {
+            throw new ConfigException("gendurable.drain-timeout", drainTimeout.toString(), "a duration of zero or more");
+        }
+        Objects.requireNonNull(reaper, "reaper");
+        Objects.requireNonNull(gc, "gc");
+        flushers = List.copyOf(flushers);
+        if (flushers.isEmpty()) {
+            throw new ConfigException("gendurable.flushers", "", "at least one flusher (the default serves every queue)");
+        }
+        for (String q : queues.keySet()) {
+            if (flushers.stream().noneMatch(f -> f.serves(q))) {
+                throw new ConfigException("gendurable.flushers", "queue " + q,
+                        "a flusher for every queue: add it to a flusher's queues, or use *");
+            }
+        }
+        new io.gendurable.impl.sql.SchemaName(schema);
+    }
+
+    static void positive(String key, Duration d) {
+        if (d == null || d.isZero() || d.isNegative()) {
+            throw new ConfigException(key, String.valueOf(d), "a positive duration");
+        }
+    }
+
+    /** @return the defaults: queue {@code default} with 10 slots, leases of 60 s, … (see docs/configuration.md) */
+    public static EngineConfig defaults() {
+        return new EngineConfig(ConfigReader.defaultNodeId(), Map.of("default", 10), Duration.ofSeconds(60),
+                Duration.ofSeconds(20), Duration.ofSeconds(1), Duration.ofSeconds(5), 0, 1, Duration.ofSeconds(5),
+                new ReaperConfig(true, Duration.ofSeconds(30), 1000),
+                new GcConfig(true, Duration.ofSeconds(60), Duration.ofDays(1), 10_000),
+                List.of(new FlusherConfig(List.of("*"), 100, Duration.ofMillis(10))), "gendurable", true);
+    }
+
+    /** @return the flusher serving {@code queue} (the first that matches) */
+    public FlusherConfig flusherFor(String queue) {
+        return flushers.stream().filter(f -> f.serves(queue)).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no flusher serves queue " + queue));
+    }
+
+    public EngineConfig withNodeId(String v) { return new EngineConfig(v, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart); }
+    public EngineConfig withQueues(Map<String, Integer> v) { return new EngineConfig(nodeId, v, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart); }
+    public EngineConfig withLease(Duration ttl, Duration heartbeat) { return new EngineConfig(nodeId, queues, ttl, heartbeat, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart); }
+    public EngineConfig withPoll(Duration poll, Duration maxPoll) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, poll, maxPoll, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart); }
+    public EngineConfig withPrefetch(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, v, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart); }
+    public EngineConfig withMinDemand(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, v, drainTimeout, reaper, gc, flushers, schema, migrateAtStart); }
+    public EngineConfig withDrainTimeout(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, v, reaper, gc, flushers, schema, migrateAtStart); }
+    public EngineConfig withReaper(ReaperConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, v, gc, flushers, schema, migrateAtStart); }
+    public EngineConfig withGc(GcConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, v, flushers, schema, migrateAtStart); }
+    public EngineConfig withFlushers(List<FlusherConfig> v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, v, schema, migrateAtStart); }
+    public EngineConfig withSchema(String v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, v, migrateAtStart); }
+    public EngineConfig withMigrateAtStart(boolean v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, v); }
+
+    /** @return the effective configuration as one log line (no secrets: none are held here) */
+    public String describe() {
+        return "node-id=" + nodeId + " queues=" + queues + " lease-ttl=" + leaseTtl + " heartbeat-interval="
+                + heartbeatInterval + " poll-interval=" + pollInterval + " max-poll-interval=" + maxPollInterval
+                + " prefetch=" + prefetch + " min-demand=" + minDemand + " drain-timeout=" + drainTimeout
+                + " reaper=" + reaper + " gc=" + gc + " flushers=" + flushers + " schema=" + schema
+                + " migrate-at-start=" + migrateAtStart;
+    }
+}

@@ -1,0 +1,49 @@
+package io.gendurable.impl.core;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The engine's counters, plain Java. The container layer exposes them as MicroProfile Metrics;
+ * tests read them directly.
+ */
+public final class EngineMetrics {
+    /** Steps run, by outcome kind. */
+    public final Map<String, LongAdder> steps = new ConcurrentHashMap<>();
+    /** Claim statements run. */
+    public final LongAdder picks = new LongAdder();
+    /** Rows claimed. */
+    public final LongAdder picked = new LongAdder();
+    /** Outcomes whose ownership guard failed: committed nothing. */
+    public final LongAdder stale = new LongAdder();
+    /** Expired leases the reaper returned to runnable. */
+    public final LongAdder reaped = new LongAdder();
+    /** Claims of a dead predecessor released at start-up. */
+    public final LongAdder reclaimed = new LongAdder();
+    /** Terminal rows deleted by the GC. */
+    public final LongAdder gcSwept = new LongAdder();
+    /** Flush transactions committed. */
+    public final LongAdder flushes = new LongAdder();
+    /** Outcomes written by those flushes (stale ones included). */
+    public final LongAdder flushedOutcomes = new LongAdder();
+    /** Flush attempts that failed (retried, then failed to the step). */
+    public final LongAdder flushErrors = new LongAdder();
+    /** Background loop iterations that threw (logged and counted; the loop goes on). */
+    public final LongAdder loopErrors = new LongAdder();
+    /** Buffered claims released by a drain. */
+    public final LongAdder released = new LongAdder();
+    /** Total step nanoseconds (user code), for a mean. */
+    public final LongAdder stepNanos = new LongAdder();
+
+    void step(String kind, long nanos) {
+        steps.computeIfAbsent(kind, k -> new LongAdder()).increment();
+        stepNanos.add(nanos);
+    }
+
+    /** @return steps run with outcomes of this kind ({@code next}, {@code retry}, {@code done}, {@code stop}) */
+    public long steps(String kind) {
+        LongAdder a = steps.get(kind);
+        return a == null ? 0 : a.sum();
+    }
+}

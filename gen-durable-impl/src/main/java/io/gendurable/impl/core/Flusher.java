@@ -1,0 +1,175 @@
+package io.gendurable.impl.core;
+
+import io.gendurable.impl.sql.Db;
+import io.gendurable.impl.sql.FlushSql;
+import io.gendurable.impl.sql.OutcomeRow;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Group commit. Step threads hand their outcome here and block until it is durable; the
+ * flusher coalesces every waiting outcome into ONE transaction ({@link FlushSql}): at
+ * {@code maxBatch} outcomes, or {@code maxDelay} after the first. Outcomes that arrive while a
+ * flush runs are flushed right after it, all together, so the batch grows with the load.
+ */
+public final class Flusher {
+    private static final Logger LOG = System.getLogger("io.gendurable");
+    private static final int ATTEMPTS = 3;
+
+    /** What became of an outcome. */
+    public enum Result {
+        /** it committed */
+        COMMITTED,
+        /** its ownership guard failed: nothing committed (the row was reclaimed) */
+        STALE
+    }
+
+    private record Pending(OutcomeRow row, CompletableFuture<Result> done) {
+    }
+
+    private final EngineConfig.FlusherConfig config;
+    private final Db db;
+    private final FlushSql sql;
+    private final ScheduledExecutorService timer;
+    private final InstantSource clock;
+    private final EngineMetrics metrics;
+    private final Object lock = new Object();
+    private List<Pending> pending = new ArrayList<>();
+    private boolean flushing;
+    private boolean stopped;
+    private ScheduledFuture<?> delayed;
+
+    public Flusher(EngineConfig.FlusherConfig config, Db db, FlushSql sql, ScheduledExecutorService timer,
+                   InstantSource clock, EngineMetrics metrics) {
+        this.config = config;
+        this.db = db;
+        this.sql = sql;
+        this.timer = timer;
+        this.clock = clock;
+        this.metrics = metrics;
+    }
+
+    /**
+     * @param row an outcome
+     * @return completes when the outcome is durable (or stale); fails when the database could not
+     * take it (the row's lease then expires and the reaper re-runs the step)
+     */
+    public CompletableFuture<Result> submit(OutcomeRow row) {
+        Pending p = new Pending(row, new CompletableFuture<>());
+        synchronized (lock) {
+            if (stopped) {
+                p.done.completeExceptionally(new IllegalStateException("the flusher is stopped"));
+                return p.done;
+            }
+            pending.add(p);
+            if (!flushing) {
+                if (pending.size() >= config.maxBatch() || config.maxDelay().isZero()) {
+                    cancelDelayed();
+                    timer.execute(this::flush);
+                } else if (delayed == null) {
+                    delayed = timer.schedule(this::flush, config.maxDelay().toNanos(), TimeUnit.NANOSECONDS);
+                }
+            }
+        }
+        return p.done;
+    }
+
+    /** Flushes what waits, then refuses new outcomes. Idempotent. */
+    public void stop(Duration timeout) {
+        synchronized (lock) {
+            stopped = true;
+        }
+        flush();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (lock) {
+            while ((flushing || !pending.isEmpty()) && System.nanoTime() < deadline) {
+                try {
+                    lock.wait(10);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+    }
+
+    /** Runs one flush of everything waiting, in the calling thread. Package-visible for tests. */
+    void flush() {
+        List<Pending> batch;
+        synchronized (lock) {
+            if (flushing || pending.isEmpty()) {
+                return;
+            }
+            flushing = true;
+            cancelDelayed();
+            batch = pending;
+            pending = new ArrayList<>();
+        }
+        try {
+            write(batch);
+        } finally {
+            synchronized (lock) {
+                flushing = false;
+                lock.notifyAll();
+                if (!pending.isEmpty()) {
+                    // These waited through a whole flush: write them now, all together.
+                    timer.execute(this::flush);
+                }
+            }
+        }
+    }
+
+    private void write(List<Pending> batch) {
+        List<OutcomeRow> rows = batch.stream().map(Pending::row).toList();
+        RuntimeException last = null;
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            try {
+                Set<Long> committed = db.inTransaction(c -> sql.flush(c, rows, clock.instant()));
+                metrics.flushes.increment();
+                metrics.flushedOutcomes.add(rows.size());
+                for (Pending p : batch) {
+                    boolean ok = committed.contains(p.row.id());
+                    if (!ok) {
+                        metrics.stale.increment();
+                    }
+                    p.done.complete(ok ? Result.COMMITTED : Result.STALE);
+                }
+                return;
+            } catch (RuntimeException e) {
+                last = e;
+                metrics.flushErrors.increment();
+                LOG.log(Level.WARNING, "gen-durable flush of " + rows.size() + " outcomes failed (attempt "
+                        + attempt + " of " + ATTEMPTS + "): " + e);
+                sleepQuietly(50L * attempt);
+            }
+        }
+        for (Pending p : batch) {
+            p.done.completeExceptionally(last);
+        }
+    }
+
+    private void cancelDelayed() {
+        if (delayed != null) {
+            delayed.cancel(false);
+            delayed = null;
+        }
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

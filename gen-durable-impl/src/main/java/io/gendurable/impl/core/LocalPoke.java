@@ -1,0 +1,25 @@
+package io.gendurable.impl.core;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** Pokes the schedulers of this JVM's engine: the {@code local} transport. */
+final class LocalPoke implements Poke {
+    private final Map<String, Scheduler> schedulers = new ConcurrentHashMap<>();
+
+    void register(Scheduler scheduler) {
+        schedulers.put(scheduler.queue(), scheduler);
+    }
+
+    void unregister(Scheduler scheduler) {
+        schedulers.remove(scheduler.queue(), scheduler);
+    }
+
+    @Override
+    public void poke(String queue) {
+        Scheduler s = schedulers.get(queue);
+        if (s != null) {
+            s.poke();
+        }
+    }
+}

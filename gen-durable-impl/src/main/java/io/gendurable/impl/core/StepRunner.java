@@ -1,0 +1,118 @@
+package io.gendurable.impl.core;
+
+import io.gendurable.Backoff;
+import io.gendurable.Fsm;
+import io.gendurable.Outcome;
+import io.gendurable.impl.json.Json;
+import io.gendurable.impl.sql.ClaimedRow;
+import io.gendurable.impl.sql.OutcomeRow;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.InstantSource;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Runs one claimed step with no transaction open, turns whatever happens into an outcome
+ * (exceptions and unstorable outcomes through {@link Fsm#onError}), hands it to the flusher and
+ * blocks until it is durable. A step that throws never waits out a lease.
+ */
+final class StepRunner {
+    private static final Logger LOG = System.getLogger("io.gendurable");
+
+    private final FsmRegistry registry;
+    private final Json json;
+    private final OutcomeEncoder encoder;
+    private final InstantSource clock;
+    private final EngineMetrics metrics;
+    private final String nodeId;
+
+    StepRunner(FsmRegistry registry, Json json, InstantSource clock, EngineMetrics metrics, String nodeId) {
+        this.registry = registry;
+        this.json = json;
+        this.encoder = new OutcomeEncoder(json);
+        this.clock = clock;
+        this.metrics = metrics;
+        this.nodeId = nodeId;
+    }
+
+    /**
+     * @return what became of the outcome
+     * @throws CompletionException when the flush failed (the lease will expire; the reaper re-runs it)
+     */
+    Flusher.Result run(ClaimedRow row, String worker, Flusher flusher) {
+        long start = System.nanoTime();
+        OutcomeRow encoded = decide(row, worker);
+        metrics.step(encoded.kind(), System.nanoTime() - start);
+        return flusher.submit(encoded).join();
+    }
+
+    private OutcomeRow decide(ClaimedRow row, String worker) {
+        Optional<FsmDefinition> found = registry.find(row.fsm(), row.fsmVersion());
+        if (found.isEmpty()) {
+            return stop(row, worker, "no FSM registered as '" + row.fsm() + "' version " + row.fsmVersion()
+                    + " on node " + nodeId + "; registered: " + registry.describe());
+        }
+        FsmDefinition def = found.get();
+        RunningContext ctx = new RunningContext(row, def.maxAttempts());
+        Object state;
+        try {
+            state = json.read(row.stateJson(), def.stateType());
+        } catch (RuntimeException e) {
+            return stop(row, worker, "the state of instance " + row.id() + " cannot be read as "
+                    + def.stateType().getTypeName() + ": " + Backoff.describe(e));
+        }
+        Fsm<Object> fsm = null;
+        Outcome outcome;
+        try {
+            fsm = def.instance().get();
+            outcome = fsm.step(row.step(), state, ctx);
+            if (outcome == null) {
+                throw new IllegalStateException(def.beanClass().getName() + ".step(\"" + row.step() + "\") returned null");
+            }
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
+            outcome = onError(fsm, row, state, ctx, e);
+        }
+        try {
+            return encoder.encode(row.id(), worker, outcome, clock.instant());
+        } catch (RuntimeException e) {
+            // An outcome that cannot be serialized goes to onError, never into a reaper loop.
+            Outcome recovered = onError(fsm, row, state, ctx, new IllegalStateException("the "
+                    + OutcomeEncoder.kind(outcome) + " outcome of step '" + row.step()
+                    + "' cannot be stored as JSON: " + Backoff.describe(e), e));
+            try {
+                return encoder.encode(row.id(), worker, recovered, clock.instant());
+            } catch (RuntimeException again) {
+                return stop(row, worker, "the outcome of step '" + row.step() + "' cannot be stored as JSON: "
+                        + Backoff.describe(again));
+            }
+        }
+    }
+
+    private OutcomeRow stop(ClaimedRow row, String worker, String error) {
+        LOG.log(Level.WARNING, "gen-durable: instance " + row.id() + " fails: " + error);
+        return encoder.encode(row.id(), worker, Outcome.stop(error), clock.instant());
+    }
+
+    private Outcome onError(Fsm<Object> fsm, ClaimedRow row, Object state, RunningContext ctx, Throwable error) {
+        Outcome o = null;
+        if (fsm != null) {
+            try {
+                o = fsm.onError(row.step(), state, ctx, error);
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
+                error.addSuppressed(e);
+                LOG.log(Level.WARNING, "gen-durable: onError of " + row.fsm() + " threw; using the default policy", e);
+            }
+        }
+        if (o == null) {
+            o = ctx.attempt() < ctx.maxAttempts() ? Outcome.retry(Backoff.exponential(ctx.attempt()))
+                    : Outcome.stop(Backoff.describe(error));
+        }
+        return o;
+    }
+}

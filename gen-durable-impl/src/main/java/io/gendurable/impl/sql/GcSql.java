@@ -1,0 +1,56 @@
+package io.gendurable.impl.sql;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * GC of terminal rows: two steps in one short transaction. SELECT a batch of ids through
+ * {@code gen_durable_gc} in termination order (skip-locked, sparing terminal children whose
+ * parent is still mid-join), then DELETE by primary key: the delete scales with the batch,
+ * never with the table.
+ */
+public final class GcSql {
+    private final String selectSql;
+    private final String deleteSql;
+
+    public GcSql(SchemaName schema) {
+        String t = schema.instances();
+        this.selectSql = """
+                SELECT g.id FROM %1$s g
+                WHERE g.status IN ('done', 'failed') AND g.updated_at < ?
+                  AND NOT EXISTS (SELECT 1 FROM %1$s p
+                                  WHERE g.parent_id IS NOT NULL AND p.id = g.parent_id
+                                    AND p.status = 'awaiting_children')
+                ORDER BY g.updated_at
+                LIMIT ?
+                FOR UPDATE OF g SKIP LOCKED  -- full strength: the rows are about to be deleted
+                """.formatted(t);
+        this.deleteSql = "DELETE FROM " + t + " WHERE id = ANY(?::bigint[])";
+    }
+
+    /** @return how many terminal rows were deleted (at most {@code batch}) */
+    public int sweep(Connection c, Instant cutoff, int batch) throws SQLException {
+        List<Long> ids = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(selectSql)) {
+            ps.setObject(1, Jdbc.ts(cutoff));
+            ps.setInt(2, batch);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+        }
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        try (PreparedStatement ps = c.prepareStatement(deleteSql)) {
+            ps.setArray(1, Jdbc.longs(c, ids));
+            return ps.executeUpdate();
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package io.gendurable.impl.sql;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Collection;
+
+/** Small JDBC conversions shared by the statement classes. */
+final class Jdbc {
+    private Jdbc() {
+    }
+
+    static OffsetDateTime ts(Instant instant) {
+        return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+    }
+
+    static Instant instant(ResultSet rs, String column) throws SQLException {
+        OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+        return t == null ? null : t.toInstant();
+    }
+
+    /** Timestamps travel in arrays as ISO-8601 text (cast server-side), never as local times. */
+    static String isoOrNull(Instant instant) {
+        return instant == null ? null : instant.toString();
+    }
+
+    static Array longs(Connection c, Collection<Long> values) throws SQLException {
+        return c.createArrayOf("bigint", values.toArray(new Long[0]));
+    }
+
+    static Array texts(Connection c, Object[] values) throws SQLException {
+        return c.createArrayOf("text", values);
+    }
+
+    static Array ints(Connection c, Integer[] values) throws SQLException {
+        return c.createArrayOf("integer", values);
+    }
+
+    static Array bools(Connection c, Boolean[] values) throws SQLException {
+        return c.createArrayOf("boolean", values);
+    }
+
+    static Long longOrNull(ResultSet rs, String column) throws SQLException {
+        long v = rs.getLong(column);
+        return rs.wasNull() ? null : v;
+    }
+}
