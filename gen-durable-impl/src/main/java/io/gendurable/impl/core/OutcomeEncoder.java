@@ -16,21 +16,21 @@ final class OutcomeEncoder {
         this.json = json;
     }
 
-    OutcomeRow encode(long id, String worker, Outcome outcome, Instant now) {
+    OutcomeRow encode(long id, String worker, int attempt, Outcome outcome, Instant now) {
         if (outcome instanceof Outcome.Next n) {
-            return new OutcomeRow(id, worker, Status.RUNNABLE.dbName(), n.step(), true,
+            return new OutcomeRow(id, worker, attempt, Status.RUNNABLE.dbName(), n.step(), true,
                     json.write(n.state()), AttemptOp.RESET, now, false, null, null);
         }
         if (outcome instanceof Outcome.Retry r) {
-            return new OutcomeRow(id, worker, Status.RUNNABLE.dbName(), null, r.state() != null,
+            return new OutcomeRow(id, worker, attempt, Status.RUNNABLE.dbName(), null, r.state() != null,
                     json.write(r.state()), AttemptOp.INCREMENT, now.plus(r.delay()), false, null, null);
         }
         if (outcome instanceof Outcome.Done d) {
-            return new OutcomeRow(id, worker, Status.DONE.dbName(), null, false, null,
+            return new OutcomeRow(id, worker, attempt, Status.DONE.dbName(), null, false, null,
                     AttemptOp.KEEP, null, true, json.write(d.result()), null);
         }
         Outcome.Stop s = (Outcome.Stop) outcome;
-        return new OutcomeRow(id, worker, Status.FAILED.dbName(), null, false, null,
+        return new OutcomeRow(id, worker, attempt, Status.FAILED.dbName(), null, false, null,
                 AttemptOp.KEEP, null, false, null, s.error());
     }
 

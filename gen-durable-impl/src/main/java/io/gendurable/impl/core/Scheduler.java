@@ -11,7 +11,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -49,7 +49,8 @@ public final class Scheduler {
     private final EngineMetrics metrics;
 
     private final ConcurrentLinkedQueue<ClaimedRow> buffer = new ConcurrentLinkedQueue<>();
-    private final Set<Long> claimed = ConcurrentHashMap.newKeySet();
+    // id → claims held (a reaped row re-claimed by this same worker is held twice for a while)
+    private final Map<Long, Integer> claimed = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicBoolean fillRequested = new AtomicBoolean();
     private final AtomicBoolean fillRunning = new AtomicBoolean();
@@ -193,7 +194,7 @@ public final class Scheduler {
         metrics.picks.increment();
         metrics.picked.add(rows.size());
         for (ClaimedRow r : rows) {
-            claimed.add(r.id());
+            claimed.merge(r.id(), 1, Integer::sum);
             buffer.add(r);
         }
         if (!running) {
@@ -262,7 +263,7 @@ public final class Scheduler {
             LOG.log(Level.WARNING, "gen-durable: the outcome of instance " + row.id()
                     + " could not be written; its lease will expire and the step will run again: " + e);
         } finally {
-            claimed.remove(row.id());
+            unclaim(row.id());
             inFlight.decrementAndGet();
             requestFill();
         }
@@ -273,7 +274,7 @@ public final class Scheduler {
         if (claimed.isEmpty()) {
             return;
         }
-        List<Long> ids = new ArrayList<>(claimed);
+        List<Long> ids = new ArrayList<>(claimed.keySet());
         db.inTransaction(c -> leaseSql.heartbeat(c, worker, ids, clock.instant().plus(config.leaseTtl())));
     }
 
@@ -297,9 +298,13 @@ public final class Scheduler {
             return;
         }
         int n = db.inTransaction(c -> leaseSql.release(c, worker, ids, clock.instant()));
-        ids.forEach(claimed::remove);
+        ids.forEach(this::unclaim);
         metrics.released.add(n);
         LOG.log(Level.INFO, "gen-durable queue " + queue + ": released " + n + " buffered claims on stop");
+    }
+
+    private void unclaim(long id) {
+        claimed.computeIfPresent(id, (k, n) -> n > 1 ? n - 1 : null);
     }
 
     private static void waitUntil(java.util.function.BooleanSupplier condition, Duration timeout) {

@@ -77,14 +77,14 @@ final class StepRunner {
             outcome = onError(fsm, row, state, ctx, e);
         }
         try {
-            return encoder.encode(row.id(), worker, outcome, clock.instant());
+            return encoder.encode(row.id(), worker, row.attempt(), outcome, clock.instant());
         } catch (RuntimeException e) {
             // An outcome that cannot be serialized goes to onError, never into a reaper loop.
             Outcome recovered = onError(fsm, row, state, ctx, new IllegalStateException("the "
                     + OutcomeEncoder.kind(outcome) + " outcome of step '" + row.step()
                     + "' cannot be stored as JSON: " + Backoff.describe(e), e));
             try {
-                return encoder.encode(row.id(), worker, recovered, clock.instant());
+                return encoder.encode(row.id(), worker, row.attempt(), recovered, clock.instant());
             } catch (RuntimeException again) {
                 return stop(row, worker, "the outcome of step '" + row.step() + "' cannot be stored as JSON: "
                         + Backoff.describe(again));
@@ -94,7 +94,7 @@ final class StepRunner {
 
     private OutcomeRow stop(ClaimedRow row, String worker, String error) {
         LOG.log(Level.WARNING, "gen-durable: instance " + row.id() + " fails: " + error);
-        return encoder.encode(row.id(), worker, Outcome.stop(error), clock.instant());
+        return encoder.encode(row.id(), worker, row.attempt(), Outcome.stop(error), clock.instant());
     }
 
     private Outcome onError(Fsm<Object> fsm, ClaimedRow row, Object state, RunningContext ctx, Throwable error) {

@@ -13,7 +13,7 @@ import java.util.Set;
  * The group-commit flush: every buffered outcome's transition in ONE guarded
  * {@code UPDATE … FROM unnest(…)}. Rows are locked in id order first (so two flushes touching
  * the same rows queue instead of deadlocking), and each row commits only while
- * {@code locked_by = worker AND status = 'executing'}: a row whose guard fails is absent from
+ * {@code locked_by = worker AND attempt = claimed attempt AND status = 'executing'}: a row whose guard fails is absent from
  * the answer and is reported stale. Index: the primary key.
  */
 public final class FlushSql {
@@ -22,13 +22,13 @@ public final class FlushSql {
     public FlushSql(SchemaName schema) {
         this.sql = """
                 WITH u AS (
-                    SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::boolean[], ?::text[],
-                                         ?::text[], ?::text[], ?::boolean[], ?::text[], ?::text[])
-                        AS t(id, worker, status, step, set_state, state, attempt_op, eligible_at, set_result,
-                             result, error)
+                    SELECT * FROM unnest(?::bigint[], ?::text[], ?::int[], ?::text[], ?::text[], ?::boolean[],
+                                         ?::text[], ?::text[], ?::text[], ?::boolean[], ?::text[], ?::text[])
+                        AS t(id, worker, claimed_attempt, status, step, set_state, state, attempt_op, eligible_at,
+                             set_result, result, error)
                 ), owned AS (
                     SELECT g.id FROM %1$s g JOIN u ON u.id = g.id
-                    WHERE g.locked_by = u.worker AND g.status = 'executing'
+                    WHERE g.locked_by = u.worker AND g.attempt = u.claimed_attempt AND g.status = 'executing'
                     ORDER BY g.id
                     FOR NO KEY UPDATE OF g
                 )
@@ -46,7 +46,7 @@ public final class FlushSql {
                     concurrency_shard = NULL,
                     updated_at = ?
                 FROM u JOIN owned ON owned.id = u.id
-                WHERE g.id = u.id AND g.locked_by = u.worker AND g.status = 'executing'
+                WHERE g.id = u.id AND g.locked_by = u.worker AND g.attempt = u.claimed_attempt AND g.status = 'executing'
                 RETURNING g.id
                 """.formatted(schema.instances(), schema.statusType());
     }
@@ -56,6 +56,7 @@ public final class FlushSql {
         int n = rows.size();
         Long[] id = new Long[n];
         String[] worker = new String[n];
+        Integer[] claimedAttempt = new Integer[n];
         String[] status = new String[n];
         String[] step = new String[n];
         Boolean[] setState = new Boolean[n];
@@ -69,6 +70,7 @@ public final class FlushSql {
             OutcomeRow r = rows.get(i);
             id[i] = r.id();
             worker[i] = r.worker();
+            claimedAttempt[i] = r.claimedAttempt();
             status[i] = r.status();
             step[i] = r.step();
             setState[i] = r.setState();
@@ -84,6 +86,7 @@ public final class FlushSql {
             int p = 1;
             ps.setArray(p++, c.createArrayOf("bigint", id));
             ps.setArray(p++, Jdbc.texts(c, worker));
+            ps.setArray(p++, Jdbc.ints(c, claimedAttempt));
             ps.setArray(p++, Jdbc.texts(c, status));
             ps.setArray(p++, Jdbc.texts(c, step));
             ps.setArray(p++, Jdbc.bools(c, setState));

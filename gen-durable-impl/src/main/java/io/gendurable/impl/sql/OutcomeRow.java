@@ -7,6 +7,8 @@ import java.time.Instant;
  *
  * @param id          the row
  * @param worker      the claim it must still hold (the ownership guard)
+ * @param claimedAttempt the attempt the step ran as: a reclaim bumps it, so even a re-claim by
+ *                    the same worker makes the old outcome stale
  * @param status      the new status's database name
  * @param step        the new step, or null to keep it
  * @param setState    whether {@code stateJson} replaces the state
@@ -17,7 +19,7 @@ import java.time.Instant;
  * @param resultJson  the result's JSON
  * @param error       the error text, or null to keep the last one
  */
-public record OutcomeRow(long id, String worker, String status, String step, boolean setState, String stateJson,
+public record OutcomeRow(long id, String worker, int claimedAttempt, String status, String step, boolean setState, String stateJson,
                          AttemptOp attemptOp, Instant eligibleAt, boolean setResult, String resultJson, String error) {
 
     /** @return the outcome's kind for metrics: next, retry, done or stop */
