@@ -1,5 +1,6 @@
 package io.gendurable;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -45,6 +46,49 @@ public interface GenDurable {
      * @return one answer per instance, in input order
      */
     List<Inserted> insertAll(List<NewInstance> instances);
+
+    /**
+     * Delivers a durable signal: stored in the target's inbox, and wakes the target when it
+     * awaits that name. One statement.
+     *
+     * @param target  an instance id, or the correlation key of a live instance
+     * @param name    the signal name; not blank
+     * @param payload any value JSON-B can write, or null
+     * @return {@code DELIVERED}, or {@code NO_TARGET} for an unknown or terminal target
+     */
+    SignalResult signal(SignalTarget target, String name, Object payload);
+
+    /**
+     * Delivers a durable signal at most once per target and dedup key.
+     *
+     * @param target   an instance id, or the correlation key of a live instance
+     * @param name     the signal name; not blank
+     * @param payload  any value JSON-B can write, or null
+     * @param dedupKey a key unique per target (e.g. the event id of the sender); null for none
+     * @return {@code DELIVERED}, {@code DUPLICATE} (the key was seen) or {@code NO_TARGET}
+     */
+    SignalResult signal(SignalTarget target, String name, Object payload, String dedupKey);
+
+    /**
+     * Waits up to {@code timeout} for the instance to settle (done, failed or parked). Holds no
+     * database connection and no transaction while waiting.
+     *
+     * @param id      the instance
+     * @param timeout the longest wait; zero or more
+     * @return the answer, read from the row
+     */
+    AwaitResult await(long id, Duration timeout);
+
+    /**
+     * Waits up to {@code timeout} for the instance to settle or, with {@link AwaitUntil#TERMINAL},
+     * to finish.
+     *
+     * @param id      the instance
+     * @param timeout the longest wait; zero or more
+     * @param until   what counts as settled
+     * @return the answer, read from the row
+     */
+    AwaitResult await(long id, Duration timeout, AwaitUntil until);
 
     /**
      * @param id an instance id

@@ -2,12 +2,14 @@ package io.gendurable;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * What a step leads to. Every outcome is committed (group commit) before the next step runs.
- * Create them with the static factories: {@link #next}, {@link #retry}, {@link #done}, {@link #stop}.
+ * Create them with the static factories: {@link #next}, {@link #retry}, {@link #await}, {@link #done},
+ * {@link #stop}.
  */
-public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Done, Outcome.Stop {
+public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Await, Outcome.Done, Outcome.Stop {
 
     /**
      * Moves to another step with a new state.
@@ -39,6 +41,33 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Don
      */
     static Retry retry(Duration delay, Object state) {
         return new Retry(delay, state);
+    }
+
+    /**
+     * Parks the instance until a signal with one of these names is in its inbox, then runs
+     * {@code nextStep}, where {@link StepContext#awaited()} holds the matching signals.
+     *
+     * @param signals  the signal names to wait for; at least one, none blank
+     * @param nextStep the step to run when woken
+     * @param state    the state to park with
+     * @return the outcome
+     */
+    static Await await(Set<String> signals, String nextStep, Object state) {
+        return new Await(signals, nextStep, state, null);
+    }
+
+    /**
+     * Like {@link #await(Set, String, Object)}, but wakes at the latest after {@code timeout},
+     * with an empty {@link StepContext#awaited()} (a wake, not a failure).
+     *
+     * @param signals  the signal names to wait for
+     * @param nextStep the step to run when woken
+     * @param state    the state to park with
+     * @param timeout  the longest wait; positive
+     * @return the outcome
+     */
+    static Await await(Set<String> signals, String nextStep, Object state, Duration timeout) {
+        return new Await(signals, nextStep, state, Objects.requireNonNull(timeout, "timeout must not be null"));
     }
 
     /** @return a terminal outcome with no result */
@@ -87,6 +116,32 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Don
             Objects.requireNonNull(delay, "delay must not be null");
             if (delay.isNegative()) {
                 throw new IllegalArgumentException("delay must be zero or positive, got " + delay);
+            }
+        }
+    }
+
+    /**
+     * Park until a signal arrives (or the timeout passes).
+     *
+     * @param signals  the awaited names
+     * @param nextStep the step to run when woken
+     * @param state    the state to park with
+     * @param timeout  the longest wait, or null for none
+     */
+    record Await(Set<String> signals, String nextStep, Object state, Duration timeout) implements Outcome {
+        /** Validates names and timeout. */
+        public Await {
+            Objects.requireNonNull(signals, "signals must not be null");
+            if (signals.isEmpty()) {
+                throw new IllegalArgumentException("signals must name at least one signal to await");
+            }
+            for (String name : signals) {
+                Validation.requireName("signal name", name);
+            }
+            signals = Set.copyOf(signals);
+            Validation.requireName("nextStep", nextStep);
+            if (timeout != null && (timeout.isZero() || timeout.isNegative())) {
+                throw new IllegalArgumentException("timeout must be positive, got " + timeout);
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.gendurable;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /** What a running step knows about its instance. Valid only during the step call. */
@@ -34,4 +35,15 @@ public interface StepContext {
 
     /** @return the concurrency key, if any */
     Optional<String> concurrencyKey();
+
+    /**
+     * @return the signals that woke this step: the inbox's signals whose names the instance
+     * awaited (empty when no await preceded, and after an await timeout). Progress
+     * ({@code next}) consumes exactly these; {@code retry} and {@code await} consume nothing;
+     * {@code done} and {@code stop} clear the whole inbox.
+     */
+    List<Signal> awaited();
+
+    /** @return every pending signal of this instance, as loaded when the step was picked */
+    List<Signal> inbox();
 }

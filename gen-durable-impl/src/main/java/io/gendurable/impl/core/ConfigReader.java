@@ -25,7 +25,8 @@ public final class ConfigReader {
             "node-id", "queues", "lease-ttl", "heartbeat-interval", "poll-interval", "max-poll-interval",
             "prefetch", "min-demand", "drain-timeout", "reaper.enabled", "reaper.interval", "reaper.batch",
             "gc.enabled", "gc.interval", "gc.retention", "gc.batch", "schema", "migrate-at-start",
-            "datasource", "jdbc.url", "jdbc.user", "jdbc.password", "executor", "scheduled-executor");
+            "datasource", "jdbc.url", "jdbc.user", "jdbc.password", "executor", "scheduled-executor",
+            "poke", "await.tick");
     private static final Pattern FLUSHER_KEY = Pattern.compile("flushers\\[(\\d+)]\\.(queues|max-batch|max-delay)");
     private static final String PREFIX = "gendurable.";
 
@@ -84,7 +85,9 @@ public final class ConfigReader {
                 duration("drain-timeout").orElse(d.drainTimeout()),
                 reaper, gc, flushers(d.flushers().get(0)),
                 string("schema").orElse(d.schema()),
-                bool("migrate-at-start").orElse(d.migrateAtStart()));
+                bool("migrate-at-start").orElse(d.migrateAtStart()),
+                string("poke").map(ConfigReader::pokeTransport).orElse(d.poke()),
+                duration("await.tick").orElse(d.awaitTick()));
     }
 
     private List<EngineConfig.FlusherConfig> flushers(EngineConfig.FlusherConfig fallback) {
@@ -105,6 +108,14 @@ public final class ConfigReader {
             out.add(fallback);  // queues no flusher names go to a default one
         }
         return out;
+    }
+
+    private static EngineConfig.PokeTransport pokeTransport(String v) {
+        return switch (v.toLowerCase(java.util.Locale.ROOT)) {
+            case "local" -> EngineConfig.PokeTransport.LOCAL;
+            case "postgres" -> EngineConfig.PokeTransport.POSTGRES;
+            default -> throw new ConfigException(PREFIX + "poke", v, "local or postgres");
+        };
     }
 
     /** @return the JNDI name of the engine's DataSource (default {@code jdbc/gendurable}) */

@@ -1,5 +1,7 @@
 package io.gendurable.impl.core;
 
+import io.gendurable.AwaitResult;
+import io.gendurable.AwaitUntil;
 import io.gendurable.Fsm;
 import io.gendurable.FsmNames;
 import io.gendurable.GenDurable;
@@ -7,23 +9,32 @@ import io.gendurable.InsertOptions;
 import io.gendurable.Inserted;
 import io.gendurable.InstanceSnapshot;
 import io.gendurable.NewInstance;
+import io.gendurable.SignalResult;
+import io.gendurable.SignalTarget;
 import io.gendurable.impl.json.Json;
+import io.gendurable.impl.sql.AwaitSql;
 import io.gendurable.impl.sql.ClaimSql;
 import io.gendurable.impl.sql.Db;
 import io.gendurable.impl.sql.EnginePersistence;
 import io.gendurable.impl.sql.FindSql;
 import io.gendurable.impl.sql.FlushSql;
 import io.gendurable.impl.sql.GcSql;
+import io.gendurable.impl.sql.InboxSql;
 import io.gendurable.impl.sql.InsertSql;
 import io.gendurable.impl.sql.LeaseSql;
 import io.gendurable.impl.sql.Migrations;
+import io.gendurable.impl.sql.OutcomeRow;
 import io.gendurable.impl.sql.SchemaName;
+import io.gendurable.impl.sql.SignalSql;
 
 import javax.sql.DataSource;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,6 +66,11 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final List<Flusher> flushers = new ArrayList<>();
     private final Reaper reaper;
     private final Gc gc;
+    private final Awaiters awaiters = new Awaiters();
+    private final AwaitWatcher awaitWatcher;
+    private final AwaitBridge awaitBridge;
+    private final Signaller signaller;
+    private final PostgresPoke postgresPoke;
     private final Object lifecycle = new Object();
     private boolean started;
     private boolean stopped;
@@ -69,9 +85,13 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.json = b.json == null ? new Json() : b.json;
         this.schema = new SchemaName(config.schema());
         this.db = new Db(EnginePersistence.create(dataSource, schema));
-        Poke poke = b.poke == null ? localPoke : q -> {
+        this.postgresPoke = config.poke() == EngineConfig.PokeTransport.POSTGRES
+                ? new PostgresPoke(dataSource, schema.name(), localPoke::poke, this::pokeAllLocal, timer, steps, metrics)
+                : null;
+        Poke remote = postgresPoke != null ? postgresPoke : b.poke;
+        Poke poke = remote == null ? localPoke : q -> {
             localPoke.poke(q);
-            b.poke.poke(q);
+            remote.poke(q);
         };
         this.inserter = new Inserter(registry, json, db, new InsertSql(schema), poke, clock);
         StepRunner runner = new StepRunner(registry, json, clock, metrics, config.nodeId());
@@ -79,15 +99,35 @@ public final class Engine implements GenDurable, AutoCloseable {
         LeaseSql leaseSql = new LeaseSql(schema);
         FlushSql flushSql = new FlushSql(schema);
         Map<EngineConfig.FlusherConfig, Flusher> byConfig = new IdentityHashMap<>();
+        Flusher.AfterCommit afterCommit = (committed, rewoken) -> afterCommit(committed, rewoken, poke);
         for (EngineConfig.FlusherConfig fc : config.flushers()) {
-            Flusher f = new Flusher(fc, db, flushSql, timer, clock, metrics);
+            Flusher f = new Flusher(fc, db, flushSql, timer, clock, metrics, afterCommit);
             byConfig.put(fc, f);
             flushers.add(f);
         }
+        InboxSql inboxSql = new InboxSql(schema);
         config.queues().forEach((queue, concurrency) -> schedulers.add(new Scheduler(queue, concurrency, config, db,
-                claimSql, leaseSql, runner, byConfig.get(config.flusherFor(queue)), timer, steps, clock, metrics)));
-        this.reaper = new Reaper(config.reaper(), db, leaseSql, poke, timer, clock, metrics);
+                claimSql, leaseSql, inboxSql, runner, byConfig.get(config.flusherFor(queue)), timer, steps, clock, metrics)));
+        AwaitSql awaitSql = new AwaitSql(schema);
+        this.reaper = new Reaper(config.reaper(), db, leaseSql, awaitSql, poke, timer, clock, metrics);
+        this.awaitWatcher = new AwaitWatcher(awaiters, db, awaitSql, timer, config.awaitTick(), metrics);
+        this.awaitBridge = new AwaitBridge(awaiters, this::find);
+        this.signaller = new Signaller(json, db, new SignalSql(schema), poke, clock, metrics);
         this.gc = new Gc(config.gc(), db, new GcSql(schema), timer, clock, metrics);
+    }
+
+    private void afterCommit(List<OutcomeRow> committed, Map<Long, String> rewoken, Poke poke) {
+        Map<Long, String> statuses = new HashMap<>(committed.size() * 2);
+        for (OutcomeRow r : committed) {
+            statuses.put(r.id(), r.status());
+        }
+        rewoken.keySet().forEach(id -> statuses.put(id, "runnable"));
+        awaiters.observed(statuses);
+        new HashSet<>(rewoken.values()).forEach(poke::poke);
+    }
+
+    private void pokeAllLocal() {
+        schedulers.forEach(Scheduler::poke);
     }
 
     /** @return a builder */
@@ -119,6 +159,10 @@ public final class Engine implements GenDurable, AutoCloseable {
             if (config.gc().enabled()) {
                 gc.start();
             }
+            awaitWatcher.start();
+            if (postgresPoke != null) {
+                postgresPoke.start();
+            }
             started = true;
         }
     }
@@ -135,6 +179,9 @@ public final class Engine implements GenDurable, AutoCloseable {
             stopped = true;
             reaper.stop();
             gc.stop();
+            if (postgresPoke != null) {
+                postgresPoke.stop();
+            }
             for (Scheduler s : schedulers) {
                 localPoke.unregister(s);
                 s.stop();
@@ -142,6 +189,7 @@ public final class Engine implements GenDurable, AutoCloseable {
             for (Flusher f : flushers) {
                 f.stop(config.drainTimeout());
             }
+            awaitWatcher.stop();
             db.close();
             LOG.log(Level.INFO, "gen-durable stopped");
         }
@@ -172,6 +220,26 @@ public final class Engine implements GenDurable, AutoCloseable {
     @Override
     public List<Inserted> insertAll(List<NewInstance> instances) {
         return inserter.insertAll(instances);
+    }
+
+    @Override
+    public SignalResult signal(SignalTarget target, String name, Object payload) {
+        return signaller.signal(target, name, payload, null);
+    }
+
+    @Override
+    public SignalResult signal(SignalTarget target, String name, Object payload, String dedupKey) {
+        return signaller.signal(target, name, payload, dedupKey);
+    }
+
+    @Override
+    public AwaitResult await(long id, Duration timeout) {
+        return awaitBridge.await(id, timeout, AwaitUntil.SETTLED);
+    }
+
+    @Override
+    public AwaitResult await(long id, Duration timeout, AwaitUntil until) {
+        return awaitBridge.await(id, timeout, until);
     }
 
     @Override
@@ -208,6 +276,11 @@ public final class Engine implements GenDurable, AutoCloseable {
     /** @return the reaper (its {@code runOnce} is public for tests and tools) */
     public Reaper reaper() {
         return reaper;
+    }
+
+    /** @return the backend pid of the postgres poke listener, or -1 (for tests) */
+    public int pokeListenerPid() {
+        return postgresPoke == null ? -1 : postgresPoke.listenerPid();
     }
 
     /** @return the GC */

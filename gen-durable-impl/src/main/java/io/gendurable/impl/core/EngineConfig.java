@@ -24,11 +24,21 @@ import java.util.Objects;
  * @param flushers          the group-commit flushers; each queue goes to the first that matches
  * @param schema            the database schema of the engine's tables
  * @param migrateAtStart    whether Flyway runs at start-up
+ * @param poke              how inserts and wakes reach the schedulers: local, or postgres (every node)
+ * @param awaitTick         how often the await bridge probes rows committed by other nodes
  */
 public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration leaseTtl, Duration heartbeatInterval,
                            Duration pollInterval, Duration maxPollInterval, int prefetch, int minDemand,
                            Duration drainTimeout, ReaperConfig reaper, GcConfig gc, List<FlusherConfig> flushers,
-                           String schema, boolean migrateAtStart) {
+                           String schema, boolean migrateAtStart, PokeTransport poke, Duration awaitTick) {
+
+    /** How inserts and engine-driven wakes announce runnable work. */
+    public enum PokeTransport {
+        /** this JVM's schedulers only */
+        LOCAL,
+        /** every node, over PostgreSQL LISTEN/NOTIFY */
+        POSTGRES
+    }
 
     /** Reaper settings. @param enabled run it on this node @param interval between sweeps @param batch rows per statement */
     public record ReaperConfig(boolean enabled, Duration interval, int batch) {
@@ -135,6 +145,8 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
             }
         }
         new io.gendurable.impl.sql.SchemaName(schema);
+        Objects.requireNonNull(poke, "poke");
+        positive("gendurable.await.tick", awaitTick);
     }
 
     static void positive(String key, Duration d) {
@@ -149,7 +161,8 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
                 Duration.ofSeconds(20), Duration.ofSeconds(1), Duration.ofSeconds(5), 0, 1, Duration.ofSeconds(5),
                 new ReaperConfig(true, Duration.ofSeconds(30), 1000),
                 new GcConfig(true, Duration.ofSeconds(60), Duration.ofDays(1), 10_000),
-                List.of(new FlusherConfig(List.of("*"), 100, Duration.ofMillis(10))), "gendurable", true);
+                List.of(new FlusherConfig(List.of("*"), 100, Duration.ofMillis(10))), "gendurable", true,
+                PokeTransport.LOCAL, Duration.ofMillis(25));
     }
 
     /** @return the flusher serving {@code queue} (the first that matches) */
@@ -158,18 +171,21 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
                 .orElseThrow(() -> new IllegalStateException("no flusher serves queue " + queue));
     }
 
-    public EngineConfig withNodeId(String v) { return new EngineConfig(v, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart); }
-    public EngineConfig withQueues(Map<String, Integer> v) { return new EngineConfig(nodeId, v, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart); }
-    public EngineConfig withLease(Duration ttl, Duration heartbeat) { return new EngineConfig(nodeId, queues, ttl, heartbeat, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart); }
-    public EngineConfig withPoll(Duration poll, Duration maxPoll) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, poll, maxPoll, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart); }
-    public EngineConfig withPrefetch(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, v, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart); }
-    public EngineConfig withMinDemand(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, v, drainTimeout, reaper, gc, flushers, schema, migrateAtStart); }
-    public EngineConfig withDrainTimeout(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, v, reaper, gc, flushers, schema, migrateAtStart); }
-    public EngineConfig withReaper(ReaperConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, v, gc, flushers, schema, migrateAtStart); }
-    public EngineConfig withGc(GcConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, v, flushers, schema, migrateAtStart); }
-    public EngineConfig withFlushers(List<FlusherConfig> v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, v, schema, migrateAtStart); }
-    public EngineConfig withSchema(String v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, v, migrateAtStart); }
-    public EngineConfig withMigrateAtStart(boolean v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, v); }
+    public EngineConfig withNodeId(String v) { return new EngineConfig(v, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
+    public EngineConfig withQueues(Map<String, Integer> v) { return new EngineConfig(nodeId, v, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
+    public EngineConfig withLease(Duration ttl, Duration heartbeat) { return new EngineConfig(nodeId, queues, ttl, heartbeat, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
+    public EngineConfig withPoll(Duration poll, Duration maxPoll) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, poll, maxPoll, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
+    public EngineConfig withPrefetch(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, v, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
+    public EngineConfig withMinDemand(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, v, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
+    public EngineConfig withDrainTimeout(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, v, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
+    public EngineConfig withReaper(ReaperConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, v, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
+    public EngineConfig withGc(GcConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, v, flushers, schema, migrateAtStart, poke, awaitTick); }
+    public EngineConfig withFlushers(List<FlusherConfig> v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, v, schema, migrateAtStart, poke, awaitTick); }
+    public EngineConfig withSchema(String v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, v, migrateAtStart, poke, awaitTick); }
+    public EngineConfig withMigrateAtStart(boolean v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, v, poke, awaitTick); }
+
+    public EngineConfig withPokeTransport(PokeTransport v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, v, awaitTick); }
+    public EngineConfig withAwaitTick(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, v); }
 
     /** @return the effective configuration as one log line (no secrets: none are held here) */
     public String describe() {
@@ -177,6 +193,7 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
                 + heartbeatInterval + " poll-interval=" + pollInterval + " max-poll-interval=" + maxPollInterval
                 + " prefetch=" + prefetch + " min-demand=" + minDemand + " drain-timeout=" + drainTimeout
                 + " reaper=" + reaper + " gc=" + gc + " flushers=" + flushers + " schema=" + schema
-                + " migrate-at-start=" + migrateAtStart;
+                + " migrate-at-start=" + migrateAtStart + " poke=" + poke.name().toLowerCase(java.util.Locale.ROOT)
+                + " await.tick=" + awaitTick;
     }
 }

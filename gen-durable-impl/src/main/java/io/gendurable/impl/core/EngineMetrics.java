@@ -33,6 +33,22 @@ public final class EngineMetrics {
     public final LongAdder loopErrors = new LongAdder();
     /** Buffered claims released by a drain. */
     public final LongAdder released = new LongAdder();
+    /** Await deadlines that fired (a wake with no awaited signal). */
+    public final LongAdder awaitTimeouts = new LongAdder();
+    /** Probe statements run by the await watcher. */
+    public final LongAdder awaitProbes = new LongAdder();
+    /** Signals stored, duplicates and misses. */
+    public final LongAdder signalsDelivered = new LongAdder();
+    /** Signals whose dedup key was already seen. */
+    public final LongAdder signalsDuplicate = new LongAdder();
+    /** Signals with no live target. */
+    public final LongAdder signalsNoTarget = new LongAdder();
+    /** Pokes sent to other nodes (notifications, after coalescing). */
+    public final LongAdder pokesSent = new LongAdder();
+    /** Pokes received from other nodes. */
+    public final LongAdder pokesReceived = new LongAdder();
+    /** Times the poke listener reconnected after losing its connection. */
+    public final LongAdder pokeReconnects = new LongAdder();
     /** Total step nanoseconds (user code), for a mean. */
     public final LongAdder stepNanos = new LongAdder();
 

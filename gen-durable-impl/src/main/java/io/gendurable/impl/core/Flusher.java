@@ -37,12 +37,22 @@ public final class Flusher {
     private record Pending(OutcomeRow row, CompletableFuture<Result> done) {
     }
 
+    /** Told after each commit, before the step threads resume: pokes and await waiters. */
+    public interface AfterCommit {
+        /**
+         * @param committed the committed transitions (stale ones excluded)
+         * @param rewoken   id → queue of parked rows the recheck woke at once
+         */
+        void committed(List<OutcomeRow> committed, java.util.Map<Long, String> rewoken);
+    }
+
     private final EngineConfig.FlusherConfig config;
     private final Db db;
     private final FlushSql sql;
     private final ScheduledExecutorService timer;
     private final InstantSource clock;
     private final EngineMetrics metrics;
+    private final AfterCommit afterCommit;
     private final Object lock = new Object();
     private List<Pending> pending = new ArrayList<>();
     private boolean flushing;
@@ -50,7 +60,8 @@ public final class Flusher {
     private ScheduledFuture<?> delayed;
 
     public Flusher(EngineConfig.FlusherConfig config, Db db, FlushSql sql, ScheduledExecutorService timer,
-                   InstantSource clock, EngineMetrics metrics) {
+                   InstantSource clock, EngineMetrics metrics, AfterCommit afterCommit) {
+        this.afterCommit = afterCommit;
         this.config = config;
         this.db = db;
         this.sql = sql;
@@ -134,15 +145,25 @@ public final class Flusher {
         RuntimeException last = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             try {
-                Set<Long> committed = db.inTransaction(c -> sql.flush(c, rows, clock.instant()));
+                FlushSql.Flushed flushed = db.inTransaction(c -> sql.flush(c, rows, clock.instant()));
+                Set<Long> committed = flushed.committed();
                 metrics.flushes.increment();
                 metrics.flushedOutcomes.add(rows.size());
+                List<OutcomeRow> done = new ArrayList<>(committed.size());
                 for (Pending p : batch) {
-                    boolean ok = committed.contains(p.row.id());
-                    if (!ok) {
+                    if (committed.contains(p.row.id())) {
+                        done.add(p.row);
+                    } else {
                         metrics.stale.increment();
                     }
-                    p.done.complete(ok ? Result.COMMITTED : Result.STALE);
+                }
+                try {
+                    afterCommit.committed(done, flushed.rewoken());
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "gen-durable: an after-commit hook failed (pokes and await waiters): " + e);
+                }
+                for (Pending p : batch) {
+                    p.done.complete(committed.contains(p.row.id()) ? Result.COMMITTED : Result.STALE);
                 }
                 return;
             } catch (RuntimeException e) {

@@ -3,12 +3,20 @@ package io.gendurable.impl.core;
 import io.gendurable.Outcome;
 import io.gendurable.Status;
 import io.gendurable.impl.json.Json;
+import io.gendurable.impl.sql.InboxSql.SignalRow;
 import io.gendurable.impl.sql.OutcomeRow;
 import io.gendurable.impl.sql.OutcomeRow.AttemptOp;
+import io.gendurable.impl.sql.OutcomeRow.AwaitsOp;
 
 import java.time.Instant;
+import java.util.List;
 
-/** Turns an {@link Outcome} into the row transition the flush writes. Serialization fails here, before any write. */
+/**
+ * Turns an {@link Outcome} into the row transition and riders the flush writes. Serialization
+ * fails here, before any write. Consumption rules: progress ({@code next}) consumes exactly the
+ * awaited signals the step saw; {@code retry} and {@code await} consume nothing (a park presents
+ * the whole inbox it saw, so its recheck ignores those); terminal outcomes clear the inbox.
+ */
 final class OutcomeEncoder {
     private final Json json;
 
@@ -16,22 +24,38 @@ final class OutcomeEncoder {
         this.json = json;
     }
 
-    OutcomeRow encode(long id, String worker, int attempt, Outcome outcome, Instant now) {
+    /**
+     * @param picked the row as picked (attempt for the guard, the signals it saw)
+     * @param error  the error text when onError produced this outcome, else null
+     */
+    OutcomeRow encode(Picked picked, String worker, Outcome outcome, Instant now, String error) {
+        long id = picked.row().id();
+        int attempt = picked.row().attempt();
         if (outcome instanceof Outcome.Next n) {
+            List<Long> consume = picked.awaited().stream().map(SignalRow::id).toList();
             return new OutcomeRow(id, worker, attempt, Status.RUNNABLE.dbName(), n.step(), true,
-                    json.write(n.state()), AttemptOp.RESET, now, false, null, null);
+                    json.write(n.state()), AttemptOp.RESET, now, false, null, error, AwaitsOp.CLEAR, null, null,
+                    consume, false, null);
         }
         if (outcome instanceof Outcome.Retry r) {
             return new OutcomeRow(id, worker, attempt, Status.RUNNABLE.dbName(), null, r.state() != null,
-                    json.write(r.state()), AttemptOp.INCREMENT, now.plus(r.delay()), false, null, null);
+                    json.write(r.state()), AttemptOp.INCREMENT, now.plus(r.delay()), false, null, error,
+                    AwaitsOp.KEEP, null, null, null, false, null);
+        }
+        if (outcome instanceof Outcome.Await a) {
+            List<Long> presented = picked.inbox().stream().map(SignalRow::id).toList();
+            return new OutcomeRow(id, worker, attempt, Status.AWAITING_SIGNAL.dbName(), a.nextStep(), true,
+                    json.write(a.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.SET,
+                    a.signals().stream().sorted().toList(), a.timeout() == null ? null : now.plus(a.timeout()),
+                    null, false, presented);
         }
         if (outcome instanceof Outcome.Done d) {
-            return new OutcomeRow(id, worker, attempt, Status.DONE.dbName(), null, false, null,
-                    AttemptOp.KEEP, null, true, json.write(d.result()), null);
+            return new OutcomeRow(id, worker, attempt, Status.DONE.dbName(), null, false, null, AttemptOp.KEEP, null,
+                    true, json.write(d.result()), error, AwaitsOp.CLEAR, null, null, null, true, null);
         }
         Outcome.Stop s = (Outcome.Stop) outcome;
-        return new OutcomeRow(id, worker, attempt, Status.FAILED.dbName(), null, false, null,
-                AttemptOp.KEEP, null, false, null, s.error());
+        return new OutcomeRow(id, worker, attempt, Status.FAILED.dbName(), null, false, null, AttemptOp.KEEP, null,
+                false, null, s.error(), AwaitsOp.CLEAR, null, null, null, true, null);
     }
 
     static String kind(Outcome outcome) {
@@ -40,6 +64,9 @@ final class OutcomeEncoder {
         }
         if (outcome instanceof Outcome.Retry) {
             return "retry";
+        }
+        if (outcome instanceof Outcome.Await) {
+            return "await";
         }
         return outcome instanceof Outcome.Done ? "done" : "stop";
     }

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Returns rows whose lease expired (their worker died or lost the database) to {@code runnable}
- * with {@code attempt + 1}, and pokes their queues. Safe on several nodes at once: the sweep
+ * with {@code attempt + 1}, and pokes their queues; in the same loop, fires due await timeouts. Safe on several nodes at once: the sweep
  * claims with ordered {@code SKIP LOCKED}.
  */
 public final class Reaper {
@@ -24,17 +24,19 @@ public final class Reaper {
     private final EngineConfig.ReaperConfig config;
     private final Db db;
     private final LeaseSql sql;
+    private final io.gendurable.impl.sql.AwaitSql awaitSql;
     private final Poke poke;
     private final ScheduledExecutorService timer;
     private final InstantSource clock;
     private final EngineMetrics metrics;
     private ScheduledFuture<?> loop;
 
-    Reaper(EngineConfig.ReaperConfig config, Db db, LeaseSql sql, Poke poke, ScheduledExecutorService timer,
+    Reaper(EngineConfig.ReaperConfig config, Db db, LeaseSql sql, io.gendurable.impl.sql.AwaitSql awaitSql, Poke poke, ScheduledExecutorService timer,
            InstantSource clock, EngineMetrics metrics) {
         this.config = config;
         this.db = db;
         this.sql = sql;
+        this.awaitSql = awaitSql;
         this.poke = poke;
         this.timer = timer;
         this.clock = clock;
@@ -44,8 +46,10 @@ public final class Reaper {
     synchronized void start() {
         if (loop == null) {
             long ms = config.interval().toMillis();
-            loop = timer.scheduleWithFixedDelay(() -> Loops.guarded("reaper", metrics, this::runOnce),
-                    ms, ms, TimeUnit.MILLISECONDS);
+            loop = timer.scheduleWithFixedDelay(() -> {
+                Loops.guarded("reaper", metrics, this::runOnce);
+                Loops.guarded("await-timeout sweep", metrics, this::fireTimeouts);
+            }, ms, ms, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -71,6 +75,30 @@ public final class Reaper {
         if (total > 0) {
             metrics.reaped.add(total);
             LOG.log(Level.INFO, "gen-durable reaper: " + total + " expired leases returned to runnable");
+            queues.forEach(poke::poke);
+        }
+        return total;
+    }
+
+    /**
+     * The parallel sweep: parked rows whose await deadline passed wake to their next step with
+     * an empty {@code awaited()} (a wake, not a failure).
+     *
+     * @return how many awaits timed out
+     */
+    public int fireTimeouts() {
+        int total = 0;
+        Set<String> queues = new LinkedHashSet<>();
+        while (true) {
+            List<LeaseSql.Reaped> woken = db.inTransaction(c -> awaitSql.fireTimeouts(c, clock.instant(), config.batch()));
+            total += woken.size();
+            woken.forEach(r -> queues.add(r.queue()));
+            if (woken.size() < config.batch()) {
+                break;
+            }
+        }
+        if (total > 0) {
+            metrics.awaitTimeouts.add(total);
             queues.forEach(poke::poke);
         }
         return total;

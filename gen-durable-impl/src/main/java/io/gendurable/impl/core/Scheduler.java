@@ -3,6 +3,7 @@ package io.gendurable.impl.core;
 import io.gendurable.impl.sql.ClaimSql;
 import io.gendurable.impl.sql.ClaimedRow;
 import io.gendurable.impl.sql.Db;
+import io.gendurable.impl.sql.InboxSql;
 import io.gendurable.impl.sql.LeaseSql;
 
 import java.lang.System.Logger;
@@ -41,6 +42,7 @@ public final class Scheduler {
     private final Db db;
     private final ClaimSql claimSql;
     private final LeaseSql leaseSql;
+    private final InboxSql inboxSql;
     private final StepRunner runner;
     private final Flusher flusher;
     private final ScheduledExecutorService timer;
@@ -48,7 +50,7 @@ public final class Scheduler {
     private final InstantSource clock;
     private final EngineMetrics metrics;
 
-    private final ConcurrentLinkedQueue<ClaimedRow> buffer = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Picked> buffer = new ConcurrentLinkedQueue<>();
     // id → claims held (a reaped row re-claimed by this same worker is held twice for a while)
     private final Map<Long, Integer> claimed = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -61,7 +63,7 @@ public final class Scheduler {
     private ScheduledFuture<?> heartbeat;
 
     Scheduler(String queue, int concurrency, EngineConfig config, Db db, ClaimSql claimSql, LeaseSql leaseSql,
-              StepRunner runner, Flusher flusher, ScheduledExecutorService timer, ExecutorService steps,
+              InboxSql inboxSql, StepRunner runner, Flusher flusher, ScheduledExecutorService timer, ExecutorService steps,
               InstantSource clock, EngineMetrics metrics) {
         this.queue = queue;
         this.concurrency = concurrency;
@@ -71,6 +73,7 @@ public final class Scheduler {
         this.db = db;
         this.claimSql = claimSql;
         this.leaseSql = leaseSql;
+        this.inboxSql = inboxSql;
         this.runner = runner;
         this.flusher = flusher;
         this.timer = timer;
@@ -183,19 +186,18 @@ public final class Scheduler {
         if (demand < config.minDemand()) {
             return;  // a finishing step asks again
         }
-        List<ClaimedRow> rows;
+        List<Picked> rows;
         try {
-            rows = db.inTransaction(c -> claimSql.claim(c, queue, worker, demand, clock.instant(),
-                    clock.instant().plus(config.leaseTtl())));
+            rows = db.inTransaction(c -> pick(c, demand));
         } catch (RuntimeException e) {
             schedulePoll(backoff());
             throw e;
         }
         metrics.picks.increment();
         metrics.picked.add(rows.size());
-        for (ClaimedRow r : rows) {
-            claimed.merge(r.id(), 1, Integer::sum);
-            buffer.add(r);
+        for (Picked p : rows) {
+            claimed.merge(p.row().id(), 1, Integer::sum);
+            buffer.add(p);
         }
         if (!running) {
             Loops.guarded("drain release of queue " + queue, metrics, this::releaseBuffered);
@@ -208,6 +210,19 @@ public final class Scheduler {
             idleDelayMillis = config.pollInterval().toMillis();
             schedulePoll(idleDelayMillis);
         }
+    }
+
+    /** The claim, and the inboxes of the claimed rows that have signals: one transaction. */
+    private List<Picked> pick(java.sql.Connection c, int demand) throws java.sql.SQLException {
+        List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, clock.instant(),
+                clock.instant().plus(config.leaseTtl()));
+        List<Long> withSignals = claimedRows.stream().filter(ClaimedRow::hasSignals).map(ClaimedRow::id).toList();
+        Map<Long, List<InboxSql.SignalRow>> inboxes = withSignals.isEmpty() ? Map.of() : inboxSql.load(c, withSignals);
+        List<Picked> out = new ArrayList<>(claimedRows.size());
+        for (ClaimedRow r : claimedRows) {
+            out.add(new Picked(r, inboxes.getOrDefault(r.id(), List.of())));
+        }
+        return out;
     }
 
     private long backoff() {
@@ -236,7 +251,7 @@ public final class Scheduler {
             if (!inFlight.compareAndSet(n, n + 1)) {
                 continue;
             }
-            ClaimedRow row = buffer.poll();
+            Picked row = buffer.poll();
             if (row == null) {
                 inFlight.decrementAndGet();
                 return;
@@ -252,18 +267,19 @@ public final class Scheduler {
         }
     }
 
-    private void runStep(ClaimedRow row) {
+    private void runStep(Picked picked) {
+        long id = picked.row().id();
         try {
-            Flusher.Result r = runner.run(row, worker, flusher);
+            Flusher.Result r = runner.run(picked, worker, flusher);
             if (r == Flusher.Result.STALE) {
-                LOG.log(Level.DEBUG, "gen-durable: stale outcome for instance " + row.id() + " dropped");
+                LOG.log(Level.DEBUG, "gen-durable: stale outcome for instance " + id + " dropped");
             }
         } catch (RuntimeException e) {
             metrics.loopErrors.increment();
-            LOG.log(Level.WARNING, "gen-durable: the outcome of instance " + row.id()
+            LOG.log(Level.WARNING, "gen-durable: the outcome of instance " + id
                     + " could not be written; its lease will expire and the step will run again: " + e);
         } finally {
-            unclaim(row.id());
+            unclaim(id);
             inFlight.decrementAndGet();
             requestFill();
         }
@@ -291,8 +307,8 @@ public final class Scheduler {
 
     private void releaseBuffered() {
         List<Long> ids = new ArrayList<>();
-        for (ClaimedRow r; (r = buffer.poll()) != null; ) {
-            ids.add(r.id());
+        for (Picked p; (p = buffer.poll()) != null; ) {
+            ids.add(p.row().id());
         }
         if (ids.isEmpty()) {
             return;

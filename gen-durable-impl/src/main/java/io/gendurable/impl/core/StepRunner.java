@@ -41,30 +41,32 @@ final class StepRunner {
      * @return what became of the outcome
      * @throws CompletionException when the flush failed (the lease will expire; the reaper re-runs it)
      */
-    Flusher.Result run(ClaimedRow row, String worker, Flusher flusher) {
+    Flusher.Result run(Picked picked, String worker, Flusher flusher) {
         long start = System.nanoTime();
-        OutcomeRow encoded = decide(row, worker);
+        OutcomeRow encoded = decide(picked, worker);
         metrics.step(encoded.kind(), System.nanoTime() - start);
         return flusher.submit(encoded).join();
     }
 
-    private OutcomeRow decide(ClaimedRow row, String worker) {
+    private OutcomeRow decide(Picked picked, String worker) {
+        ClaimedRow row = picked.row();
         Optional<FsmDefinition> found = registry.find(row.fsm(), row.fsmVersion());
         if (found.isEmpty()) {
-            return stop(row, worker, "no FSM registered as '" + row.fsm() + "' version " + row.fsmVersion()
+            return stop(picked, worker, "no FSM registered as '" + row.fsm() + "' version " + row.fsmVersion()
                     + " on node " + nodeId + "; registered: " + registry.describe());
         }
         FsmDefinition def = found.get();
-        RunningContext ctx = new RunningContext(row, def.maxAttempts());
+        RunningContext ctx = new RunningContext(picked, def.maxAttempts(), json);
         Object state;
         try {
             state = json.read(row.stateJson(), def.stateType());
         } catch (RuntimeException e) {
-            return stop(row, worker, "the state of instance " + row.id() + " cannot be read as "
+            return stop(picked, worker, "the state of instance " + row.id() + " cannot be read as "
                     + def.stateType().getTypeName() + ": " + Backoff.describe(e));
         }
         Fsm<Object> fsm = null;
         Outcome outcome;
+        String error = null;
         try {
             fsm = def.instance().get();
             outcome = fsm.step(row.step(), state, ctx);
@@ -75,26 +77,28 @@ final class StepRunner {
             throw e;
         } catch (Throwable e) {
             outcome = onError(fsm, row, state, ctx, e);
+            error = Backoff.describe(e);
         }
         try {
-            return encoder.encode(row.id(), worker, row.attempt(), outcome, clock.instant());
+            return encoder.encode(picked, worker, outcome, clock.instant(), error);
         } catch (RuntimeException e) {
             // An outcome that cannot be serialized goes to onError, never into a reaper loop.
-            Outcome recovered = onError(fsm, row, state, ctx, new IllegalStateException("the "
+            IllegalStateException unstorable = new IllegalStateException("the "
                     + OutcomeEncoder.kind(outcome) + " outcome of step '" + row.step()
-                    + "' cannot be stored as JSON: " + Backoff.describe(e), e));
+                    + "' cannot be stored as JSON: " + Backoff.describe(e), e);
+            Outcome recovered = onError(fsm, row, state, ctx, unstorable);
             try {
-                return encoder.encode(row.id(), worker, row.attempt(), recovered, clock.instant());
+                return encoder.encode(picked, worker, recovered, clock.instant(), Backoff.describe(unstorable));
             } catch (RuntimeException again) {
-                return stop(row, worker, "the outcome of step '" + row.step() + "' cannot be stored as JSON: "
+                return stop(picked, worker, "the outcome of step '" + row.step() + "' cannot be stored as JSON: "
                         + Backoff.describe(again));
             }
         }
     }
 
-    private OutcomeRow stop(ClaimedRow row, String worker, String error) {
-        LOG.log(Level.WARNING, "gen-durable: instance " + row.id() + " fails: " + error);
-        return encoder.encode(row.id(), worker, row.attempt(), Outcome.stop(error), clock.instant());
+    private OutcomeRow stop(Picked picked, String worker, String error) {
+        LOG.log(Level.WARNING, "gen-durable: instance " + picked.row().id() + " fails: " + error);
+        return encoder.encode(picked, worker, Outcome.stop(error), clock.instant(), null);
     }
 
     private Outcome onError(Fsm<Object> fsm, ClaimedRow row, Object state, RunningContext ctx, Throwable error) {

@@ -13,7 +13,8 @@ import java.util.List;
  * The claim: up to {@code limit} due runnable rows of one queue, in {@code (priority, eligible_at)}
  * order, locked in-scan with {@code FOR NO KEY UPDATE SKIP LOCKED} (a claim never waits, so
  * instance-row locks cannot join a deadlock cycle), flipped to {@code executing} with a lease.
- * One statement, one round trip. Index: {@code gen_durable_pick}.
+ * One statement, one round trip. Index: {@code gen_durable_pick}. Each row says whether it has
+ * signals (a {@code signals_target} probe), so the inbox load runs only when one does.
  */
 public final class ClaimSql {
     private final String sql;
@@ -32,8 +33,9 @@ public final class ClaimSql {
                 FROM picked
                 WHERE g.id = picked.id
                 RETURNING g.id, g.fsm, g.fsm_version, g.step, g.state::text AS state, g.attempt, g.queue,
-                          g.priority, g.eligible_at, g.inserted_at, g.correlation_key, g.concurrency_key
-                """.formatted(schema.instances());
+                          g.priority, g.eligible_at, g.inserted_at, g.correlation_key, g.concurrency_key, g.awaits,
+                          EXISTS (SELECT 1 FROM %2$s s WHERE s.target_id = g.id) AS has_signals
+                """.formatted(schema.instances(), schema.qualify("signals"));
     }
 
     /** @return the claimed rows, sorted in pick order */
@@ -52,7 +54,8 @@ public final class ClaimSql {
                     rows.add(new ClaimedRow(rs.getLong("id"), rs.getString("fsm"), rs.getInt("fsm_version"),
                             rs.getString("step"), rs.getString("state"), rs.getInt("attempt"), rs.getString("queue"),
                             rs.getInt("priority"), Jdbc.instant(rs, "eligible_at"), Jdbc.instant(rs, "inserted_at"),
-                            rs.getString("correlation_key"), rs.getString("concurrency_key")));
+                            rs.getString("correlation_key"), rs.getString("concurrency_key"),
+                            awaits(rs.getArray("awaits")), rs.getBoolean("has_signals")));
                 }
             }
         }
@@ -60,5 +63,9 @@ public final class ClaimSql {
         rows.sort(Comparator.comparingInt(ClaimedRow::priority).thenComparing(ClaimedRow::eligibleAt)
                 .thenComparingLong(ClaimedRow::id));
         return rows;
+    }
+
+    private static List<String> awaits(java.sql.Array a) throws SQLException {
+        return a == null ? List.of() : List.of((String[]) a.getArray());
     }
 }

@@ -2,8 +2,14 @@ package io.gendurable.impl.sql;
 
 import java.time.Instant;
 
-/** A row the claim flipped to {@code executing} for a worker: everything a step needs. */
+import java.util.List;
+
+/**
+ * A row the claim flipped to {@code executing} for a worker: everything a step needs.
+ * {@code awaits} are the names it awaited when woken (empty otherwise); {@code hasSignals}
+ * tells whether its inbox must be loaded.
+ */
 public record ClaimedRow(long id, String fsm, int fsmVersion, String step, String stateJson, int attempt,
                          String queue, int priority, Instant eligibleAt, Instant insertedAt,
-                         String correlationKey, String concurrencyKey) {
+                         String correlationKey, String concurrencyKey, List<String> awaits, boolean hasSignals) {
 }

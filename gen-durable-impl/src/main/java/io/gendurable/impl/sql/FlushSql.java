@@ -5,27 +5,38 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.HashSet;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 
 /**
  * The group-commit flush: every buffered outcome's transition in ONE guarded
- * {@code UPDATE … FROM unnest(…)}. Rows are locked in id order first (so two flushes touching
- * the same rows queue instead of deadlocking), and each row commits only while
- * {@code locked_by = worker AND attempt = claimed attempt AND status = 'executing'}: a row whose guard fails is absent from
- * the answer and is reported stale. Index: the primary key.
+ * {@code UPDATE … FROM unnest(…)}, then its riders as batched statements in the same
+ * transaction. Rows are locked in id order first (two flushes touching the same rows queue
+ * instead of deadlocking), and each row commits only while
+ * {@code locked_by = worker AND attempt = claimed attempt AND status = 'executing'}: a row
+ * whose guard fails is absent from the answer, commits nothing, and is reported stale.
+ * Riders, over committed rows only: consume (progress deletes the exact awaited signal ids,
+ * terminal outcomes clear the inbox; {@code signals_target}) and the park recheck (a parked row
+ * with an inbox signal it awaits and did not see wakes at once: the lost-wakeup fix, in the
+ * same transaction as the park, so a delivery racing it queues on the park's row lock).
  */
 public final class FlushSql {
-    private final String sql;
+    private final String updateSql;
+    private final String consumeSql;
+    private final String recheckSql;
 
     public FlushSql(SchemaName schema) {
-        this.sql = """
+        String t = schema.instances();
+        String signals = schema.qualify("signals");
+        this.updateSql = """
                 WITH u AS (
                     SELECT * FROM unnest(?::bigint[], ?::text[], ?::int[], ?::text[], ?::text[], ?::boolean[],
-                                         ?::text[], ?::text[], ?::text[], ?::boolean[], ?::text[], ?::text[])
+                                         ?::text[], ?::text[], ?::text[], ?::boolean[], ?::text[], ?::text[],
+                                         ?::text[], ?::text[], ?::text[])
                         AS t(id, worker, claimed_attempt, status, step, set_state, state, attempt_op, eligible_at,
-                             set_result, result, error)
+                             set_result, result, error, awaits_op, awaits, await_deadline)
                 ), owned AS (
                     SELECT g.id FROM %1$s g JOIN u ON u.id = g.id
                     WHERE g.locked_by = u.worker AND g.attempt = u.claimed_attempt AND g.status = 'executing'
@@ -41,18 +52,102 @@ public final class FlushSql {
                     eligible_at = COALESCE(u.eligible_at::timestamptz, g.eligible_at),
                     result = CASE WHEN u.set_result THEN u.result::jsonb ELSE g.result END,
                     last_error = COALESCE(u.error, g.last_error),
+                    awaits = CASE u.awaits_op WHEN 'SET' THEN u.awaits::text[] WHEN 'CLEAR' THEN NULL
+                                              ELSE g.awaits END,
+                    await_deadline = CASE u.awaits_op WHEN 'SET' THEN u.await_deadline::timestamptz
+                                                      WHEN 'CLEAR' THEN NULL ELSE g.await_deadline END,
                     locked_by = NULL,
                     lease_expires_at = NULL,
                     concurrency_shard = NULL,
                     updated_at = ?
                 FROM u JOIN owned ON owned.id = u.id
-                WHERE g.id = u.id AND g.locked_by = u.worker AND g.attempt = u.claimed_attempt AND g.status = 'executing'
+                WHERE g.id = u.id AND g.locked_by = u.worker AND g.attempt = u.claimed_attempt
+                  AND g.status = 'executing'
                 RETURNING g.id
-                """.formatted(schema.instances(), schema.statusType());
+                """.formatted(t, schema.statusType());
+        // (target, NULL) clears a whole inbox; (target, id) deletes one consumed signal.
+        this.consumeSql = """
+                DELETE FROM %1$s s
+                USING unnest(?::bigint[], ?::bigint[]) AS c(target_id, signal_id)
+                WHERE s.target_id = c.target_id AND (c.signal_id IS NULL OR s.id = c.signal_id)
+                """.formatted(signals);
+        this.recheckSql = """
+                UPDATE %1$s g
+                SET status = 'runnable', eligible_at = ?, updated_at = ?
+                WHERE g.id = ANY(?::bigint[]) AND g.status = 'awaiting_signal'
+                  AND EXISTS (
+                      SELECT 1 FROM %2$s s
+                      WHERE s.target_id = g.id AND s.name = ANY (g.awaits)
+                        AND NOT EXISTS (SELECT 1 FROM unnest(?::bigint[], ?::bigint[]) AS p(target_id, signal_id)
+                                        WHERE p.target_id = s.target_id AND p.signal_id = s.id))
+                RETURNING g.id, g.queue
+                """.formatted(t, signals);
     }
 
-    /** @return the ids that committed; the others were stale */
-    public Set<Long> flush(Connection c, List<OutcomeRow> rows, Instant now) throws SQLException {
+    /**
+     * What a flush committed.
+     *
+     * @param committed the ids whose transition committed (the others were stale)
+     * @param rewoken   id → queue of parked rows the recheck woke at once
+     */
+    public record Flushed(java.util.Set<Long> committed, Map<Long, String> rewoken) {
+    }
+
+    /** Runs the transition and its riders; call inside one transaction. */
+    public Flushed flush(Connection c, List<OutcomeRow> rows, Instant now) throws SQLException {
+        java.util.Set<Long> committed = update(c, rows, now);
+        List<Long> consumeTargets = new ArrayList<>();
+        List<Long> consumeIds = new ArrayList<>();
+        List<Long> parked = new ArrayList<>();
+        List<Long> presentedTargets = new ArrayList<>();
+        List<Long> presentedIds = new ArrayList<>();
+        for (OutcomeRow r : rows) {
+            if (!committed.contains(r.id())) {
+                continue;
+            }
+            if (r.clearInbox()) {
+                consumeTargets.add(r.id());
+                consumeIds.add(null);
+            } else {
+                for (Long s : r.consume()) {
+                    consumeTargets.add(r.id());
+                    consumeIds.add(s);
+                }
+            }
+            if (r.parks()) {
+                parked.add(r.id());
+                for (Long s : r.presented()) {
+                    presentedTargets.add(r.id());
+                    presentedIds.add(s);
+                }
+            }
+        }
+        if (!consumeTargets.isEmpty()) {
+            try (PreparedStatement ps = c.prepareStatement(consumeSql)) {
+                ps.setArray(1, Jdbc.longs(c, consumeTargets));
+                ps.setArray(2, Jdbc.longs(c, consumeIds));
+                ps.executeUpdate();
+            }
+        }
+        Map<Long, String> rewoken = new HashMap<>();
+        if (!parked.isEmpty()) {
+            try (PreparedStatement ps = c.prepareStatement(recheckSql)) {
+                ps.setObject(1, Jdbc.ts(now));
+                ps.setObject(2, Jdbc.ts(now));
+                ps.setArray(3, Jdbc.longs(c, parked));
+                ps.setArray(4, Jdbc.longs(c, presentedTargets));
+                ps.setArray(5, Jdbc.longs(c, presentedIds));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        rewoken.put(rs.getLong(1), rs.getString(2));
+                    }
+                }
+            }
+        }
+        return new Flushed(committed, rewoken);
+    }
+
+    private java.util.Set<Long> update(Connection c, List<OutcomeRow> rows, Instant now) throws SQLException {
         int n = rows.size();
         Long[] id = new Long[n];
         String[] worker = new String[n];
@@ -66,6 +161,9 @@ public final class FlushSql {
         Boolean[] setResult = new Boolean[n];
         String[] result = new String[n];
         String[] error = new String[n];
+        String[] awaitsOp = new String[n];
+        String[] awaits = new String[n];
+        String[] deadline = new String[n];
         for (int i = 0; i < n; i++) {
             OutcomeRow r = rows.get(i);
             id[i] = r.id();
@@ -80,9 +178,12 @@ public final class FlushSql {
             setResult[i] = r.setResult();
             result[i] = r.resultJson();
             error[i] = r.error();
+            awaitsOp[i] = r.awaitsOp().name();
+            awaits[i] = r.awaitsOp() == OutcomeRow.AwaitsOp.SET ? Jdbc.textArrayLiteral(r.awaits()) : null;
+            deadline[i] = Jdbc.isoOrNull(r.awaitDeadline());
         }
-        Set<Long> committed = new HashSet<>(n * 2);
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+        java.util.Set<Long> committed = new java.util.HashSet<>(n * 2);
+        try (PreparedStatement ps = c.prepareStatement(updateSql)) {
             int p = 1;
             ps.setArray(p++, c.createArrayOf("bigint", id));
             ps.setArray(p++, Jdbc.texts(c, worker));
@@ -96,6 +197,9 @@ public final class FlushSql {
             ps.setArray(p++, Jdbc.bools(c, setResult));
             ps.setArray(p++, Jdbc.texts(c, result));
             ps.setArray(p++, Jdbc.texts(c, error));
+            ps.setArray(p++, Jdbc.texts(c, awaitsOp));
+            ps.setArray(p++, Jdbc.texts(c, awaits));
+            ps.setArray(p++, Jdbc.texts(c, deadline));
             ps.setObject(p, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

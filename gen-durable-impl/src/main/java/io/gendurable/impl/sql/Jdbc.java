@@ -44,6 +44,18 @@ final class Jdbc {
         return c.createArrayOf("boolean", values);
     }
 
+    /** @return a PostgreSQL array literal of the values, each element quoted ({@code {"a","b"}}) */
+    static String textArrayLiteral(Collection<String> values) {
+        StringBuilder b = new StringBuilder("{");
+        for (String v : values) {
+            if (b.length() > 1) {
+                b.append(',');
+            }
+            b.append('"').append(v.replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+        }
+        return b.append('}').toString();
+    }
+
     static Long longOrNull(ResultSet rs, String column) throws SQLException {
         long v = rs.getLong(column);
         return rs.wasNull() ? null : v;

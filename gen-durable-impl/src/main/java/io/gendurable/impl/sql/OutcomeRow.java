@@ -1,34 +1,61 @@
 package io.gendurable.impl.sql;
 
 import java.time.Instant;
+import java.util.List;
 
 /**
- * One row's transition for the batched flush.
+ * One row's transition for the batched flush, with its riders.
  *
- * @param id          the row
- * @param worker      the claim it must still hold (the ownership guard)
+ * @param id             the row
+ * @param worker         the claim it must still hold (the ownership guard)
  * @param claimedAttempt the attempt the step ran as: a reclaim bumps it, so even a re-claim by
- *                    the same worker makes the old outcome stale
- * @param status      the new status's database name
- * @param step        the new step, or null to keep it
- * @param setState    whether {@code stateJson} replaces the state
- * @param stateJson   the new state's JSON
- * @param attemptOp   what happens to {@code attempt}
- * @param eligibleAt  the new eligible instant, or null to keep it
- * @param setResult   whether {@code resultJson} is written
- * @param resultJson  the result's JSON
- * @param error       the error text, or null to keep the last one
+ *                       the same worker makes the old outcome stale
+ * @param status         the new status's database name
+ * @param step           the new step, or null to keep it
+ * @param setState       whether {@code stateJson} replaces the state
+ * @param stateJson      the new state's JSON
+ * @param attemptOp      what happens to {@code attempt}
+ * @param eligibleAt     the new eligible instant, or null to keep it
+ * @param setResult      whether {@code resultJson} is written
+ * @param resultJson     the result's JSON
+ * @param error          the error text, or null to keep the last one
+ * @param awaitsOp       what happens to {@code awaits}
+ * @param awaits         the names to await (with {@link AwaitsOp#SET})
+ * @param awaitDeadline  the await deadline (with {@link AwaitsOp#SET}), or null for none
+ * @param consume        signal ids to delete from the inbox once committed (progress)
+ * @param clearInbox     whether the whole inbox goes once committed (terminal outcomes)
+ * @param presented      the inbox ids the step saw: a park's recheck ignores them
  */
-public record OutcomeRow(long id, String worker, int claimedAttempt, String status, String step, boolean setState, String stateJson,
-                         AttemptOp attemptOp, Instant eligibleAt, boolean setResult, String resultJson, String error) {
+public record OutcomeRow(long id, String worker, int claimedAttempt, String status, String step, boolean setState,
+                         String stateJson, AttemptOp attemptOp, Instant eligibleAt, boolean setResult,
+                         String resultJson, String error, AwaitsOp awaitsOp, List<String> awaits,
+                         Instant awaitDeadline, List<Long> consume, boolean clearInbox, List<Long> presented) {
 
-    /** @return the outcome's kind for metrics: next, retry, done or stop */
+    /** Copies the lists. */
+    public OutcomeRow {
+        awaits = awaits == null ? List.of() : List.copyOf(awaits);
+        consume = consume == null ? List.of() : List.copyOf(consume);
+        presented = presented == null ? List.of() : List.copyOf(presented);
+    }
+
+    /** @return the outcome's kind for metrics: next, retry, await, done or stop */
     public String kind() {
         return switch (status) {
             case "done" -> "done";
             case "failed" -> "stop";
+            case "awaiting_signal" -> "await";
             default -> attemptOp == AttemptOp.INCREMENT ? "retry" : "next";
         };
+    }
+
+    /** @return whether this outcome parks the row awaiting signals */
+    public boolean parks() {
+        return "awaiting_signal".equals(status);
+    }
+
+    /** @return whether this outcome ends the instance */
+    public boolean terminal() {
+        return "done".equals(status) || "failed".equals(status);
     }
 
     /** How a transition changes {@code attempt}. */
@@ -37,7 +64,17 @@ public record OutcomeRow(long id, String worker, int claimedAttempt, String stat
         KEEP,
         /** add one (retry) */
         INCREMENT,
-        /** back to 1 (progress to another step) */
+        /** back to 1 (progress to another step, or a park) */
         RESET
+    }
+
+    /** How a transition changes {@code awaits} and {@code await_deadline}. */
+    public enum AwaitsOp {
+        /** leave them (retry: the woken step runs again with the same awaited signals) */
+        KEEP,
+        /** clear them (progress, terminal) */
+        CLEAR,
+        /** set them (a park) */
+        SET
     }
 }

@@ -1,0 +1,66 @@
+package io.gendurable.impl.core;
+
+import io.gendurable.impl.sql.AwaitSql;
+import io.gendurable.impl.sql.Db;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Finds results committed on other nodes for this node's await callers: ONE probe statement
+ * per tick covering every waiter; no waiters, no queries. (Same-node results are pushed by the
+ * flusher and need no probe.)
+ */
+final class AwaitWatcher {
+    private final Awaiters awaiters;
+    private final Db db;
+    private final AwaitSql sql;
+    private final ScheduledExecutorService timer;
+    private final Duration tick;
+    private final EngineMetrics metrics;
+    private ScheduledFuture<?> loop;
+
+    AwaitWatcher(Awaiters awaiters, Db db, AwaitSql sql, ScheduledExecutorService timer, Duration tick,
+                 EngineMetrics metrics) {
+        this.awaiters = awaiters;
+        this.db = db;
+        this.sql = sql;
+        this.timer = timer;
+        this.tick = tick;
+        this.metrics = metrics;
+    }
+
+    synchronized void start() {
+        if (loop == null) {
+            long us = tick.toNanos() / 1000;
+            loop = timer.scheduleWithFixedDelay(() -> Loops.guarded("await watcher", metrics, this::runOnce),
+                    us, us, TimeUnit.MICROSECONDS);
+        }
+    }
+
+    synchronized void stop() {
+        if (loop != null) {
+            loop.cancel(false);
+            loop = null;
+        }
+    }
+
+    /** One probe for every waiter, if any. */
+    void runOnce() {
+        if (awaiters.isEmpty()) {
+            return;
+        }
+        Set<Long> ids = awaiters.ids();
+        Map<Long, String> statuses = db.inTransaction(c -> sql.probe(c, ids));
+        metrics.awaitProbes.increment();
+        awaiters.observed(statuses);
+        Set<Long> gone = new HashSet<>(ids);
+        gone.removeAll(statuses.keySet());
+        awaiters.vanished(gone);
+    }
+}

@@ -1,0 +1,169 @@
+package io.gendurable.impl.core;
+
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+import javax.sql.DataSource;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * Cross-node pokes over PostgreSQL {@code LISTEN/NOTIFY}. Sending: pokes are coalesced per
+ * queue over a short window and go out as one {@code pg_notify} statement. Receiving: a
+ * dedicated listener connection waits for notifications and pokes this node's schedulers; it
+ * reconnects after losing its connection, and then pokes every local queue once (it may have
+ * missed something). Payloads are tagged with the sender, so a node never pokes itself twice.
+ * Best-effort: the poll stays the floor.
+ */
+final class PostgresPoke implements Poke {
+    private static final Logger LOG = System.getLogger("io.gendurable");
+    private static final Duration WINDOW = Duration.ofMillis(5);
+
+    private final DataSource dataSource;
+    private final String channel;
+    private final String origin = UUID.randomUUID().toString().substring(0, 12);
+    private final Consumer<String> local;
+    private final Runnable pokeAllLocal;
+    private final ScheduledExecutorService timer;
+    private final ExecutorService listenerThread;
+    private final EngineMetrics metrics;
+    private final Set<String> pending = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean sendScheduled = new AtomicBoolean();
+    private volatile boolean running;
+    private volatile Connection listening;
+
+    PostgresPoke(DataSource dataSource, String schema, Consumer<String> local, Runnable pokeAllLocal,
+                 ScheduledExecutorService timer, ExecutorService listenerThread, EngineMetrics metrics) {
+        this.dataSource = dataSource;
+        this.channel = "gendurable_" + schema;
+        this.local = local;
+        this.pokeAllLocal = pokeAllLocal;
+        this.timer = timer;
+        this.listenerThread = listenerThread;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void poke(String queue) {
+        pending.add(queue);
+        if (sendScheduled.compareAndSet(false, true)) {
+            timer.schedule(() -> Loops.guarded("poke send", metrics, this::send), WINDOW.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void send() {
+        sendScheduled.set(false);
+        List<String> queues = List.copyOf(pending);
+        pending.removeAll(queues);
+        if (queues.isEmpty()) {
+            return;
+        }
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ? || '|' || q) FROM unnest(?::text[]) AS q")) {
+            c.setAutoCommit(true);
+            ps.setString(1, channel);
+            ps.setString(2, origin);
+            ps.setArray(3, c.createArrayOf("text", queues.toArray()));
+            ps.execute();
+            metrics.pokesSent.add(queues.size());
+        } catch (SQLException e) {
+            throw new IllegalStateException("pg_notify failed: " + e.getMessage(), e);
+        }
+    }
+
+    void start() {
+        running = true;
+        listenerThread.execute(this::listenLoop);
+    }
+
+    void stop() {
+        running = false;
+        Connection c = listening;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (SQLException ignored) {
+                // going away anyway
+            }
+        }
+    }
+
+    /** @return the backend pid of the listener connection, or -1 (for tests that kill it) */
+    int listenerPid() {
+        Connection c = listening;
+        try {
+            return c == null ? -1 : c.unwrap(PGConnection.class).getBackendPID();
+        } catch (SQLException e) {
+            return -1;
+        }
+    }
+
+    private void listenLoop() {
+        long backoff = 100;
+        boolean first = true;
+        while (running) {
+            try (Connection c = dataSource.getConnection()) {
+                c.setAutoCommit(true);
+                try (Statement s = c.createStatement()) {
+                    s.execute("LISTEN " + channel);
+                }
+                PGConnection pg = c.unwrap(PGConnection.class);
+                listening = c;
+                if (!first) {
+                    metrics.pokeReconnects.increment();
+                    LOG.log(Level.INFO, "gen-durable poke listener reconnected on channel " + channel);
+                    pokeAllLocal.run();  // we may have missed pokes while away
+                }
+                first = false;
+                backoff = 100;
+                while (running) {
+                    PGNotification[] notes = pg.getNotifications(500);
+                    if (notes == null) {
+                        continue;
+                    }
+                    for (PGNotification n : notes) {
+                        receive(n.getParameter());
+                    }
+                }
+            } catch (SQLException | RuntimeException e) {
+                listening = null;
+                if (!running) {
+                    return;
+                }
+                LOG.log(Level.WARNING, "gen-durable poke listener lost its connection; reconnecting in "
+                        + backoff + " ms: " + e);
+                try {
+                    Thread.sleep(backoff);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                backoff = Math.min(backoff * 2, 5_000);
+            }
+        }
+        listening = null;
+    }
+
+    private void receive(String payload) {
+        int bar = payload.indexOf('|');
+        if (bar < 0 || payload.substring(0, bar).equals(origin)) {
+            return;  // our own: the local poke already happened
+        }
+        metrics.pokesReceived.increment();
+        local.accept(payload.substring(bar + 1));
+    }
+}

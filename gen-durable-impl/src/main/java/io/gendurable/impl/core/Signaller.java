@@ -1,0 +1,79 @@
+package io.gendurable.impl.core;
+
+import io.gendurable.SignalResult;
+import io.gendurable.SignalTarget;
+import io.gendurable.impl.json.Json;
+import io.gendurable.impl.sql.Db;
+import io.gendurable.impl.sql.SignalSql;
+
+import java.time.InstantSource;
+import java.util.Objects;
+
+/** Validates and delivers signals (one statement each), and pokes the queue of a woken target. */
+final class Signaller {
+    /** The longest signal name, dedup key and the largest payload accepted. */
+    static final int MAX_NAME = 255;
+    static final int MAX_PAYLOAD_CHARS = 1 << 20;
+
+    private final Json json;
+    private final Db db;
+    private final SignalSql sql;
+    private final Poke poke;
+    private final InstantSource clock;
+    private final EngineMetrics metrics;
+
+    Signaller(Json json, Db db, SignalSql sql, Poke poke, InstantSource clock, EngineMetrics metrics) {
+        this.json = json;
+        this.db = db;
+        this.sql = sql;
+        this.poke = poke;
+        this.clock = clock;
+        this.metrics = metrics;
+    }
+
+    SignalResult signal(SignalTarget target, String name, Object payload, String dedupKey) {
+        Objects.requireNonNull(target, "target must not be null");
+        requireText("name", name);
+        if (dedupKey != null) {
+            requireText("dedupKey", dedupKey);
+        }
+        String payloadJson;
+        try {
+            payloadJson = json.write(payload);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("the payload of signal '" + name + "' cannot be serialized as JSON: "
+                    + e.getMessage(), e);
+        }
+        if (payloadJson != null && payloadJson.length() > MAX_PAYLOAD_CHARS) {
+            throw new IllegalArgumentException("the payload of signal '" + name + "' is " + payloadJson.length()
+                    + " characters as JSON; the limit is " + MAX_PAYLOAD_CHARS);
+        }
+        Long id = target instanceof SignalTarget.Id i ? i.id() : null;
+        String key = target instanceof SignalTarget.CorrelationKey k ? k.key() : null;
+        SignalSql.Delivery d = db.inTransaction(c -> sql.deliver(c, id, key, name, payloadJson, dedupKey,
+                clock.instant()));
+        if (d.wokenQueue() != null) {
+            poke.poke(d.wokenQueue());
+        }
+        if (!d.targetFound()) {
+            metrics.signalsNoTarget.increment();
+            return SignalResult.NO_TARGET;
+        }
+        if (!d.inserted()) {
+            metrics.signalsDuplicate.increment();
+            return SignalResult.DUPLICATE;
+        }
+        metrics.signalsDelivered.increment();
+        return SignalResult.DELIVERED;
+    }
+
+    private static void requireText(String field, String value) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(field + " must not be null or blank");
+        }
+        if (value.length() > MAX_NAME) {
+            throw new IllegalArgumentException(field + " must be at most " + MAX_NAME + " characters, got "
+                    + value.length());
+        }
+    }
+}
