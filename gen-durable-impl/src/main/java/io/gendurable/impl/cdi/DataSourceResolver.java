@@ -1,0 +1,112 @@
+package io.gendurable.impl.cdi;
+
+import io.gendurable.GenDurableDataSource;
+import io.gendurable.impl.core.ConfigReader;
+import io.gendurable.impl.core.EngineConfig;
+import jakarta.enterprise.inject.Instance;
+
+import javax.sql.DataSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Finds the engine's DataSource, first that works: a CDI bean qualified
+ * {@link GenDurableDataSource}; the JNDI name in {@code gendurable.datasource} (default
+ * {@code jdbc/gendurable}); a HikariCP pool built from {@code gendurable.jdbc.url},
+ * {@code .user} and {@code .password}. When none works the message lists all three ways and
+ * what was tried.
+ */
+public final class DataSourceResolver {
+    /** The JNDI name tried when {@code gendurable.datasource} is unset. */
+    public static final String DEFAULT_JNDI_NAME = "jdbc/gendurable";
+
+    private final ConfigReader reader;
+    private final EngineConfig config;
+    private final JndiLookup jndi;
+
+    /**
+     * @param reader the {@code gendurable.*} keys
+     * @param config the validated engine configuration (sizes the pool)
+     * @param jndi   JNDI, or a stand-in
+     */
+    public DataSourceResolver(ConfigReader reader, EngineConfig config, JndiLookup jndi) {
+        this.reader = reader;
+        this.config = config;
+        this.jndi = jndi;
+    }
+
+    /**
+     * @param qualified the application's {@code @GenDurableDataSource DataSource} beans
+     * @return a supplier of the single such bean, or empty when there is none
+     * @throws IllegalStateException when several beans qualify
+     */
+    public static Optional<Supplier<DataSource>> bean(Instance<DataSource> qualified) {
+        if (qualified.isAmbiguous()) {
+            throw new IllegalStateException("gen-durable found several javax.sql.DataSource beans qualified "
+                    + "@GenDurableDataSource; keep exactly one");
+        }
+        return qualified.isResolvable() ? Optional.of(qualified::get) : Optional.empty();
+    }
+
+    /**
+     * @param bean the application's qualified DataSource bean, if any (see {@link #bean(Instance)})
+     * @return the DataSource to use
+     * @throws IllegalStateException when no way works, listing the three ways and what was tried
+     */
+    public ResolvedDataSource resolve(Optional<Supplier<DataSource>> bean) {
+        if (bean.isPresent()) {
+            return new ResolvedDataSource(bean.get().get(), "the CDI bean @GenDurableDataSource DataSource", false);
+        }
+        List<String> tried = new ArrayList<>();
+        tried.add("no javax.sql.DataSource bean qualified @GenDurableDataSource");
+        String name = reader.datasource();
+        for (String candidate : jndiNames(name)) {
+            Optional<DataSource> found = jndi.find(candidate, DataSource.class, tried);
+            if (found.isPresent()) {
+                return new ResolvedDataSource(found.get(), "JNDI " + candidate, false);
+            }
+        }
+        Optional<String> url = reader.string("jdbc.url");
+        if (url.isPresent()) {
+            return ownPool(url.get());
+        }
+        tried.add("gendurable.jdbc.url is not set");
+        throw new IllegalStateException("gen-durable has no DataSource. Give it one of: (1) a CDI bean "
+                + "@Produces @GenDurableDataSource javax.sql.DataSource; (2) a DataSource bound in JNDI under "
+                + "gendurable.datasource (default " + DEFAULT_JNDI_NAME + "); (3) gendurable.jdbc.url with "
+                + "gendurable.jdbc.user and gendurable.jdbc.password (needs HikariCP on the class path). Tried: "
+                + String.join("; ", tried));
+    }
+
+    private ResolvedDataSource ownPool(String url) {
+        if (!HikariPools.available()) {
+            throw new IllegalStateException("gendurable.jdbc.url is set but HikariCP is not on the class path; "
+                    + "add com.zaxxer:HikariCP, or give the engine a DataSource through a @GenDurableDataSource "
+                    + "bean or JNDI (gendurable.datasource)");
+        }
+        String user = reader.string("jdbc.user").orElse(null);
+        String password = reader.string("jdbc.password").orElse(null);
+        int size = poolSize(config);
+        DataSource pool = HikariPools.open(url, user, password, size);
+        return new ResolvedDataSource(pool, "own HikariCP pool (" + size + " connections) on "
+                + EngineSettings.maskPassword(url) + (user == null ? "" : " as " + user), true);
+    }
+
+    /**
+     * Connections the engine's own pool needs: each queue's fill and heartbeat, each flusher,
+     * the reaper and GC, plus a few for the application's inserts and finds. Steps hold none.
+     *
+     * @param config the engine configuration
+     * @return the pool size
+     */
+    static int poolSize(EngineConfig config) {
+        return Math.max(10, 2 * config.queues().size() + config.flushers().size() + 2 + 4);
+    }
+
+    private static List<String> jndiNames(String name) {
+        // "jdbc/x" is a global name in Liberty and WildFly; a resource reference lives under java:comp/env
+        return name.startsWith("java:") ? List.of(name) : List.of(name, "java:comp/env/" + name);
+    }
+}

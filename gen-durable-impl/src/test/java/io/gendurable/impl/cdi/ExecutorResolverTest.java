@@ -1,0 +1,89 @@
+package io.gendurable.impl.cdi;
+
+import io.gendurable.impl.core.ConfigException;
+import io.gendurable.impl.core.ConfigReader;
+import io.gendurable.impl.core.EngineConfig;
+import org.junit.jupiter.api.Test;
+
+import javax.naming.NameNotFoundException;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ExecutorResolverTest {
+
+    private static ExecutorResolver resolver(Map<String, String> keys, Map<String, Object> jndi) {
+        return new ExecutorResolver(ConfigReader.of(keys), EngineConfig.defaults(), name -> {
+            Object o = jndi.get(name);
+            if (o == null) {
+                throw new NameNotFoundException(name);
+            }
+            return o;
+        });
+    }
+
+    @Test
+    void the_container_default_managed_executors_are_used_and_never_shut_down() {
+        ScheduledExecutorService managedTimer = Executors.newSingleThreadScheduledExecutor();
+        ExecutorService managedSteps = Executors.newSingleThreadExecutor();
+        try {
+            EngineExecutors ex = resolver(Map.of(), Map.of(ExecutorResolver.DEFAULT_SCHEDULED, managedTimer,
+                    ExecutorResolver.DEFAULT_EXECUTOR, managedSteps)).resolve();
+
+            assertThat(ex.timer()).isSameAs(managedTimer);
+            assertThat(ex.steps()).isSameAs(managedSteps);
+            assertThat(ex.owned()).isEmpty();
+            ex.close();
+            assertThat(managedTimer.isShutdown()).isFalse();
+            assertThat(managedSteps.isShutdown()).isFalse();
+        } finally {
+            managedTimer.shutdownNow();
+            managedSteps.shutdownNow();
+        }
+    }
+
+    @Test
+    void without_managed_executors_the_layer_creates_daemon_gendurable_threads_and_shuts_them_down()
+            throws Exception {
+        EngineExecutors ex = resolver(Map.of(), Map.of()).resolve();
+
+        assertThat(ex.owned()).containsExactlyInAnyOrder(ex.timer(), ex.steps());
+        Thread step = CompletableFuture.supplyAsync(Thread::currentThread, ex.steps()).get(5, TimeUnit.SECONDS);
+        Thread timer = ex.timer().schedule(Thread::currentThread, 1, TimeUnit.MILLISECONDS).get(5, TimeUnit.SECONDS);
+        assertThat(step.getName()).startsWith("gendurable-step-");
+        assertThat(timer.getName()).startsWith("gendurable-timer-");
+        assertThat(step.isDaemon() && timer.isDaemon()).isTrue();
+
+        ex.close();
+        assertThat(ex.timer().isTerminated()).isTrue();
+        assertThat(ex.steps().isTerminated()).isTrue();
+    }
+
+    @Test
+    void a_configured_executor_name_that_does_not_resolve_fails_naming_the_key() {
+        assertThatThrownBy(() -> resolver(Map.of("gendurable.executor", "concurrent/missing"), Map.of()).resolve())
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("gendurable.executor=concurrent/missing");
+    }
+
+    @Test
+    void a_configured_scheduled_executor_name_is_looked_up_instead_of_the_default() {
+        ScheduledExecutorService named = Executors.newSingleThreadScheduledExecutor();
+        try {
+            EngineExecutors ex = resolver(Map.of("gendurable.scheduled-executor", "concurrent/timer"),
+                    Map.of("concurrent/timer", named)).resolve();
+
+            assertThat(ex.timer()).isSameAs(named);
+            assertThat(ex.owned()).containsExactly(ex.steps());
+            ex.close();
+        } finally {
+            named.shutdownNow();
+        }
+    }
+}
