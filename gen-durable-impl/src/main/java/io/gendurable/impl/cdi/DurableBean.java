@@ -1,5 +1,7 @@
 package io.gendurable.impl.cdi;
 
+import io.gendurable.AwaitResult;
+import io.gendurable.AwaitUntil;
 import io.gendurable.Fsm;
 import io.gendurable.GenDurable;
 import io.gendurable.GenDurableDataSource;
@@ -7,6 +9,8 @@ import io.gendurable.InsertOptions;
 import io.gendurable.Inserted;
 import io.gendurable.InstanceSnapshot;
 import io.gendurable.NewInstance;
+import io.gendurable.SignalResult;
+import io.gendurable.SignalTarget;
 import io.gendurable.impl.core.Engine;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Priority;
@@ -22,6 +26,7 @@ import jakarta.interceptor.Interceptor;
 import javax.sql.DataSource;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -181,5 +186,25 @@ public class DurableBean implements GenDurable {
     @Override
     public Optional<InstanceSnapshot> find(String correlationKey) {
         return engine().find(correlationKey);
+    }
+
+    @Override
+    public SignalResult signal(SignalTarget target, String name, Object payload) {
+        return engine().signal(target, name, payload);
+    }
+
+    @Override
+    public SignalResult signal(SignalTarget target, String name, Object payload, String dedupKey) {
+        return engine().signal(target, name, payload, dedupKey);
+    }
+
+    @Override
+    public AwaitResult await(long id, Duration timeout) {
+        return engine().await(id, timeout);
+    }
+
+    @Override
+    public AwaitResult await(long id, Duration timeout, AwaitUntil until) {
+        return engine().await(id, timeout, until);
     }
 }
