@@ -14,8 +14,8 @@ import java.util.List;
 /**
  * Turns an {@link Outcome} into the row transition and riders the flush writes. Serialization
  * fails here, before any write. Consumption rules: progress ({@code next}) consumes exactly the
- * awaited signals the step saw; {@code retry} and {@code await} consume nothing (a park presents
- * the whole inbox it saw, so its recheck ignores those); terminal outcomes clear the inbox.
+ * awaited signals the step saw; {@code retry} and {@code await} consume nothing (a park's recheck
+ * ignores the awaited signals the step was woken with); terminal outcomes clear the inbox.
  */
 final class OutcomeEncoder {
     private final Json json;
@@ -43,7 +43,10 @@ final class OutcomeEncoder {
                     AwaitsOp.KEEP, null, null, null, false, null);
         }
         if (outcome instanceof Outcome.Await a) {
-            List<Long> presented = picked.inbox().stream().map(SignalRow::id).toList();
+            // Presented = the awaited signals this step was woken with: a re-await with them parks
+            // cleanly (the accumulate pattern), while a signal that arrived before a first await
+            // (never presented as awaited) still wakes the park's recheck at once.
+            List<Long> presented = picked.awaited().stream().map(SignalRow::id).toList();
             return new OutcomeRow(id, worker, attempt, Status.AWAITING_SIGNAL.dbName(), a.nextStep(), true,
                     json.write(a.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.SET,
                     a.signals().stream().sorted().toList(), a.timeout() == null ? null : now.plus(a.timeout()),
