@@ -18,6 +18,9 @@ final class OutcomeEncoder {
 
     OutcomeRow encode(long id, String worker, Outcome outcome, Instant now) {
         if (outcome instanceof Outcome.Next n) {
+            if (n.step().indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("the step name contains a NUL character, which PostgreSQL text cannot store");
+            }
             return new OutcomeRow(id, worker, Status.RUNNABLE.dbName(), n.step(), true,
                     json.write(n.state()), AttemptOp.RESET, now, false, null, null);
         }
@@ -31,7 +34,12 @@ final class OutcomeEncoder {
         }
         Outcome.Stop s = (Outcome.Stop) outcome;
         return new OutcomeRow(id, worker, Status.FAILED.dbName(), null, false, null,
-                AttemptOp.KEEP, null, false, null, s.error());
+                AttemptOp.KEEP, null, false, null, storable(s.error()));
+    }
+
+    /** PostgreSQL text cannot hold NUL: a stop must always be storable, so its text is mended, not refused. */
+    private static String storable(String text) {
+        return text.indexOf('\0') < 0 ? text : text.replace('\0', '\uFFFD');
     }
 
     static String kind(Outcome outcome) {
