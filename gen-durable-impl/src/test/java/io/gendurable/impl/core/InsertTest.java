@@ -278,6 +278,22 @@ class InsertTest {
     }
 
     @Test
+    void a_state_postgres_cannot_store_is_rejected_with_a_clear_message_and_writes_nothing() {
+        long before = rows();
+        NewInstance good = NewInstance.of(Holder.class, new Item("ok"), InsertOptions.builder().queue(PARKED).build());
+        NewInstance nul = NewInstance.of(Holder.class, new Item("a\u0000b"), InsertOptions.builder().queue(PARKED).build());
+
+        assertThatThrownBy(() -> engine.insertAll(List.of(good, nul)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("cannot be serialized as JSON").hasMessageContaining("\\u0000");
+        assertThat(rows()).isEqualTo(before);
+
+        Item literal = new Item("C:\\\\u0000 is a path, not a NUL");
+        Inserted stored = engine.insert(Holder.class, literal, InsertOptions.builder().queue(PARKED).build());
+        assertThat(engine.find(stored.id()).orElseThrow().state().as(Item.class)).isEqualTo(literal);
+    }
+
+    @Test
     void a_negative_priority_a_blank_queue_and_an_empty_correlation_scope_are_rejected_before_anything_is_written() {
         long before = rows();
 
