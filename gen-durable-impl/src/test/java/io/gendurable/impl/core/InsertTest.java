@@ -18,12 +18,16 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -196,6 +200,52 @@ class InsertTest {
     }
 
     @Test
+    void concurrent_batches_of_the_same_keys_in_different_orders_answer_one_id_per_key_with_exactly_one_winner()
+            throws Exception {
+        int threads = 8;
+        List<String> keys = new ArrayList<>();
+        for (int k = 0; k < 25; k++) {
+            keys.add("race:" + k);
+        }
+        CountDownLatch go = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<List<Inserted>>> futures = new ArrayList<>();
+        List<List<String>> orders = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            List<String> order = new ArrayList<>(keys);
+            Collections.shuffle(order, new Random(t));
+            orders.add(order);
+            List<NewInstance> batch = order.stream().map(k -> NewInstance.of(Holder.class, new Item(k),
+                    keyed(k).queue(PARKED).build())).toList();
+            futures.add(pool.submit(() -> {
+                go.await();
+                return engine.insertAll(batch);
+            }));
+        }
+        go.countDown();
+        Map<String, List<Inserted>> byKey = new HashMap<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                List<Inserted> answers = futures.get(t).get(60, TimeUnit.SECONDS);
+                for (int i = 0; i < answers.size(); i++) {
+                    byKey.computeIfAbsent(orders.get(t).get(i), k -> new ArrayList<>()).add(answers.get(i));
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        assertThat(db.count("SELECT count(*) FROM gen_durable WHERE correlation_key LIKE 'race:%'")).isEqualTo(keys.size());
+        for (String k : keys) {
+            List<Inserted> answers = byKey.get(k);
+            assertThat(answers).as(k).hasSize(threads);
+            assertThat(answers.stream().filter(a -> !a.duplicate())).as(k).hasSize(1);
+            long holder = db.count("SELECT id FROM gen_durable WHERE correlation_key = ?", k);
+            assertThat(answers).as(k).extracting(Inserted::id).containsOnly(holder);
+        }
+    }
+
+    @Test
     void insert_all_of_ten_thousand_rows_is_one_statement_and_maps_each_answer_to_its_input() {
         String fsm = FsmNames.nameOf(Holder.class);
         InsertOptions bulk = InsertOptions.builder().queue("bulk").build();
@@ -209,6 +259,8 @@ class InsertTest {
 
         assertThat(statements).hasSize(1);
         assertThat(statements.get(0)).startsWith("WITH input");
+        assertThat(recorder.record(() -> assertThat(engine.insertAll(List.of())).isEmpty()))
+                .as("an empty batch runs no statement").isEmpty();
         assertThat(answers.get()).hasSize(10_000).noneMatch(Inserted::duplicate);
         assertThat(db.count("SELECT count(*) FROM gen_durable WHERE queue = 'bulk'")).isEqualTo(10_000);
         Map<Long, String> names = db.pairs("SELECT id, state->>'name' FROM gen_durable WHERE queue = 'bulk'");
