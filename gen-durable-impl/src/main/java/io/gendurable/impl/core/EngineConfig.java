@@ -150,8 +150,10 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
     }
 
     static void positive(String key, Duration d) {
-        if (d == null || d.isZero() || d.isNegative()) {
-            throw new ConfigException(key, String.valueOf(d), "a positive duration");
+        // At least 1 ms: the loops schedule in milliseconds, where less is 0 (a hot poll, or a
+        // fixed delay the executor refuses at start-up, after the migration already ran).
+        if (d == null || d.toMillis() < 1) {
+            throw new ConfigException(key, String.valueOf(d), "a positive duration of at least 1 ms");
         }
     }
 

@@ -32,6 +32,9 @@ final class OutcomeEncoder {
         long id = picked.row().id();
         int attempt = picked.row().attempt();
         if (outcome instanceof Outcome.Next n) {
+            if (n.step().indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("the step name contains a NUL character, which PostgreSQL text cannot store");
+            }
             List<Long> consume = picked.awaited().stream().map(SignalRow::id).toList();
             return new OutcomeRow(id, worker, attempt, Status.RUNNABLE.dbName(), n.step(), true,
                     json.write(n.state()), AttemptOp.RESET, now, false, null, error, AwaitsOp.CLEAR, null, null,
@@ -43,6 +46,9 @@ final class OutcomeEncoder {
                     AwaitsOp.KEEP, null, null, null, false, null);
         }
         if (outcome instanceof Outcome.Await a) {
+            if (a.nextStep().indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("the step name contains a NUL character, which PostgreSQL text cannot store");
+            }
             // Presented = the awaited signals this step was woken with: a re-await with them parks
             // cleanly (the accumulate pattern), while a signal that arrived before a first await
             // (never presented as awaited) still wakes the park's recheck at once.
@@ -58,7 +64,12 @@ final class OutcomeEncoder {
         }
         Outcome.Stop s = (Outcome.Stop) outcome;
         return new OutcomeRow(id, worker, attempt, Status.FAILED.dbName(), null, false, null, AttemptOp.KEEP, null,
-                false, null, s.error(), AwaitsOp.CLEAR, null, null, null, true, null);
+                false, null, storable(s.error()), AwaitsOp.CLEAR, null, null, null, true, null);
+    }
+
+    /** PostgreSQL text cannot hold NUL: a stop must always be storable, so its text is mended, not refused. */
+    private static String storable(String text) {
+        return text.indexOf('\0') < 0 ? text : text.replace('\0', '\uFFFD');
     }
 
     static String kind(Outcome outcome) {

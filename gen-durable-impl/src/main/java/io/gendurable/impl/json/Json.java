@@ -34,7 +34,29 @@ public final class Json implements AutoCloseable {
         if (text == null) {
             throw new JsonbException("JSON-B wrote nothing for " + value.getClass().getName());
         }
+        if (hasNulEscape(text)) {
+            // jsonb refuses it ("unsupported Unicode escape sequence"): failing here sends an outcome
+            // to onError and an insert back to its caller, instead of failing a whole flush batch.
+            throw new JsonbException("the JSON of " + value.getClass().getName()
+                    + " contains \\u0000 (a NUL character), which PostgreSQL jsonb cannot store");
+        }
         return text;
+    }
+
+    /** @return whether {@code json} holds a backslash-u0000 escape (an escaped backslash before "u0000" is not one) */
+    static boolean hasNulEscape(String json) {
+        if (!json.contains("\\u0000")) {
+            return false;
+        }
+        for (int i = 0; i < json.length() - 1; i++) {
+            if (json.charAt(i) == '\\') {
+                if (json.startsWith("u0000", i + 1)) {
+                    return true;
+                }
+                i++;  // skip the escaped character
+            }
+        }
+        return false;
     }
 
     /**

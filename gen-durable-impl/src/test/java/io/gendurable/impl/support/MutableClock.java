@@ -3,19 +3,34 @@ package io.gendurable.impl.support;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.time.temporal.ChronoUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A clock the test moves: the system time plus an offset. */
+/** A clock that stands still until a test moves it (thread-safe). */
 public final class MutableClock implements InstantSource {
-    private final AtomicReference<Duration> offset = new AtomicReference<>(Duration.ZERO);
+    private final AtomicReference<Instant> now;
 
-    /** @param d how far ahead of the system clock to run from now on */
-    public void advance(Duration d) {
-        offset.updateAndGet(o -> o.plus(d));
+    /** Starts at the system's now, truncated to milliseconds (so database round trips are exact). */
+    public MutableClock() {
+        this(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+    }
+
+    public MutableClock(Instant start) {
+        this.now = new AtomicReference<>(start);
     }
 
     @Override
     public Instant instant() {
-        return Instant.now().plus(offset.get());
+        return now.get();
+    }
+
+    /** Moves the clock to {@code to}. */
+    public void set(Instant to) {
+        now.set(to);
+    }
+
+    /** Moves the clock forward by {@code by}. */
+    public Instant advance(Duration by) {
+        return now.updateAndGet(t -> t.plus(by));
     }
 }
