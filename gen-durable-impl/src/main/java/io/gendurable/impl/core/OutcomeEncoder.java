@@ -31,6 +31,7 @@ final class OutcomeEncoder {
     OutcomeRow encode(Picked picked, String worker, Outcome outcome, Instant now, String error) {
         long id = picked.row().id();
         int attempt = picked.row().attempt();
+        error = error == null ? null : storable(error);
         if (outcome instanceof Outcome.Next n) {
             if (n.step().indexOf('\0') >= 0) {
                 throw new IllegalArgumentException("the step name contains a NUL character, which PostgreSQL text cannot store");

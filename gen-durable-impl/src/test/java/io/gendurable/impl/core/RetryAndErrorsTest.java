@@ -220,6 +220,8 @@ class RetryAndErrorsTest {
         @Override public Instant insertedAt() { return Instant.EPOCH; }
         @Override public Optional<String> correlationKey() { return Optional.empty(); }
         @Override public Optional<String> concurrencyKey() { return Optional.empty(); }
+        @Override public java.util.List<io.gendurable.Signal> awaited() { return java.util.List.of(); }
+        @Override public java.util.List<io.gendurable.Signal> inbox() { return java.util.List.of(); }
     }
 
     private EngineHarness h;
