@@ -33,7 +33,7 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
 
     /** Validates every field. */
     public InsertOptions {
-        Validation.optionalName("queue", queue);
+        Validation.optionalQueue(queue);
         if (priority < 0) {
             throw new IllegalArgumentException("priority must be 0 or more (lower runs first), got " + priority);
         }
@@ -101,7 +101,8 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
         }
 
         /**
-         * @param delay not picked before now plus this delay (now is taken at insert time)
+         * @param delay not picked before now plus this delay; "now" is taken when {@link #build()}
+         *              runs, so build options right before the insert rather than reusing them
          * @return this builder
          */
         public Builder scheduleIn(Duration delay) {

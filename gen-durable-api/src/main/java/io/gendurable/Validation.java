@@ -19,6 +19,21 @@ final class Validation {
         return value;
     }
 
+    /** Queue names travel in configuration lists ({@code name:concurrency,…}), so they keep to a safe alphabet. */
+    static final java.util.regex.Pattern QUEUE = java.util.regex.Pattern.compile("[A-Za-z0-9_.\\-]{1,255}");
+
+    static String optionalQueue(String value) {
+        if (value == null) {
+            return null;
+        }
+        requireName("queue", value);
+        if (!QUEUE.matcher(value).matches()) {
+            throw new IllegalArgumentException("queue must use only letters, digits, '_', '.' and '-' (as in "
+                    + "gendurable.queues), got '" + value + "'");
+        }
+        return value;
+    }
+
     static String optionalName(String field, String value) {
         return value == null ? null : requireName(field, value);
     }

@@ -48,7 +48,14 @@ public final class ConfigReader {
      * @param names every property name the source knows
      */
     public static void rejectUnknownKeys(Iterable<String> names) {
+        java.util.SortedSet<Integer> flusherIndexes = new TreeSet<>();
         for (String name : names) {
+            if (name.startsWith(PREFIX)) {
+                Matcher m = FLUSHER_KEY.matcher(name.substring(PREFIX.length()));
+                if (m.matches()) {
+                    flusherIndexes.add(Integer.parseInt(m.group(1)));
+                }
+            }
             if (!name.startsWith(PREFIX)) {
                 continue;
             }
@@ -57,6 +64,14 @@ public final class ConfigReader {
                 throw new ConfigException(name, "unknown key; accepted: " + new TreeSet<>(KEYS)
                         + " and flushers[i].queues|max-batch|max-delay (all prefixed gendurable.)");
             }
+        }
+        int expected = 0;
+        for (int i : flusherIndexes) {
+            if (i != expected) {
+                throw new ConfigException(PREFIX + "flushers[" + i + "]", "flushers numbered 0, 1, 2… without gaps "
+                        + "(flushers[" + expected + "] is missing, so flushers[" + i + "] would be ignored)");
+            }
+            expected++;
         }
     }
 

@@ -182,9 +182,13 @@ public final class Engine implements GenDurable, AutoCloseable {
             if (postgresPoke != null) {
                 postgresPoke.stop();
             }
+            long deadline = System.nanoTime() + config.drainTimeout().toNanos();
             for (Scheduler s : schedulers) {
                 localPoke.unregister(s);
-                s.stop();
+                s.beginStop(deadline);
+            }
+            for (Scheduler s : schedulers) {
+                s.finishStop(deadline);
             }
             for (Flusher f : flushers) {
                 f.stop(config.drainTimeout());

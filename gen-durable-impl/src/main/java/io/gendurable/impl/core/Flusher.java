@@ -174,6 +174,14 @@ public final class Flusher {
                 sleepQuietly(50L * attempt);
             }
         }
+        if (batch.size() > 1) {
+            // One outcome the database refuses must not sink its neighbours: write them one by one.
+            LOG.log(Level.WARNING, "gen-durable: writing the " + batch.size() + " outcomes of a failed flush one by one");
+            for (Pending p : batch) {
+                write(List.of(p));
+            }
+            return;
+        }
         for (Pending p : batch) {
             p.done.completeExceptionally(last);
         }

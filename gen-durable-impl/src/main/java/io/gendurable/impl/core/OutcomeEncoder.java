@@ -42,11 +42,15 @@ final class OutcomeEncoder {
                     consume, false, null);
         }
         if (outcome instanceof Outcome.Retry r) {
+            checkStorable("retry delay", now, r.delay());
             return new OutcomeRow(id, worker, attempt, Status.RUNNABLE.dbName(), null, r.state() != null,
                     json.write(r.state()), AttemptOp.INCREMENT, now.plus(r.delay()), false, null, error,
                     AwaitsOp.KEEP, null, null, null, false, null);
         }
         if (outcome instanceof Outcome.Await a) {
+            if (a.timeout() != null) {
+                checkStorable("await timeout", now, a.timeout());
+            }
             if (a.nextStep().indexOf('\0') >= 0) {
                 throw new IllegalArgumentException("the step name contains a NUL character, which PostgreSQL text cannot store");
             }
@@ -66,6 +70,13 @@ final class OutcomeEncoder {
         Outcome.Stop s = (Outcome.Stop) outcome;
         return new OutcomeRow(id, worker, attempt, Status.FAILED.dbName(), null, false, null, AttemptOp.KEEP, null,
                 false, null, storable(s.error()), AwaitsOp.CLEAR, null, null, null, true, null);
+    }
+
+    /** PostgreSQL timestamps end in year 294276; anything past year 9999 is a mistake, refused before the write. */
+    private static void checkStorable(String what, Instant now, java.time.Duration d) {
+        if (d.compareTo(java.time.Duration.ofDays(365L * 1000)) > 0) {
+            throw new IllegalArgumentException("the " + what + " " + d + " is longer than 1,000 years");
+        }
     }
 
     /** PostgreSQL text cannot hold NUL: a stop must always be storable, so its text is mended, not refused. */

@@ -117,14 +117,15 @@ public final class Scheduler {
     }
 
     /**
-     * Stops picking, releases buffered claims back to runnable, waits up to {@code drain-timeout}
-     * for running steps, then stops the heartbeat. Idempotent.
+     * Stops picking and releases buffered claims back to runnable at once. Idempotent.
+     * {@link #finishStop} then waits for running steps; an engine stops every queue's picking
+     * first, so one drain deadline covers them all.
      *
-     * @return steps still running when the drain gave up (their leases will expire)
+     * @param deadlineNanos the drain deadline ({@link System#nanoTime()} base)
      */
-    synchronized int stop() {
+    synchronized void beginStop(long deadlineNanos) {
         if (!running) {
-            return inFlight.get();
+            return;
         }
         running = false;
         synchronized (pollLock) {
@@ -132,11 +133,21 @@ public final class Scheduler {
                 nextPoll.cancel(false);
             }
         }
-        waitUntil(() -> !fillRunning.get(), config.drainTimeout());
+        waitUntil(() -> !fillRunning.get(), deadlineNanos);
         Loops.guarded("drain release of queue " + queue, metrics, this::releaseBuffered);
-        waitUntil(() -> inFlight.get() == 0, config.drainTimeout());
+    }
+
+    /**
+     * Waits until the deadline for running steps to commit, then stops the heartbeat.
+     *
+     * @param deadlineNanos the drain deadline ({@link System#nanoTime()} base)
+     * @return steps still running when the drain gave up (their leases will expire)
+     */
+    synchronized int finishStop(long deadlineNanos) {
+        waitUntil(() -> inFlight.get() == 0, deadlineNanos);
         if (heartbeat != null) {
             heartbeat.cancel(false);
+            heartbeat = null;
         }
         int left = inFlight.get();
         if (left > 0) {
@@ -323,8 +334,7 @@ public final class Scheduler {
         claimed.computeIfPresent(id, (k, n) -> n > 1 ? n - 1 : null);
     }
 
-    private static void waitUntil(java.util.function.BooleanSupplier condition, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+    private static void waitUntil(java.util.function.BooleanSupplier condition, long deadline) {
         while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(5);

@@ -56,6 +56,12 @@ final class StepRunner {
                     + " on node " + nodeId + "; registered: " + registry.describe());
         }
         FsmDefinition def = found.get();
+        if (row.attempt() > def.maxAttempts()) {
+            // Only lease expiries push attempt past the limit (retries stop at it): a step that
+            // kills or hangs its worker every time must not loop through the reaper forever.
+            return stop(picked, worker, "gave up after " + (row.attempt() - 1) + " attempts of step '" + row.step()
+                    + "' (maxAttempts " + def.maxAttempts() + "); the last ones ended with an expired lease");
+        }
         RunningContext ctx = new RunningContext(picked, def.maxAttempts(), json);
         Object state;
         try {

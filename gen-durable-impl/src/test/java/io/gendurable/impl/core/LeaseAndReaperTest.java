@@ -139,6 +139,35 @@ class LeaseAndReaperTest {
         assertThat(fsm.runs.get()).isEqualTo(2);
     }
 
+    @io.gendurable.DurableFsm(maxAttempts = 3)
+    public static class Poison implements Fsm<Payload> {
+        final AtomicInteger runs = new AtomicInteger();
+
+        @Override
+        public Outcome step(String step, Payload s, StepContext ctx) {
+            runs.incrementAndGet();
+            return Outcome.done(s);
+        }
+    }
+
+    @Test
+    void a_row_whose_lease_keeps_expiring_fails_once_past_max_attempts_instead_of_looping() {
+        Poison fsm = new Poison();
+        Engine web = h.start("web", c -> c.withQueues(Map.of()), fsm);
+        long id = web.insert(Poison.class, new Payload("p")).id();
+        // As if three workers in a row died mid-step: each reap adds an attempt.
+        for (int i = 0; i < 3; i++) {
+            h.exec("UPDATE gen_durable SET status = 'executing', locked_by = 'dead:default@0000000" + i + "', "
+                    + "lease_expires_at = now() - interval '1 second' WHERE id = " + id);
+            assertThat(web.reaper().runOnce()).isEqualTo(1);
+        }
+        assertThat(web.find(id).orElseThrow().attempt()).isEqualTo(4);
+        Engine worker = h.start("worker", c -> c, fsm);
+        await().atMost(Duration.ofSeconds(10)).until(() -> worker.find(id).orElseThrow().status() == Status.FAILED);
+        assertThat(worker.find(id).orElseThrow().lastError()).contains("gave up after 3 attempts").contains("expired lease");
+        assertThat(fsm.runs.get()).isZero();
+    }
+
     /** A one-step FSM that counts its runs. */
     public static class CountingJob implements Fsm<Payload> {
         final AtomicInteger runs;
