@@ -1,15 +1,17 @@
 package io.gendurable;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
 /**
  * What a step leads to. Every outcome is committed (group commit) before the next step runs.
  * Create them with the static factories: {@link #next}, {@link #retry}, {@link #await}, {@link #done},
- * {@link #stop}.
+ * {@link #stop}, {@link #scheduleChildren}.
  */
-public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Await, Outcome.Done, Outcome.Stop {
+public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Await, Outcome.Done, Outcome.Stop,
+        Outcome.ScheduleChildren {
 
     /**
      * Moves to another step with a new state.
@@ -68,6 +70,22 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
      */
     static Await await(Set<String> signals, String nextStep, Object state, Duration timeout) {
         return new Await(signals, nextStep, state, Objects.requireNonNull(timeout, "timeout must not be null"));
+    }
+
+    /**
+     * Fans out: inserts the children (in the same transaction as this outcome) and parks until
+     * every child that actually landed has terminated (done or failed), then runs
+     * {@code nextStep}, where {@link StepContext#children()} lists them with their results.
+     * Children deduplicated away by a correlation key do not count; when none land, the instance
+     * goes straight on to {@code nextStep}.
+     *
+     * @param children the children; any FSM, queue, priority, schedule or keys
+     * @param nextStep the step to run after the join
+     * @param state    the state to park with
+     * @return the outcome
+     */
+    static ScheduleChildren scheduleChildren(List<NewInstance> children, String nextStep, Object state) {
+        return new ScheduleChildren(children, nextStep, state);
     }
 
     /** @return a terminal outcome with no result */
@@ -143,6 +161,27 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
             if (timeout != null && (timeout.isZero() || timeout.isNegative())) {
                 throw new IllegalArgumentException("timeout must be positive, got " + timeout);
             }
+        }
+    }
+
+    /**
+     * Fan out children, then join.
+     *
+     * @param children the children to insert
+     * @param nextStep the step to run after the join
+     * @param state    the state to park with
+     */
+    record ScheduleChildren(List<NewInstance> children, String nextStep, Object state) implements Outcome {
+        /** Validates the children and the step. */
+        public ScheduleChildren {
+            Objects.requireNonNull(children, "children must not be null");
+            for (int i = 0; i < children.size(); i++) {
+                if (children.get(i) == null) {
+                    throw new IllegalArgumentException("children[" + i + "] is null");
+                }
+            }
+            children = List.copyOf(children);
+            Validation.requireName("nextStep", nextStep);
         }
     }
 

@@ -46,4 +46,10 @@ public interface StepContext {
 
     /** @return every pending signal of this instance, as loaded when the step was picked */
     List<Signal> inbox();
+
+    /**
+     * @return the children this instance fanned out ({@link Outcome#scheduleChildren}), with their
+     * status, result and error, as loaded when the step was picked; empty when it has none
+     */
+    List<Child> children();
 }

@@ -13,6 +13,7 @@ import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
 import io.gendurable.impl.json.Json;
 import io.gendurable.impl.sql.AwaitSql;
+import io.gendurable.impl.sql.ChildrenSql;
 import io.gendurable.impl.sql.ClaimSql;
 import io.gendurable.impl.sql.Db;
 import io.gendurable.impl.sql.EnginePersistence;
@@ -40,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -93,21 +95,23 @@ public final class Engine implements GenDurable, AutoCloseable {
             localPoke.poke(q);
             remote.poke(q);
         };
-        this.inserter = new Inserter(registry, json, db, new InsertSql(schema), poke, clock);
-        StepRunner runner = new StepRunner(registry, json, clock, metrics, config.nodeId());
+        InstanceRows instanceRows = new InstanceRows(registry, json);
+        this.inserter = new Inserter(instanceRows, db, new InsertSql(schema), poke, clock);
+        StepRunner runner = new StepRunner(registry, json, instanceRows, clock, metrics, config.nodeId());
         ClaimSql claimSql = new ClaimSql(schema);
         LeaseSql leaseSql = new LeaseSql(schema);
         FlushSql flushSql = new FlushSql(schema);
         Map<EngineConfig.FlusherConfig, Flusher> byConfig = new IdentityHashMap<>();
-        Flusher.AfterCommit afterCommit = (committed, rewoken) -> afterCommit(committed, rewoken, poke);
+        Flusher.AfterCommit afterCommit = (committed, flushed) -> afterCommit(committed, flushed, poke);
         for (EngineConfig.FlusherConfig fc : config.flushers()) {
             Flusher f = new Flusher(fc, db, flushSql, timer, clock, metrics, afterCommit);
             byConfig.put(fc, f);
             flushers.add(f);
         }
         InboxSql inboxSql = new InboxSql(schema);
+        ChildrenSql childrenSql = new ChildrenSql(schema);
         config.queues().forEach((queue, concurrency) -> schedulers.add(new Scheduler(queue, concurrency, config, db,
-                claimSql, leaseSql, inboxSql, runner, byConfig.get(config.flusherFor(queue)), timer, steps, clock, metrics)));
+                claimSql, leaseSql, inboxSql, childrenSql, runner, byConfig.get(config.flusherFor(queue)), timer, steps, clock, metrics)));
         AwaitSql awaitSql = new AwaitSql(schema);
         this.reaper = new Reaper(config.reaper(), db, leaseSql, awaitSql, poke, timer, clock, metrics);
         this.awaitWatcher = new AwaitWatcher(awaiters, db, awaitSql, timer, config.awaitTick(), metrics);
@@ -116,14 +120,16 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.gc = new Gc(config.gc(), db, new GcSql(schema), timer, clock, metrics);
     }
 
-    private void afterCommit(List<OutcomeRow> committed, Map<Long, String> rewoken, Poke poke) {
+    private void afterCommit(List<OutcomeRow> committed, FlushSql.Flushed flushed, Poke poke) {
         Map<Long, String> statuses = new HashMap<>(committed.size() * 2);
         for (OutcomeRow r : committed) {
             statuses.put(r.id(), r.status());
         }
-        rewoken.keySet().forEach(id -> statuses.put(id, "runnable"));
+        flushed.rewoken().keySet().forEach(id -> statuses.put(id, "runnable"));
         awaiters.observed(statuses);
-        new HashSet<>(rewoken.values()).forEach(poke::poke);
+        Set<String> queues = new HashSet<>(flushed.rewoken().values());
+        queues.addAll(flushed.childQueues());
+        queues.forEach(poke::poke);
     }
 
     private void pokeAllLocal() {

@@ -41,9 +41,9 @@ public final class Flusher {
     public interface AfterCommit {
         /**
          * @param committed the committed transitions (stale ones excluded)
-         * @param rewoken   id → queue of parked rows the recheck woke at once
+         * @param flushed   what the riders did: rows they made runnable, queues that got children
          */
-        void committed(List<OutcomeRow> committed, java.util.Map<Long, String> rewoken);
+        void committed(List<OutcomeRow> committed, FlushSql.Flushed flushed);
     }
 
     private final EngineConfig.FlusherConfig config;
@@ -158,7 +158,7 @@ public final class Flusher {
                     }
                 }
                 try {
-                    afterCommit.committed(done, flushed.rewoken());
+                    afterCommit.committed(done, flushed);
                 } catch (RuntimeException e) {
                     LOG.log(Level.WARNING, "gen-durable: an after-commit hook failed (pokes and await waiters): " + e);
                 }

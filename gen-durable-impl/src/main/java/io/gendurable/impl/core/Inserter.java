@@ -22,20 +22,16 @@ import java.util.Set;
  * received due work. Everything is checked before the statement, so a rejected batch writes nothing.
  */
 final class Inserter {
-    /** The largest serialized state accepted: keeps one instance from bloating every claim. */
-    static final int MAX_STATE_BYTES = 1 << 20;
     private static final int HOLDER_RETRIES = 3;
 
-    private final FsmRegistry registry;
-    private final Json json;
+    private final InstanceRows instanceRows;
     private final Db db;
     private final InsertSql sql;
     private final Poke poke;
     private final InstantSource clock;
 
-    Inserter(FsmRegistry registry, Json json, Db db, InsertSql sql, Poke poke, InstantSource clock) {
-        this.registry = registry;
-        this.json = json;
+    Inserter(InstanceRows instanceRows, Db db, InsertSql sql, Poke poke, InstantSource clock) {
+        this.instanceRows = instanceRows;
         this.db = db;
         this.sql = sql;
         this.poke = poke;
@@ -54,7 +50,7 @@ final class Inserter {
             if (ni == null) {
                 throw new IllegalArgumentException("instances[" + i + "] is null");
             }
-            rows.add(toRow(ni, now));
+            rows.add(instanceRows.toRow(ni, now, null));
         }
         Inserted[] out = new Inserted[rows.size()];
         List<Integer> todo = java.util.stream.IntStream.range(0, rows.size()).boxed().toList();
@@ -77,34 +73,6 @@ final class Inserter {
         }
         pokeDueQueues(rows, out, now);
         return Arrays.asList(out);
-    }
-
-    private InsertSql.Row toRow(NewInstance ni, Instant now) {
-        FsmDefinition def = registry.newest(ni.fsm()).orElseThrow(() -> new IllegalArgumentException(
-                "fsm '" + ni.fsm() + "' is not registered on this node; registered: " + registry.describe()));
-        InsertOptions o = ni.options();
-        if (o.concurrencyKey() != null || o.rateLimit() != null) {
-            throw new IllegalArgumentException("concurrencyKey and rateLimit are not supported by this release "
-                    + "(admission control comes next); leave them null");
-        }
-        String state;
-        try {
-            state = json.write(ni.state());
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("the state of a new '" + ni.fsm() + "' cannot be serialized as JSON: "
-                    + e.getMessage(), e);
-        }
-        if (state != null && state.length() > MAX_STATE_BYTES) {
-            throw new IllegalArgumentException("the state of a new '" + ni.fsm() + "' is " + state.length()
-                    + " characters as JSON; the limit is " + MAX_STATE_BYTES);
-        }
-        Set<Status> scope = o.effectiveCorrelationScope();
-        String scopeLiteral = o.correlationKey() == null ? null
-                : InsertSql.scopeLiteral(scope.stream().map(Status::dbName).toList());
-        return new InsertSql.Row(def.name(), def.version(), o.step() != null ? o.step() : def.initialStep(), state,
-                o.queue() != null ? o.queue() : def.queue(), o.priority(),
-                o.scheduledAt() != null ? o.scheduledAt() : now, o.correlationKey(), scopeLiteral, null, null,
-                o.weight(), null);
     }
 
     private void pokeDueQueues(List<InsertSql.Row> rows, Inserted[] out, Instant now) {

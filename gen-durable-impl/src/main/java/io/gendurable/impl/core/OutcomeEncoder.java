@@ -4,11 +4,13 @@ import io.gendurable.Outcome;
 import io.gendurable.Status;
 import io.gendurable.impl.json.Json;
 import io.gendurable.impl.sql.InboxSql.SignalRow;
+import io.gendurable.impl.sql.InsertSql;
 import io.gendurable.impl.sql.OutcomeRow;
 import io.gendurable.impl.sql.OutcomeRow.AttemptOp;
 import io.gendurable.impl.sql.OutcomeRow.AwaitsOp;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -19,9 +21,11 @@ import java.util.List;
  */
 final class OutcomeEncoder {
     private final Json json;
+    private final InstanceRows instanceRows;
 
-    OutcomeEncoder(Json json) {
+    OutcomeEncoder(Json json, InstanceRows instanceRows) {
         this.json = json;
+        this.instanceRows = instanceRows;
     }
 
     /**
@@ -39,13 +43,13 @@ final class OutcomeEncoder {
             List<Long> consume = picked.awaited().stream().map(SignalRow::id).toList();
             return new OutcomeRow(id, worker, attempt, Status.RUNNABLE.dbName(), n.step(), true,
                     json.write(n.state()), AttemptOp.RESET, now, false, null, error, AwaitsOp.CLEAR, null, null,
-                    consume, false, null);
+                    consume, false, null, null, null);
         }
         if (outcome instanceof Outcome.Retry r) {
             checkStorable("retry delay", now, r.delay());
             return new OutcomeRow(id, worker, attempt, Status.RUNNABLE.dbName(), null, r.state() != null,
                     json.write(r.state()), AttemptOp.INCREMENT, now.plus(r.delay()), false, null, error,
-                    AwaitsOp.KEEP, null, null, null, false, null);
+                    AwaitsOp.KEEP, null, null, null, false, null, null, null);
         }
         if (outcome instanceof Outcome.Await a) {
             if (a.timeout() != null) {
@@ -61,15 +65,34 @@ final class OutcomeEncoder {
             return new OutcomeRow(id, worker, attempt, Status.AWAITING_SIGNAL.dbName(), a.nextStep(), true,
                     json.write(a.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.SET,
                     a.signals().stream().sorted().toList(), a.timeout() == null ? null : now.plus(a.timeout()),
-                    null, false, presented);
+                    null, false, presented, null, null);
+        }
+        if (outcome instanceof Outcome.ScheduleChildren f) {
+            if (f.nextStep().indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("the step name contains a NUL character, which PostgreSQL text cannot store");
+            }
+            List<InsertSql.Row> children = new ArrayList<>(f.children().size());
+            for (int i = 0; i < f.children().size(); i++) {
+                try {
+                    children.add(instanceRows.toRow(f.children().get(i), now, id));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("children[" + i + "]: " + e.getMessage(), e);
+                }
+            }
+            List<Long> consume = picked.awaited().stream().map(SignalRow::id).toList();
+            return new OutcomeRow(id, worker, attempt, Status.AWAITING_CHILDREN.dbName(), f.nextStep(), true,
+                    json.write(f.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.CLEAR, null, null,
+                    consume, false, null, null, children);
         }
         if (outcome instanceof Outcome.Done d) {
             return new OutcomeRow(id, worker, attempt, Status.DONE.dbName(), null, false, null, AttemptOp.KEEP, null,
-                    true, json.write(d.result()), error, AwaitsOp.CLEAR, null, null, null, true, null);
+                    true, json.write(d.result()), error, AwaitsOp.CLEAR, null, null, null, true, null,
+                    picked.row().parentId(), null);
         }
         Outcome.Stop s = (Outcome.Stop) outcome;
         return new OutcomeRow(id, worker, attempt, Status.FAILED.dbName(), null, false, null, AttemptOp.KEEP, null,
-                false, null, storable(s.error()), AwaitsOp.CLEAR, null, null, null, true, null);
+                false, null, storable(s.error()), AwaitsOp.CLEAR, null, null, null, true, null,
+                picked.row().parentId(), null);
     }
 
     /** PostgreSQL timestamps end in year 294276; anything past year 9999 is a mistake, refused before the write. */
@@ -93,6 +116,9 @@ final class OutcomeEncoder {
         }
         if (outcome instanceof Outcome.Await) {
             return "await";
+        }
+        if (outcome instanceof Outcome.ScheduleChildren) {
+            return "schedule_children";
         }
         return outcome instanceof Outcome.Done ? "done" : "stop";
     }

@@ -1,6 +1,7 @@
 package io.gendurable.impl.core;
 
 import io.gendurable.impl.sql.ClaimedRow;
+import io.gendurable.impl.sql.ChildrenSql.ChildRow;
 import io.gendurable.impl.sql.InboxSql.SignalRow;
 
 import java.util.List;
@@ -10,11 +11,13 @@ import java.util.List;
  * step costs no extra query.
  *
  * @param row   the claimed row
- * @param inbox its pending signals, in delivery order
+ * @param inbox    its pending signals, in delivery order
+ * @param children its children (after a fan-in), in id order
  */
-record Picked(ClaimedRow row, List<SignalRow> inbox) {
+record Picked(ClaimedRow row, List<SignalRow> inbox, List<ChildRow> children) {
     Picked {
         inbox = List.copyOf(inbox);
+        children = List.copyOf(children);
     }
 
     /** @return the inbox signals whose names the row awaited when it was woken */

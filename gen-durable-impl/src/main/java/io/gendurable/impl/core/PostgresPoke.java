@@ -139,6 +139,12 @@ final class PostgresPoke implements Poke {
                         receive(n.getParameter());
                     }
                 }
+            } catch (LinkageError e) {
+                listening = null;
+                LOG.log(Level.ERROR, "gen-durable poke=postgres cannot run: the application does not see the "
+                        + "PostgreSQL driver classes (org.postgresql.PGConnection); pokes fall back to the poll. "
+                        + "In Liberty, add <classloader commonLibraryRef=\"postgresql\"/> to the application. " + e);
+                return;
             } catch (SQLException | RuntimeException e) {
                 listening = null;
                 if (!running) {

@@ -1,6 +1,8 @@
 package io.gendurable.impl.core;
 
+import io.gendurable.Child;
 import io.gendurable.Signal;
+import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.json.Json;
 import io.gendurable.impl.sql.ClaimedRow;
@@ -16,12 +18,15 @@ final class RunningContext implements StepContext {
     private final int maxAttempts;
     private final List<Signal> awaited;
     private final List<Signal> inbox;
+    private final List<Child> children;
 
     RunningContext(Picked picked, int maxAttempts, Json json) {
         this.row = picked.row();
         this.maxAttempts = maxAttempts;
         this.awaited = signals(picked.awaited(), json);
         this.inbox = signals(picked.inbox(), json);
+        this.children = picked.children().stream().map(c -> new Child(c.id(), c.fsm(), Status.fromDb(c.status()),
+                json.value(c.resultJson()), c.lastError())).toList();
     }
 
     private static List<Signal> signals(List<SignalRow> rows, Json json) {
@@ -41,6 +46,7 @@ final class RunningContext implements StepContext {
     @Override public Optional<String> concurrencyKey() { return Optional.ofNullable(row.concurrencyKey()); }
     @Override public List<Signal> awaited() { return awaited; }
     @Override public List<Signal> inbox() { return inbox; }
+    @Override public List<Child> children() { return children; }
 
     @Override
     public String toString() {

@@ -1,6 +1,7 @@
 package io.gendurable.impl.core;
 
 import io.gendurable.impl.sql.ClaimSql;
+import io.gendurable.impl.sql.ChildrenSql;
 import io.gendurable.impl.sql.ClaimedRow;
 import io.gendurable.impl.sql.Db;
 import io.gendurable.impl.sql.InboxSql;
@@ -43,6 +44,7 @@ public final class Scheduler {
     private final ClaimSql claimSql;
     private final LeaseSql leaseSql;
     private final InboxSql inboxSql;
+    private final ChildrenSql childrenSql;
     private final StepRunner runner;
     private final Flusher flusher;
     private final ScheduledExecutorService timer;
@@ -63,7 +65,7 @@ public final class Scheduler {
     private ScheduledFuture<?> heartbeat;
 
     Scheduler(String queue, int concurrency, EngineConfig config, Db db, ClaimSql claimSql, LeaseSql leaseSql,
-              InboxSql inboxSql, StepRunner runner, Flusher flusher, ScheduledExecutorService timer, ExecutorService steps,
+              InboxSql inboxSql, ChildrenSql childrenSql, StepRunner runner, Flusher flusher, ScheduledExecutorService timer, ExecutorService steps,
               InstantSource clock, EngineMetrics metrics) {
         this.queue = queue;
         this.concurrency = concurrency;
@@ -74,6 +76,7 @@ public final class Scheduler {
         this.claimSql = claimSql;
         this.leaseSql = leaseSql;
         this.inboxSql = inboxSql;
+        this.childrenSql = childrenSql;
         this.runner = runner;
         this.flusher = flusher;
         this.timer = timer;
@@ -223,15 +226,18 @@ public final class Scheduler {
         }
     }
 
-    /** The claim, and the inboxes of the claimed rows that have signals: one transaction. */
+    /** The claim, the inboxes and the children of the claimed rows that have any: one transaction. */
     private List<Picked> pick(java.sql.Connection c, int demand) throws java.sql.SQLException {
         List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, clock.instant(),
                 clock.instant().plus(config.leaseTtl()));
         List<Long> withSignals = claimedRows.stream().filter(ClaimedRow::hasSignals).map(ClaimedRow::id).toList();
         Map<Long, List<InboxSql.SignalRow>> inboxes = withSignals.isEmpty() ? Map.of() : inboxSql.load(c, withSignals);
+        List<Long> withChildren = claimedRows.stream().filter(ClaimedRow::hasChildren).map(ClaimedRow::id).toList();
+        Map<Long, List<ChildrenSql.ChildRow>> children = withChildren.isEmpty() ? Map.of()
+                : childrenSql.load(c, withChildren);
         List<Picked> out = new ArrayList<>(claimedRows.size());
         for (ClaimedRow r : claimedRows) {
-            out.add(new Picked(r, inboxes.getOrDefault(r.id(), List.of())));
+            out.add(new Picked(r, inboxes.getOrDefault(r.id(), List.of()), children.getOrDefault(r.id(), List.of())));
         }
         return out;
     }

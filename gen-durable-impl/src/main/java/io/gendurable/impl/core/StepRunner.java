@@ -28,10 +28,11 @@ final class StepRunner {
     private final EngineMetrics metrics;
     private final String nodeId;
 
-    StepRunner(FsmRegistry registry, Json json, InstantSource clock, EngineMetrics metrics, String nodeId) {
+    StepRunner(FsmRegistry registry, Json json, InstanceRows instanceRows, InstantSource clock, EngineMetrics metrics,
+               String nodeId) {
         this.registry = registry;
         this.json = json;
-        this.encoder = new OutcomeEncoder(json);
+        this.encoder = new OutcomeEncoder(json, instanceRows);
         this.clock = clock;
         this.metrics = metrics;
         this.nodeId = nodeId;

@@ -14,7 +14,8 @@ import java.util.List;
  * order, locked in-scan with {@code FOR NO KEY UPDATE SKIP LOCKED} (a claim never waits, so
  * instance-row locks cannot join a deadlock cycle), flipped to {@code executing} with a lease.
  * One statement, one round trip. Index: {@code gen_durable_pick}. Each row says whether it has
- * signals (a {@code signals_target} probe), so the inbox load runs only when one does.
+ * signals (a {@code signals_target} probe) or children (a {@code gen_durable_parent} probe), so
+ * the inbox and children loads run only when one does.
  */
 public final class ClaimSql {
     private final String sql;
@@ -34,7 +35,8 @@ public final class ClaimSql {
                 WHERE g.id = picked.id
                 RETURNING g.id, g.fsm, g.fsm_version, g.step, g.state::text AS state, g.attempt, g.queue,
                           g.priority, g.eligible_at, g.inserted_at, g.correlation_key, g.concurrency_key, g.awaits,
-                          EXISTS (SELECT 1 FROM %2$s s WHERE s.target_id = g.id) AS has_signals
+                          EXISTS (SELECT 1 FROM %2$s s WHERE s.target_id = g.id) AS has_signals, g.parent_id,
+                          EXISTS (SELECT 1 FROM %1$s c WHERE c.parent_id = g.id) AS has_children
                 """.formatted(schema.instances(), schema.qualify("signals"));
     }
 
@@ -55,7 +57,8 @@ public final class ClaimSql {
                             rs.getString("step"), rs.getString("state"), rs.getInt("attempt"), rs.getString("queue"),
                             rs.getInt("priority"), Jdbc.instant(rs, "eligible_at"), Jdbc.instant(rs, "inserted_at"),
                             rs.getString("correlation_key"), rs.getString("concurrency_key"),
-                            awaits(rs.getArray("awaits")), rs.getBoolean("has_signals")));
+                            awaits(rs.getArray("awaits")), rs.getBoolean("has_signals"),
+                            Jdbc.longOrNull(rs, "parent_id"), rs.getBoolean("has_children")));
                 }
             }
         }

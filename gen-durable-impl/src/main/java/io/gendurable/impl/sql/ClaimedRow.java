@@ -7,9 +7,11 @@ import java.util.List;
 /**
  * A row the claim flipped to {@code executing} for a worker: everything a step needs.
  * {@code awaits} are the names it awaited when woken (empty otherwise); {@code hasSignals}
- * tells whether its inbox must be loaded.
+ * tells whether its inbox must be loaded; {@code parentId} is its parent when it is a child;
+ * {@code hasChildren} tells whether its children must be loaded.
  */
 public record ClaimedRow(long id, String fsm, int fsmVersion, String step, String stateJson, int attempt,
                          String queue, int priority, Instant eligibleAt, Instant insertedAt,
-                         String correlationKey, String concurrencyKey, List<String> awaits, boolean hasSignals) {
+                         String correlationKey, String concurrencyKey, List<String> awaits, boolean hasSignals,
+                         Long parentId, boolean hasChildren) {
 }

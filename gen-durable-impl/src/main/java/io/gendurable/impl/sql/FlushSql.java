@@ -18,7 +18,9 @@ import java.util.Map;
  * {@code locked_by = worker AND attempt = claimed attempt AND status = 'executing'}: a row
  * whose guard fails is absent from the answer, commits nothing, and is reported stale.
  * Riders, over committed rows only: consume (progress deletes the exact awaited signal ids,
- * terminal outcomes clear the inbox; {@code signals_target}) and the park recheck (a parked row
+ * terminal outcomes clear the inbox; {@code signals_target}); the fan-out (every parent's
+ * children in one insert, then each parent parks with the count that landed); the parent join
+ * (terminal children decrement their parents, one {@code −count} per parent); and the park recheck (a parked row
  * with an inbox signal it awaits and did not see wakes at once: the lost-wakeup fix, in the
  * same transaction as the park, so a delivery racing it queues on the park's row lock).
  */
@@ -26,8 +28,12 @@ public final class FlushSql {
     private final String updateSql;
     private final String consumeSql;
     private final String recheckSql;
+    private final InsertSql insertSql;
+    private final ChildrenSql childrenSql;
 
     public FlushSql(SchemaName schema) {
+        this.insertSql = new InsertSql(schema);
+        this.childrenSql = new ChildrenSql(schema);
         String t = schema.instances();
         String signals = schema.qualify("signals");
         this.updateSql = """
@@ -87,10 +93,14 @@ public final class FlushSql {
     /**
      * What a flush committed.
      *
-     * @param committed the ids whose transition committed (the others were stale)
-     * @param rewoken   id → queue of parked rows the recheck woke at once
+     * @param committed   the ids whose transition committed (the others were stale)
+     * @param rewoken     id → queue of rows this flush made runnable besides the transitions
+     *                    themselves: parks the recheck woke, parents whose join completed, fan-outs
+     *                    none of whose children landed
+     * @param childQueues the queues that received due children
      */
-    public record Flushed(java.util.Set<Long> committed, Map<Long, String> rewoken) {
+    public record Flushed(java.util.Set<Long> committed, Map<Long, String> rewoken,
+                          java.util.Set<String> childQueues) {
     }
 
     /** Runs the transition and its riders; call inside one transaction. */
@@ -130,6 +140,17 @@ public final class FlushSql {
             }
         }
         Map<Long, String> rewoken = new HashMap<>();
+        java.util.Set<String> childQueues = new java.util.HashSet<>();
+        fanOut(c, rows, committed, now, rewoken, childQueues);
+        List<Long> joining = new ArrayList<>();
+        for (OutcomeRow r : rows) {
+            if (r.terminal() && r.parentId() != null && committed.contains(r.id())) {
+                joining.add(r.parentId());
+            }
+        }
+        if (!joining.isEmpty()) {
+            rewoken.putAll(childrenSql.join(c, joining, now));
+        }
         if (!parked.isEmpty()) {
             try (PreparedStatement ps = c.prepareStatement(recheckSql)) {
                 ps.setObject(1, Jdbc.ts(now));
@@ -144,7 +165,36 @@ public final class FlushSql {
                 }
             }
         }
-        return new Flushed(committed, rewoken);
+        return new Flushed(committed, rewoken, childQueues);
+    }
+
+    /** Every committed fan-out's children in ONE insert statement, then each parent parks with what landed. */
+    private void fanOut(Connection c, List<OutcomeRow> rows, java.util.Set<Long> committed, Instant now,
+                        Map<Long, String> rewoken, java.util.Set<String> childQueues) throws SQLException {
+        Map<Long, Integer> landed = new java.util.LinkedHashMap<>();
+        List<InsertSql.Row> children = new ArrayList<>();
+        for (OutcomeRow r : rows) {
+            if (r.fansOut() && committed.contains(r.id())) {
+                landed.put(r.id(), 0);
+                children.addAll(r.children());
+            }
+        }
+        if (landed.isEmpty()) {
+            return;
+        }
+        if (!children.isEmpty()) {
+            io.gendurable.Inserted[] answers = insertSql.insert(c, children, now);
+            for (int i = 0; i < answers.length; i++) {
+                if (answers[i] != null && !answers[i].duplicate()) {
+                    InsertSql.Row child = children.get(i);
+                    landed.merge(child.parentId(), 1, Integer::sum);
+                    if (!child.eligibleAt().isAfter(now)) {
+                        childQueues.add(child.queue());
+                    }
+                }
+            }
+        }
+        rewoken.putAll(childrenSql.park(c, landed));
     }
 
     private java.util.Set<Long> update(Connection c, List<OutcomeRow> rows, Instant now) throws SQLException {

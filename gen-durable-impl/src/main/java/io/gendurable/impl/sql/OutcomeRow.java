@@ -24,18 +24,27 @@ import java.util.List;
  * @param awaitDeadline  the await deadline (with {@link AwaitsOp#SET}), or null for none
  * @param consume        signal ids to delete from the inbox once committed (progress)
  * @param clearInbox     whether the whole inbox goes once committed (terminal outcomes)
- * @param presented      the inbox ids the step saw: a park's recheck ignores them
+ * @param presented      the awaited signal ids the step was woken with: a park's recheck ignores them
+ * @param parentId       the parent to decrement when this terminal outcome commits, or null
+ * @param children       the children a fan-out inserts once committed
  */
 public record OutcomeRow(long id, String worker, int claimedAttempt, String status, String step, boolean setState,
                          String stateJson, AttemptOp attemptOp, Instant eligibleAt, boolean setResult,
                          String resultJson, String error, AwaitsOp awaitsOp, List<String> awaits,
-                         Instant awaitDeadline, List<Long> consume, boolean clearInbox, List<Long> presented) {
+                         Instant awaitDeadline, List<Long> consume, boolean clearInbox, List<Long> presented,
+                         Long parentId, List<InsertSql.Row> children) {
 
     /** Copies the lists. */
     public OutcomeRow {
         awaits = awaits == null ? List.of() : List.copyOf(awaits);
         consume = consume == null ? List.of() : List.copyOf(consume);
         presented = presented == null ? List.of() : List.copyOf(presented);
+        children = children == null ? List.of() : List.copyOf(children);
+    }
+
+    /** @return whether this outcome fans out children and parks for the join */
+    public boolean fansOut() {
+        return "awaiting_children".equals(status);
     }
 
     /** @return the outcome's kind for metrics: next, retry, await, done or stop */
@@ -44,6 +53,7 @@ public record OutcomeRow(long id, String worker, int claimedAttempt, String stat
             case "done" -> "done";
             case "failed" -> "stop";
             case "awaiting_signal" -> "await";
+            case "awaiting_children" -> "schedule_children";
             default -> attemptOp == AttemptOp.INCREMENT ? "retry" : "next";
         };
     }

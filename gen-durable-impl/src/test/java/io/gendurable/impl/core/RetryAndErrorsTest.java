@@ -222,6 +222,7 @@ class RetryAndErrorsTest {
         @Override public Optional<String> concurrencyKey() { return Optional.empty(); }
         @Override public java.util.List<io.gendurable.Signal> awaited() { return java.util.List.of(); }
         @Override public java.util.List<io.gendurable.Signal> inbox() { return java.util.List.of(); }
+        @Override public java.util.List<io.gendurable.Child> children() { return java.util.List.of(); }
     }
 
     private EngineHarness h;

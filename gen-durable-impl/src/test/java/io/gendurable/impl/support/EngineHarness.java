@@ -26,6 +26,7 @@ public final class EngineHarness implements AutoCloseable {
     private final HikariDataSource dataSource;
     private final List<Engine> engines = new ArrayList<>();
     private final List<ExecutorService> executors = new ArrayList<>();
+    private java.util.function.UnaryOperator<javax.sql.DataSource> wrapper = ds -> ds;
 
     public EngineHarness(String hint) {
         this.schema = TestDatabase.newSchema(hint);
@@ -40,6 +41,11 @@ public final class EngineHarness implements AutoCloseable {
     /** @return a pooled DataSource on the database */
     public HikariDataSource dataSource() {
         return dataSource;
+    }
+
+    /** Engines built from now on see the DataSource through this wrapper (e.g. a statement counter). */
+    public void wrapDataSource(java.util.function.UnaryOperator<javax.sql.DataSource> wrapper) {
+        this.wrapper = wrapper;
     }
 
     /** @return test-friendly defaults: fast polls, short intervals, this schema */
@@ -75,7 +81,7 @@ public final class EngineHarness implements AutoCloseable {
         ExecutorService steps = Executors.newCachedThreadPool();
         executors.add(timer);
         executors.add(steps);
-        Engine e = Engine.builder().dataSource(dataSource).config(tweak.apply(config(nodeId))).registry(registry)
+        Engine e = Engine.builder().dataSource(wrapper.apply(dataSource)).config(tweak.apply(config(nodeId))).registry(registry)
                 .timer(timer).steps(steps).clock(clock).build();
         engines.add(e);
         return e;
@@ -96,14 +102,7 @@ public final class EngineHarness implements AutoCloseable {
             }
         } catch (java.sql.SQLException e) {
             throw new IllegalStateException(sql, e);
-        } finally {
-            resetSearchPath();
         }
-    }
-
-    private void resetSearchPath() {
-        // Hikari reuses connections: search_path was set per statement batch; harmless for the engine
-        // (it qualifies every table), so nothing to reset.
     }
 
     @Override

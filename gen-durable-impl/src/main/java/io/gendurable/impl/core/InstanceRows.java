@@ -1,0 +1,56 @@
+package io.gendurable.impl.core;
+
+import io.gendurable.InsertOptions;
+import io.gendurable.NewInstance;
+import io.gendurable.Status;
+import io.gendurable.impl.json.Json;
+import io.gendurable.impl.sql.InsertSql;
+
+import java.time.Instant;
+import java.util.Set;
+
+/**
+ * Turns a {@link NewInstance} into the row the insert statement writes: the FSM's newest
+ * version and defaults, the state as JSON, the correlation scope. Shared by inserts and by
+ * fan-out children; every check happens here, before any statement.
+ */
+final class InstanceRows {
+    /** The largest serialized state accepted (characters): keeps one instance from bloating every claim. */
+    static final int MAX_STATE_CHARS = 1 << 20;
+
+    private final FsmRegistry registry;
+    private final Json json;
+
+    InstanceRows(FsmRegistry registry, Json json) {
+        this.registry = registry;
+        this.json = json;
+    }
+
+    InsertSql.Row toRow(NewInstance ni, Instant now, Long parentId) {
+        FsmDefinition def = registry.newest(ni.fsm()).orElseThrow(() -> new IllegalArgumentException(
+                "fsm '" + ni.fsm() + "' is not registered on this node; registered: " + registry.describe()));
+        InsertOptions o = ni.options();
+        if (o.concurrencyKey() != null || o.rateLimit() != null) {
+            throw new IllegalArgumentException("concurrencyKey and rateLimit are not supported by this release "
+                    + "(admission control comes next); leave them null");
+        }
+        String state;
+        try {
+            state = json.write(ni.state());
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("the state of a new '" + ni.fsm() + "' cannot be serialized as JSON: "
+                    + e.getMessage(), e);
+        }
+        if (state != null && state.length() > MAX_STATE_CHARS) {
+            throw new IllegalArgumentException("the state of a new '" + ni.fsm() + "' is " + state.length()
+                    + " characters as JSON; the limit is " + MAX_STATE_CHARS);
+        }
+        Set<Status> scope = o.effectiveCorrelationScope();
+        String scopeLiteral = o.correlationKey() == null ? null
+                : InsertSql.scopeLiteral(scope.stream().map(Status::dbName).toList());
+        return new InsertSql.Row(def.name(), def.version(), o.step() != null ? o.step() : def.initialStep(), state,
+                o.queue() != null ? o.queue() : def.queue(), o.priority(),
+                o.scheduledAt() != null ? o.scheduledAt() : now, o.correlationKey(), scopeLiteral, null, null,
+                o.weight(), parentId);
+    }
+}
