@@ -17,9 +17,10 @@ import java.util.Set;
  * @param step             the first step; default {@link DurableFsm#initialStep()}
  * @param correlationKey   a business key that addresses the instance and deduplicates inserts
  * @param correlationScope the statuses in which the key is held; default the non-terminal ones
- * @param concurrencyKey   a concurrency key (admission control arrives in a later release)
- * @param rateLimit        a rate-limit name (admission control arrives in a later release)
- * @param weight           the rate-limit weight; 1 or more
+ * @param concurrencyKey   at most K instances with this key execute at once, cluster-wide (K = 1 unless the
+ *                         key's name, the part before ':', is a configured gate)
+ * @param rateLimit        the rate-limit key of the first step: {@code name} or {@code name:partition}
+ * @param weight           the tokens the first step takes from its rate limit; 1 or more
  */
 public record InsertOptions(String queue, int priority, Instant scheduledAt, String step,
                             String correlationKey, Set<Status> correlationScope, String concurrencyKey,
@@ -77,6 +78,9 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
         private String step;
         private String correlationKey;
         private Set<Status> correlationScope;
+        private String concurrencyKey;
+        private String rateLimit;
+        private int weight = 1;
 
         private Builder() {
         }
@@ -133,10 +137,45 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
             return this;
         }
 
+        /** @param key the concurrency key (K = 1 unless its name is a configured gate) @return this builder */
+        public Builder concurrencyKey(String key) {
+            this.concurrencyKey = key;
+            return this;
+        }
+
+        /** @param name a configured rate limit the first step draws from @return this builder */
+        public Builder rateLimit(String name) {
+            if (name != null && name.indexOf(':') >= 0) {
+                throw new IllegalArgumentException("a rate-limit name cannot contain ':'; use rateLimit(name, partition)");
+            }
+            this.rateLimit = name;
+            return this;
+        }
+
+        /**
+         * @param name      a configured rate limit
+         * @param partition a partition (e.g. a tenant): each has its own bucket
+         * @return this builder
+         */
+        public Builder rateLimit(String name, String partition) {
+            rateLimit(name);
+            Validation.requireName("rateLimit", name);
+            Validation.requireName("partition", partition);
+            this.rateLimit = name + ":" + partition;
+            return this;
+        }
+
+        /** @param weight tokens the first step takes from its rate limit; 1 or more @return this builder */
+        public Builder weight(int weight) {
+            this.weight = weight;
+            return this;
+        }
+
         /** @return the options */
         public InsertOptions build() {
             Instant at = scheduleIn != null ? Instant.now().plus(scheduleIn) : scheduledAt;
-            return new InsertOptions(queue, priority, at, step, correlationKey, correlationScope, null, null, 1);
+            return new InsertOptions(queue, priority, at, step, correlationKey, correlationScope, concurrencyKey,
+                    rateLimit, weight);
         }
     }
 }

@@ -21,7 +21,7 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
      * @return the outcome
      */
     static Next next(String step, Object state) {
-        return new Next(step, state);
+        return new Next(step, state, TransitionOptions.defaults());
     }
 
     /**
@@ -112,13 +112,65 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
     /**
      * Move to {@code step} with {@code state}.
      *
-     * @param step  the next step; not blank
-     * @param state the new state
+     * @param step    the next step; not blank
+     * @param state   the new state
+     * @param options rate limit, weight and concurrency-key change of the move
      */
-    record Next(String step, Object state) implements Outcome {
-        /** Validates the step name. */
+    record Next(String step, Object state, TransitionOptions options) implements Outcome {
+        /** Validates the step name; null options mean the defaults. */
         public Next {
             Validation.requireName("step", step);
+            options = options == null ? TransitionOptions.defaults() : options;
+        }
+
+        /**
+         * @param name a configured rate limit ({@code gendurable.rate-limits.<name>.*}) the next step draws from
+         * @return a copy whose next step is rate-limited
+         */
+        public Next rateLimit(String name) {
+            Validation.requireName("rateLimit", name);
+            if (name.indexOf(':') >= 0) {
+                throw new IllegalArgumentException("a rate-limit name cannot contain ':'; use rateLimit(name, partition)");
+            }
+            return with(new TransitionOptions(name, options.weight(), options.keyChange(), options.concurrencyKey()));
+        }
+
+        /**
+         * @param name      a configured rate limit
+         * @param partition a partition of it (e.g. a tenant): each partition has its own bucket
+         * @return a copy whose next step is rate-limited in that partition
+         */
+        public Next rateLimit(String name, String partition) {
+            rateLimit(name);
+            Validation.requireName("partition", partition);
+            return with(new TransitionOptions(name + ":" + partition, options.weight(), options.keyChange(),
+                    options.concurrencyKey()));
+        }
+
+        /**
+         * @param weight the tokens the next step takes from its rate limit; 1 or more
+         * @return a copy with that weight
+         */
+        public Next weight(int weight) {
+            return with(new TransitionOptions(options.rateLimit(), weight, options.keyChange(), options.concurrencyKey()));
+        }
+
+        /**
+         * @param key the concurrency key the next step runs under (admitted at its claim)
+         * @return a copy that switches the key
+         */
+        public Next concurrencyKey(String key) {
+            Validation.requireName("concurrencyKey", key);
+            return with(new TransitionOptions(options.rateLimit(), options.weight(), TransitionOptions.KeyChange.SWITCH, key));
+        }
+
+        /** @return a copy whose next step runs with no concurrency key */
+        public Next releaseConcurrencyKey() {
+            return with(new TransitionOptions(options.rateLimit(), options.weight(), TransitionOptions.KeyChange.RELEASE, null));
+        }
+
+        private Next with(TransitionOptions o) {
+            return new Next(step, state, o);
         }
     }
 

@@ -43,7 +43,7 @@ public record EngineSettings(EngineConfig config, ConfigReader reader) {
                 // e.g. an unresolvable ${expression} in MicroProfile Config
                 throw new ConfigException(key, String.valueOf(e.getMessage()));
             }
-        });
+        }, names);
         // ConfigException, or (for the schema name) an IllegalArgumentException naming the key
         return new EngineSettings(reader.read(), reader);
     }

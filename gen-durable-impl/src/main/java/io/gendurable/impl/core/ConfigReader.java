@@ -28,18 +28,30 @@ public final class ConfigReader {
             "datasource", "jdbc.url", "jdbc.user", "jdbc.password", "executor", "scheduled-executor",
             "poke", "await.tick");
     private static final Pattern FLUSHER_KEY = Pattern.compile("flushers\\[(\\d+)]\\.(queues|max-batch|max-delay)");
+    private static final Pattern RATE_KEY = Pattern.compile("rate-limits\\.([^.]+)\\.(allowed|period|burst|shards)");
+    private static final Pattern GATE_KEY = Pattern.compile("concurrency-limits\\.([^.]+)\\.(limit|shards)");
     private static final String PREFIX = "gendurable.";
 
     private final Function<String, Optional<String>> source;
+    private final Iterable<String> names;
 
     /** @param source looks up a full key ({@code gendurable.queues}); empty when unset */
     public ConfigReader(Function<String, Optional<String>> source) {
+        this(source, List.of());
+    }
+
+    /**
+     * @param source looks up a full key; empty when unset
+     * @param names  every property name the source knows: the rate limits and gates are found by name
+     */
+    public ConfigReader(Function<String, Optional<String>> source, Iterable<String> names) {
         this.source = source;
+        this.names = names;
     }
 
     /** @param map the keys and values @return a reader over the map */
     public static ConfigReader of(Map<String, String> map) {
-        return new ConfigReader(k -> Optional.ofNullable(map.get(k)));
+        return new ConfigReader(k -> Optional.ofNullable(map.get(k)), map.keySet());
     }
 
     /**
@@ -60,9 +72,11 @@ public final class ConfigReader {
                 continue;
             }
             String k = name.substring(PREFIX.length());
-            if (!KEYS.contains(k) && !FLUSHER_KEY.matcher(k).matches()) {
+            if (!KEYS.contains(k) && !FLUSHER_KEY.matcher(k).matches() && !RATE_KEY.matcher(k).matches()
+                    && !GATE_KEY.matcher(k).matches()) {
                 throw new ConfigException(name, "unknown key; accepted: " + new TreeSet<>(KEYS)
-                        + " and flushers[i].queues|max-batch|max-delay (all prefixed gendurable.)");
+                        + ", flushers[i].queues|max-batch|max-delay, rate-limits.<name>.allowed|period|burst|shards"
+                        + " and concurrency-limits.<name>.limit|shards (all prefixed gendurable.)");
             }
         }
         int expected = 0;
@@ -75,8 +89,9 @@ public final class ConfigReader {
         }
     }
 
-    /** @return the validated configuration */
+    /** @return the validated configuration (unknown keys and flusher numbering gaps fail too) */
     public EngineConfig read() {
+        rejectUnknownKeys(names);
         EngineConfig d = EngineConfig.defaults();
         Map<String, Integer> queues = string("queues").map(v -> parseQueues("gendurable.queues", v)).orElse(d.queues());
         EngineConfig.ReaperConfig reaper = new EngineConfig.ReaperConfig(
@@ -102,7 +117,57 @@ public final class ConfigReader {
                 string("schema").orElse(d.schema()),
                 bool("migrate-at-start").orElse(d.migrateAtStart()),
                 string("poke").map(ConfigReader::pokeTransport).orElse(d.poke()),
-                duration("await.tick").orElse(d.awaitTick()));
+                duration("await.tick").orElse(d.awaitTick()),
+                limits());
+    }
+
+    private LimitsConfig limits() {
+        Set<String> rateNames = new java.util.TreeSet<>();
+        Set<String> gateNames = new java.util.TreeSet<>();
+        for (String name : names) {
+            if (!name.startsWith(PREFIX)) {
+                continue;
+            }
+            Matcher r = RATE_KEY.matcher(name.substring(PREFIX.length()));
+            if (r.matches()) {
+                rateNames.add(r.group(1));
+            }
+            Matcher g = GATE_KEY.matcher(name.substring(PREFIX.length()));
+            if (g.matches()) {
+                gateNames.add(g.group(1));
+            }
+        }
+        Map<String, LimitsConfig.RateLimit> rates = new LinkedHashMap<>();
+        for (String n : rateNames) {
+            String p = "rate-limits." + n + ".";
+            double allowed = number(p + "allowed").orElseThrow(() ->
+                    new ConfigException(PREFIX + p + "allowed", "is required for rate limit " + n));
+            Duration period = duration(p + "period").orElse(Duration.ofSeconds(1));
+            rates.put(n, new LimitsConfig.RateLimit(n, allowed, period, number(p + "burst").orElse(allowed),
+                    integer(p + "shards").orElse(1)));
+        }
+        Map<String, LimitsConfig.Gate> gates = new LinkedHashMap<>();
+        for (String n : gateNames) {
+            String p = "concurrency-limits." + n + ".";
+            int limit = integer(p + "limit").orElseThrow(() ->
+                    new ConfigException(PREFIX + p + "limit", "is required for concurrency limit " + n));
+            gates.put(n, new LimitsConfig.Gate(n, limit, integer(p + "shards").orElse(1)));
+        }
+        return new LimitsConfig(rates, gates);
+    }
+
+    private Optional<Double> number(String key) {
+        return string(key).map(v -> {
+            try {
+                double d = Double.parseDouble(v);
+                if (Double.isNaN(d) || Double.isInfinite(d)) {
+                    throw new NumberFormatException();
+                }
+                return d;
+            } catch (NumberFormatException e) {
+                throw new ConfigException(PREFIX + key, v, "a number");
+            }
+        });
     }
 
     private List<EngineConfig.FlusherConfig> flushers(EngineConfig.FlusherConfig fallback) {

@@ -13,6 +13,7 @@ import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
 import io.gendurable.impl.json.Json;
 import io.gendurable.impl.sql.AwaitSql;
+import io.gendurable.impl.sql.BucketSql;
 import io.gendurable.impl.sql.ChildrenSql;
 import io.gendurable.impl.sql.ClaimSql;
 import io.gendurable.impl.sql.Db;
@@ -73,6 +74,8 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final AwaitBridge awaitBridge;
     private final Signaller signaller;
     private final PostgresPoke postgresPoke;
+    private final Limiter limiter;
+    private final LimitsSeeder limitsSeeder;
     private final Object lifecycle = new Object();
     private boolean started;
     private boolean stopped;
@@ -108,16 +111,19 @@ public final class Engine implements GenDurable, AutoCloseable {
             byConfig.put(fc, f);
             flushers.add(f);
         }
+        this.limiter = new PostgresLimiter(config.limits(), db, new BucketSql(schema), clock, metrics);
+        this.limitsSeeder = new LimitsSeeder(config.limits(), db, new BucketSql(schema));
         InboxSql inboxSql = new InboxSql(schema);
         ChildrenSql childrenSql = new ChildrenSql(schema);
         config.queues().forEach((queue, concurrency) -> schedulers.add(new Scheduler(queue, concurrency, config, db,
-                claimSql, leaseSql, inboxSql, childrenSql, runner, byConfig.get(config.flusherFor(queue)), timer, steps, clock, metrics)));
+                claimSql, leaseSql, inboxSql, childrenSql, limiter, runner, byConfig.get(config.flusherFor(queue)), timer, steps, clock, metrics)));
         AwaitSql awaitSql = new AwaitSql(schema);
         this.reaper = new Reaper(config.reaper(), db, leaseSql, awaitSql, poke, timer, clock, metrics);
         this.awaitWatcher = new AwaitWatcher(awaiters, db, awaitSql, timer, config.awaitTick(), metrics);
         this.awaitBridge = new AwaitBridge(awaiters, this::find);
         this.signaller = new Signaller(json, db, new SignalSql(schema), poke, clock, metrics);
-        this.gc = new Gc(config.gc(), db, new GcSql(schema), timer, clock, metrics);
+        this.gc = new Gc(config.gc(), db, new GcSql(schema),
+                new BucketSweeper(config.limits(), db, new BucketSql(schema), clock, metrics), timer, clock, metrics);
     }
 
     private void afterCommit(List<OutcomeRow> committed, FlushSql.Flushed flushed, Poke poke) {
@@ -127,6 +133,16 @@ public final class Engine implements GenDurable, AutoCloseable {
         }
         flushed.rewoken().keySet().forEach(id -> statuses.put(id, "runnable"));
         awaiters.observed(statuses);
+        List<Limiter.Slot> freed = new ArrayList<>();
+        for (OutcomeRow r : committed) {
+            if (r.slotKey() != null) {
+                freed.add(new Limiter.Slot(r.slotKey(), r.slotShard()));
+            }
+        }
+        if (!freed.isEmpty()) {
+            // After the commit: a crash in between leaks slots in the safe direction (the reconciler heals).
+            limiter.credit(freed);
+        }
         Set<String> queues = new HashSet<>(flushed.rewoken().values());
         queues.addAll(flushed.childQueues());
         queues.forEach(poke::poke);
@@ -155,6 +171,7 @@ public final class Engine implements GenDurable, AutoCloseable {
                 int applied = Migrations.migrate(dataSource, schema);
                 LOG.log(Level.INFO, "gen-durable schema " + schema.name() + ": " + applied + " migrations applied");
             }
+            limitsSeeder.seed();
             for (Scheduler s : schedulers) {
                 localPoke.register(s);
                 s.start();

@@ -26,11 +26,13 @@ import java.util.Objects;
  * @param migrateAtStart    whether Flyway runs at start-up
  * @param poke              how inserts and wakes reach the schedulers: local, or postgres (every node)
  * @param awaitTick         how often the await bridge probes rows committed by other nodes
+ * @param limits            the rate limits and concurrency gates
  */
 public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration leaseTtl, Duration heartbeatInterval,
                            Duration pollInterval, Duration maxPollInterval, int prefetch, int minDemand,
                            Duration drainTimeout, ReaperConfig reaper, GcConfig gc, List<FlusherConfig> flushers,
-                           String schema, boolean migrateAtStart, PokeTransport poke, Duration awaitTick) {
+                           String schema, boolean migrateAtStart, PokeTransport poke, Duration awaitTick,
+                           LimitsConfig limits) {
 
     /** How inserts and engine-driven wakes announce runnable work. */
     public enum PokeTransport {
@@ -146,6 +148,7 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
         }
         new io.gendurable.impl.sql.SchemaName(schema);
         Objects.requireNonNull(poke, "poke");
+        Objects.requireNonNull(limits, "limits");
         positive("gendurable.await.tick", awaitTick);
     }
 
@@ -164,7 +167,7 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
                 new ReaperConfig(true, Duration.ofSeconds(30), 1000),
                 new GcConfig(true, Duration.ofSeconds(60), Duration.ofDays(1), 10_000),
                 List.of(new FlusherConfig(List.of("*"), 100, Duration.ofMillis(10))), "gendurable", true,
-                PokeTransport.LOCAL, Duration.ofMillis(25));
+                PokeTransport.LOCAL, Duration.ofMillis(25), LimitsConfig.none());
     }
 
     /** @return the flusher serving {@code queue} (the first that matches) */
@@ -173,21 +176,23 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
                 .orElseThrow(() -> new IllegalStateException("no flusher serves queue " + queue));
     }
 
-    public EngineConfig withNodeId(String v) { return new EngineConfig(v, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
-    public EngineConfig withQueues(Map<String, Integer> v) { return new EngineConfig(nodeId, v, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
-    public EngineConfig withLease(Duration ttl, Duration heartbeat) { return new EngineConfig(nodeId, queues, ttl, heartbeat, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
-    public EngineConfig withPoll(Duration poll, Duration maxPoll) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, poll, maxPoll, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
-    public EngineConfig withPrefetch(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, v, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
-    public EngineConfig withMinDemand(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, v, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
-    public EngineConfig withDrainTimeout(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, v, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
-    public EngineConfig withReaper(ReaperConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, v, gc, flushers, schema, migrateAtStart, poke, awaitTick); }
-    public EngineConfig withGc(GcConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, v, flushers, schema, migrateAtStart, poke, awaitTick); }
-    public EngineConfig withFlushers(List<FlusherConfig> v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, v, schema, migrateAtStart, poke, awaitTick); }
-    public EngineConfig withSchema(String v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, v, migrateAtStart, poke, awaitTick); }
-    public EngineConfig withMigrateAtStart(boolean v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, v, poke, awaitTick); }
+    public EngineConfig withNodeId(String v) { return new EngineConfig(v, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
+    public EngineConfig withQueues(Map<String, Integer> v) { return new EngineConfig(nodeId, v, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
+    public EngineConfig withLease(Duration ttl, Duration heartbeat) { return new EngineConfig(nodeId, queues, ttl, heartbeat, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
+    public EngineConfig withPoll(Duration poll, Duration maxPoll) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, poll, maxPoll, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
+    public EngineConfig withPrefetch(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, v, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
+    public EngineConfig withMinDemand(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, v, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
+    public EngineConfig withDrainTimeout(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, v, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
+    public EngineConfig withReaper(ReaperConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, v, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
+    public EngineConfig withGc(GcConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, v, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
+    public EngineConfig withFlushers(List<FlusherConfig> v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, v, schema, migrateAtStart, poke, awaitTick, limits); }
+    public EngineConfig withSchema(String v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, v, migrateAtStart, poke, awaitTick, limits); }
+    public EngineConfig withMigrateAtStart(boolean v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, v, poke, awaitTick, limits); }
 
-    public EngineConfig withPokeTransport(PokeTransport v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, v, awaitTick); }
-    public EngineConfig withAwaitTick(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, v); }
+    public EngineConfig withPokeTransport(PokeTransport v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, v, awaitTick, limits); }
+    public EngineConfig withAwaitTick(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, v, limits); }
+
+    public EngineConfig withLimits(LimitsConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, v); }
 
     /** @return the effective configuration as one log line (no secrets: none are held here) */
     public String describe() {
@@ -196,6 +201,7 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
                 + " prefetch=" + prefetch + " min-demand=" + minDemand + " drain-timeout=" + drainTimeout
                 + " reaper=" + reaper + " gc=" + gc + " flushers=" + flushers + " schema=" + schema
                 + " migrate-at-start=" + migrateAtStart + " poke=" + poke.name().toLowerCase(java.util.Locale.ROOT)
-                + " await.tick=" + awaitTick;
+                + " await.tick=" + awaitTick + " rate-limits=" + limits.rateLimits().values()
+                + " concurrency-limits=" + limits.concurrencyLimits().values();
     }
 }

@@ -49,6 +49,16 @@ public final class EngineMetrics {
     public final LongAdder pokesReceived = new LongAdder();
     /** Times the poke listener reconnected after losing its connection. */
     public final LongAdder pokeReconnects = new LongAdder();
+    /** Claims or admissions that lost a cross-node race on a constraint and were retried. */
+    public final LongAdder contended = new LongAdder();
+    /** Admissions in which a concurrency gate admitted fewer rows than wanted. */
+    public final LongAdder gateThrottled = new LongAdder();
+    /** Rows a rate limit denied for lack of tokens. */
+    public final LongAdder rateThrottled = new LongAdder();
+    /** Rows that named a rate limit not configured on this node (they stall). */
+    public final LongAdder unknownRateLimit = new LongAdder();
+    /** Gate counters the reconciler corrected, and idle or orphaned bucket keys it swept. */
+    public final LongAdder bucketsReconciled = new LongAdder();
     /** Total step nanoseconds (user code), for a mean. */
     public final LongAdder stepNanos = new LongAdder();
 

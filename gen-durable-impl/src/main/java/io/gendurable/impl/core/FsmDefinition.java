@@ -29,6 +29,10 @@ public record FsmDefinition(String name, int version, String initialStep, String
         if (version < 1) {
             throw new IllegalArgumentException("@DurableFsm version must be 1 or more on " + beanClass.getName());
         }
+        if (queue == null || !queue.matches("[A-Za-z0-9_.\\-]{1,255}")) {
+            throw new IllegalArgumentException("@DurableFsm queue must use only letters, digits, '_', '.' and '-' on "
+                    + beanClass.getName() + ", got '" + queue + "'");
+        }
         if (maxAttempts < 1) {
             throw new IllegalArgumentException("@DurableFsm maxAttempts must be 1 or more on " + beanClass.getName());
         }

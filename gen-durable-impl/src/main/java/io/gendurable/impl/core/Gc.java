@@ -10,19 +10,22 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Deletes terminal rows older than the retention, a batch at a time, sweeping again at once
- * while batches come back full. Spares terminal children whose parent is still mid-join.
+ * while batches come back full; spares terminal children whose parent is still mid-join. In
+ * the same loop: prunes idle rate buckets and reconciles gate counters ({@link BucketSweeper}).
  */
 public final class Gc {
     private final EngineConfig.GcConfig config;
     private final Db db;
     private final GcSql sql;
+    private final BucketSweeper buckets;
     private final ScheduledExecutorService timer;
     private final InstantSource clock;
     private final EngineMetrics metrics;
     private ScheduledFuture<?> loop;
 
-    Gc(EngineConfig.GcConfig config, Db db, GcSql sql, ScheduledExecutorService timer, InstantSource clock,
-       EngineMetrics metrics) {
+    Gc(EngineConfig.GcConfig config, Db db, GcSql sql, BucketSweeper buckets, ScheduledExecutorService timer,
+       InstantSource clock, EngineMetrics metrics) {
+        this.buckets = buckets;
         this.config = config;
         this.db = db;
         this.sql = sql;
@@ -34,8 +37,11 @@ public final class Gc {
     synchronized void start() {
         if (loop == null) {
             long ms = config.interval().toMillis();
-            loop = timer.scheduleWithFixedDelay(() -> Loops.guarded("gc", metrics, this::runOnce),
-                    ms, ms, TimeUnit.MILLISECONDS);
+            loop = timer.scheduleWithFixedDelay(() -> {
+                Loops.guarded("gc", metrics, this::runOnce);
+                Loops.guarded("gc of rate buckets", metrics, this::sweepRateBuckets);
+                Loops.guarded("gate reconciler", metrics, this::reconcileGates);
+            }, ms, ms, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -44,6 +50,16 @@ public final class Gc {
             loop.cancel(false);
             loop = null;
         }
+    }
+
+    /** @return how many idle or orphaned rate-bucket shards were deleted */
+    public int sweepRateBuckets() {
+        return buckets.sweepRates();
+    }
+
+    /** @return how many gate counter shards the reconciler corrected, backfilled or deleted */
+    public int reconcileGates() {
+        return buckets.reconcileGates();
     }
 
     /** @return how many terminal rows were deleted */

@@ -30,10 +30,6 @@ final class InstanceRows {
         FsmDefinition def = registry.newest(ni.fsm()).orElseThrow(() -> new IllegalArgumentException(
                 "fsm '" + ni.fsm() + "' is not registered on this node; registered: " + registry.describe()));
         InsertOptions o = ni.options();
-        if (o.concurrencyKey() != null || o.rateLimit() != null) {
-            throw new IllegalArgumentException("concurrencyKey and rateLimit are not supported by this release "
-                    + "(admission control comes next); leave them null");
-        }
         String state;
         try {
             state = json.write(ni.state());
@@ -50,7 +46,7 @@ final class InstanceRows {
                 : InsertSql.scopeLiteral(scope.stream().map(Status::dbName).toList());
         return new InsertSql.Row(def.name(), def.version(), o.step() != null ? o.step() : def.initialStep(), state,
                 o.queue() != null ? o.queue() : def.queue(), o.priority(),
-                o.scheduledAt() != null ? o.scheduledAt() : now, o.correlationKey(), scopeLiteral, null, null,
-                o.weight(), parentId);
+                o.scheduledAt() != null ? o.scheduledAt() : now, o.correlationKey(), scopeLiteral, o.concurrencyKey(),
+                o.rateLimit(), o.weight(), parentId);
     }
 }

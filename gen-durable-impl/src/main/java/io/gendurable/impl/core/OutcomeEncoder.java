@@ -43,13 +43,15 @@ final class OutcomeEncoder {
             List<Long> consume = picked.awaited().stream().map(SignalRow::id).toList();
             return new OutcomeRow(id, worker, attempt, Status.RUNNABLE.dbName(), n.step(), true,
                     json.write(n.state()), AttemptOp.RESET, now, false, null, error, AwaitsOp.CLEAR, null, null,
-                    consume, false, null, null, null);
+                    consume, false, null, null, null, true, n.options().rateLimit(), n.options().weight(),
+                    n.options().keyChange().name(), n.options().concurrencyKey(), slotKey(picked), slotShard(picked));
         }
         if (outcome instanceof Outcome.Retry r) {
             checkStorable("retry delay", now, r.delay());
             return new OutcomeRow(id, worker, attempt, Status.RUNNABLE.dbName(), null, r.state() != null,
                     json.write(r.state()), AttemptOp.INCREMENT, now.plus(r.delay()), false, null, error,
-                    AwaitsOp.KEEP, null, null, null, false, null, null, null);
+                    AwaitsOp.KEEP, null, null, null, false, null, null, null, false, null, 1, null, null,
+                    slotKey(picked), slotShard(picked));
         }
         if (outcome instanceof Outcome.Await a) {
             if (a.timeout() != null) {
@@ -65,7 +67,7 @@ final class OutcomeEncoder {
             return new OutcomeRow(id, worker, attempt, Status.AWAITING_SIGNAL.dbName(), a.nextStep(), true,
                     json.write(a.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.SET,
                     a.signals().stream().sorted().toList(), a.timeout() == null ? null : now.plus(a.timeout()),
-                    null, false, presented, null, null);
+                    null, false, presented, null, null, true, null, 1, null, null, slotKey(picked), slotShard(picked));
         }
         if (outcome instanceof Outcome.ScheduleChildren f) {
             if (f.nextStep().indexOf('\0') >= 0) {
@@ -82,17 +84,25 @@ final class OutcomeEncoder {
             List<Long> consume = picked.awaited().stream().map(SignalRow::id).toList();
             return new OutcomeRow(id, worker, attempt, Status.AWAITING_CHILDREN.dbName(), f.nextStep(), true,
                     json.write(f.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.CLEAR, null, null,
-                    consume, false, null, null, children);
+                    consume, false, null, null, children, true, null, 1, null, null, slotKey(picked), slotShard(picked));
         }
         if (outcome instanceof Outcome.Done d) {
             return new OutcomeRow(id, worker, attempt, Status.DONE.dbName(), null, false, null, AttemptOp.KEEP, null,
                     true, json.write(d.result()), error, AwaitsOp.CLEAR, null, null, null, true, null,
-                    picked.row().parentId(), null);
+                    picked.row().parentId(), null, false, null, 1, null, null, slotKey(picked), slotShard(picked));
         }
         Outcome.Stop s = (Outcome.Stop) outcome;
         return new OutcomeRow(id, worker, attempt, Status.FAILED.dbName(), null, false, null, AttemptOp.KEEP, null,
                 false, null, storable(s.error()), AwaitsOp.CLEAR, null, null, null, true, null,
-                picked.row().parentId(), null);
+                picked.row().parentId(), null, false, null, 1, null, null, slotKey(picked), slotShard(picked));
+    }
+
+    private static String slotKey(Picked p) {
+        return p.slot() == null ? null : p.slot().key();
+    }
+
+    private static Integer slotShard(Picked p) {
+        return p.slot() == null ? null : p.slot().shard();
     }
 
     /** PostgreSQL timestamps end in year 294276; anything past year 9999 is a mistake, refused before the write. */

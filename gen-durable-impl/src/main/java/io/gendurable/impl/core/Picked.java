@@ -13,11 +13,17 @@ import java.util.List;
  * @param row   the claimed row
  * @param inbox    its pending signals, in delivery order
  * @param children its children (after a fan-in), in id order
+ * @param slot     the gate slot the limiter drew for it, or null
  */
-record Picked(ClaimedRow row, List<SignalRow> inbox, List<ChildRow> children) {
+record Picked(ClaimedRow row, List<SignalRow> inbox, List<ChildRow> children, Limiter.Slot slot) {
     Picked {
         inbox = List.copyOf(inbox);
         children = List.copyOf(children);
+    }
+
+    /** @return this row holding {@code slot} */
+    Picked withSlot(Limiter.Slot slot) {
+        return new Picked(row, inbox, children, slot);
     }
 
     /** @return the inbox signals whose names the row awaited when it was woken */

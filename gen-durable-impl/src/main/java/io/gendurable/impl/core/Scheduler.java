@@ -45,6 +45,8 @@ public final class Scheduler {
     private final LeaseSql leaseSql;
     private final InboxSql inboxSql;
     private final ChildrenSql childrenSql;
+    private final Limiter limiter;
+    private final String[] gateNames;
     private final StepRunner runner;
     private final Flusher flusher;
     private final ScheduledExecutorService timer;
@@ -65,7 +67,7 @@ public final class Scheduler {
     private ScheduledFuture<?> heartbeat;
 
     Scheduler(String queue, int concurrency, EngineConfig config, Db db, ClaimSql claimSql, LeaseSql leaseSql,
-              InboxSql inboxSql, ChildrenSql childrenSql, StepRunner runner, Flusher flusher, ScheduledExecutorService timer, ExecutorService steps,
+              InboxSql inboxSql, ChildrenSql childrenSql, Limiter limiter, StepRunner runner, Flusher flusher, ScheduledExecutorService timer, ExecutorService steps,
               InstantSource clock, EngineMetrics metrics) {
         this.queue = queue;
         this.concurrency = concurrency;
@@ -77,6 +79,8 @@ public final class Scheduler {
         this.leaseSql = leaseSql;
         this.inboxSql = inboxSql;
         this.childrenSql = childrenSql;
+        this.limiter = limiter;
+        this.gateNames = config.limits().concurrencyLimits().keySet().toArray(new String[0]);
         this.runner = runner;
         this.flusher = flusher;
         this.timer = timer;
@@ -202,7 +206,7 @@ public final class Scheduler {
         }
         List<Picked> rows;
         try {
-            rows = db.inTransaction(c -> pick(c, demand));
+            rows = admit(claim(demand));
         } catch (RuntimeException e) {
             schedulePoll(backoff());
             throw e;
@@ -226,10 +230,66 @@ public final class Scheduler {
         }
     }
 
+    /** The claim, retried when a cross-node race on a K = 1 key trips the unique index. */
+    private List<Picked> claim(int demand) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return db.inTransaction(c -> pick(c, demand));
+            } catch (RuntimeException e) {
+                if (attempt < 3 && PostgresLimiter.isUniqueViolation(e)) {
+                    metrics.contended.increment();
+                    continue;
+                }
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Out-of-band admission of the claimed rows that name a gate or a rate limit; the denied go
+     * back to runnable. A batch with neither never calls the limiter.
+     */
+    private List<Picked> admit(List<Picked> rows) {
+        List<Limiter.Candidate> candidates = new ArrayList<>();
+        for (Picked p : rows) {
+            ClaimedRow r = p.row();
+            if (r.gated() || r.rateLimit() != null) {
+                candidates.add(new Limiter.Candidate(r.id(), r.gated() ? r.concurrencyKey() : null, r.rateLimit(),
+                        r.weight()));
+            }
+        }
+        if (candidates.isEmpty()) {
+            return rows;
+        }
+        Limiter.Admission a;
+        try {
+            a = limiter.admit(candidates, queue);
+        } catch (RuntimeException e) {
+            // Nothing admitted: give every claimed row back rather than strand it until the reaper.
+            List<Long> ids = rows.stream().map(p -> p.row().id()).toList();
+            Loops.guarded("release after a failed admission in queue " + queue, metrics,
+                    () -> db.inTransaction(c -> leaseSql.release(c, worker, ids, clock.instant())));
+            throw e;
+        }
+        if (!a.denied().isEmpty()) {
+            List<Long> denied = List.copyOf(a.denied());
+            db.inTransaction(c -> leaseSql.release(c, worker, denied, clock.instant()));
+        }
+        List<Picked> kept = new ArrayList<>(rows.size());
+        for (Picked p : rows) {
+            long id = p.row().id();
+            if (!a.denied().contains(id)) {
+                Limiter.Slot slot = a.admitted().get(id);
+                kept.add(slot == null ? p : p.withSlot(slot));
+            }
+        }
+        return kept;
+    }
+
     /** The claim, the inboxes and the children of the claimed rows that have any: one transaction. */
     private List<Picked> pick(java.sql.Connection c, int demand) throws java.sql.SQLException {
         List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, clock.instant(),
-                clock.instant().plus(config.leaseTtl()));
+                clock.instant().plus(config.leaseTtl()), gateNames);
         List<Long> withSignals = claimedRows.stream().filter(ClaimedRow::hasSignals).map(ClaimedRow::id).toList();
         Map<Long, List<InboxSql.SignalRow>> inboxes = withSignals.isEmpty() ? Map.of() : inboxSql.load(c, withSignals);
         List<Long> withChildren = claimedRows.stream().filter(ClaimedRow::hasChildren).map(ClaimedRow::id).toList();
@@ -237,7 +297,8 @@ public final class Scheduler {
                 : childrenSql.load(c, withChildren);
         List<Picked> out = new ArrayList<>(claimedRows.size());
         for (ClaimedRow r : claimedRows) {
-            out.add(new Picked(r, inboxes.getOrDefault(r.id(), List.of()), children.getOrDefault(r.id(), List.of())));
+            out.add(new Picked(r, inboxes.getOrDefault(r.id(), List.of()), children.getOrDefault(r.id(), List.of()),
+                    null));
         }
         return out;
     }
@@ -324,13 +385,18 @@ public final class Scheduler {
 
     private void releaseBuffered() {
         List<Long> ids = new ArrayList<>();
+        List<Limiter.Slot> slots = new ArrayList<>();
         for (Picked p; (p = buffer.poll()) != null; ) {
             ids.add(p.row().id());
+            if (p.slot() != null) {
+                slots.add(p.slot());
+            }
         }
         if (ids.isEmpty()) {
             return;
         }
         int n = db.inTransaction(c -> leaseSql.release(c, worker, ids, clock.instant()));
+        limiter.credit(slots);
         ids.forEach(this::unclaim);
         metrics.released.add(n);
         LOG.log(Level.INFO, "gen-durable queue " + queue + ": released " + n + " buffered claims on stop");

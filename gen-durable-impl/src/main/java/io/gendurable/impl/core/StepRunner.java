@@ -57,9 +57,10 @@ final class StepRunner {
                     + " on node " + nodeId + "; registered: " + registry.describe());
         }
         FsmDefinition def = found.get();
-        if (row.attempt() > def.maxAttempts()) {
-            // Only lease expiries push attempt past the limit (retries stop at it): a step that
-            // kills or hangs its worker every time must not loop through the reaper forever.
+        if (row.attempt() > def.maxAttempts() && row.lastError() != null
+                && row.lastError().startsWith(io.gendurable.impl.sql.LeaseSql.LEASE_EXPIRED)) {
+            // A step that kills or hangs its worker every time must not loop through the reaper
+            // forever. (Retries a step asks for itself are the FSM's business and are not capped here.)
             return stop(picked, worker, "gave up after " + (row.attempt() - 1) + " attempts of step '" + row.step()
                     + "' (maxAttempts " + def.maxAttempts() + "); the last ones ended with an expired lease");
         }

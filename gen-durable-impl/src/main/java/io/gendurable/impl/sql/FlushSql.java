@@ -40,9 +40,11 @@ public final class FlushSql {
                 WITH u AS (
                     SELECT * FROM unnest(?::bigint[], ?::text[], ?::int[], ?::text[], ?::text[], ?::boolean[],
                                          ?::text[], ?::text[], ?::text[], ?::boolean[], ?::text[], ?::text[],
-                                         ?::text[], ?::text[], ?::text[])
+                                         ?::text[], ?::text[], ?::text[], ?::boolean[], ?::text[], ?::int[], ?::text[],
+                                         ?::text[])
                         AS t(id, worker, claimed_attempt, status, step, set_state, state, attempt_op, eligible_at,
-                             set_result, result, error, awaits_op, awaits, await_deadline)
+                             set_result, result, error, awaits_op, awaits, await_deadline, set_rate, rate_limit, weight,
+                             key_op, new_key)
                 ), owned AS (
                     SELECT g.id FROM %1$s g JOIN u ON u.id = g.id
                     WHERE g.locked_by = u.worker AND g.attempt = u.claimed_attempt AND g.status = 'executing'
@@ -62,6 +64,10 @@ public final class FlushSql {
                                               ELSE g.awaits END,
                     await_deadline = CASE u.awaits_op WHEN 'SET' THEN u.await_deadline::timestamptz
                                                       WHEN 'CLEAR' THEN NULL ELSE g.await_deadline END,
+                    rate_limit = CASE WHEN u.set_rate THEN u.rate_limit ELSE g.rate_limit END,
+                    weight = CASE WHEN u.set_rate THEN u.weight ELSE g.weight END,
+                    concurrency_key = CASE u.key_op WHEN 'RELEASE' THEN NULL WHEN 'SWITCH' THEN u.new_key
+                                                    ELSE g.concurrency_key END,
                     locked_by = NULL,
                     lease_expires_at = NULL,
                     concurrency_shard = NULL,
@@ -214,6 +220,11 @@ public final class FlushSql {
         String[] awaitsOp = new String[n];
         String[] awaits = new String[n];
         String[] deadline = new String[n];
+        Boolean[] setRate = new Boolean[n];
+        String[] rateLimit = new String[n];
+        Integer[] weight = new Integer[n];
+        String[] keyOp = new String[n];
+        String[] newKey = new String[n];
         for (int i = 0; i < n; i++) {
             OutcomeRow r = rows.get(i);
             id[i] = r.id();
@@ -231,6 +242,11 @@ public final class FlushSql {
             awaitsOp[i] = r.awaitsOp().name();
             awaits[i] = r.awaitsOp() == OutcomeRow.AwaitsOp.SET ? Jdbc.textArrayLiteral(r.awaits()) : null;
             deadline[i] = Jdbc.isoOrNull(r.awaitDeadline());
+            setRate[i] = r.setRate();
+            rateLimit[i] = r.rateLimit();
+            weight[i] = r.weight();
+            keyOp[i] = r.keyOp();
+            newKey[i] = r.newKey();
         }
         java.util.Set<Long> committed = new java.util.HashSet<>(n * 2);
         try (PreparedStatement ps = c.prepareStatement(updateSql)) {
@@ -250,6 +266,11 @@ public final class FlushSql {
             ps.setArray(p++, Jdbc.texts(c, awaitsOp));
             ps.setArray(p++, Jdbc.texts(c, awaits));
             ps.setArray(p++, Jdbc.texts(c, deadline));
+            ps.setArray(p++, Jdbc.bools(c, setRate));
+            ps.setArray(p++, Jdbc.texts(c, rateLimit));
+            ps.setArray(p++, Jdbc.ints(c, weight));
+            ps.setArray(p++, Jdbc.texts(c, keyOp));
+            ps.setArray(p++, Jdbc.texts(c, newKey));
             ps.setObject(p, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

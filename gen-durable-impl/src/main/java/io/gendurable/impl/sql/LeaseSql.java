@@ -16,6 +16,9 @@ import java.util.List;
  * with {@code FOR NO KEY UPDATE SKIP LOCKED}; every write is ownership-guarded.
  */
 public final class LeaseSql {
+    /** The {@code last_error} a reclaimed row gets (followed by the attempt that was lost). */
+    public static final String LEASE_EXPIRED = "lease expired (its worker died, hung or lost the database) on attempt ";
+
     private final String heartbeatSql;
     private final String reapSql;
     private final String reclaimSql;
@@ -39,11 +42,12 @@ public final class LeaseSql {
                 )
                 UPDATE %1$s g
                 SET status = 'runnable', attempt = g.attempt + 1, locked_by = NULL, lease_expires_at = NULL,
-                    concurrency_shard = NULL, eligible_at = ?, updated_at = ?
+                    concurrency_shard = NULL, eligible_at = ?, updated_at = ?,
+                    last_error = '%2$s' || g.attempt
                 FROM expired
                 WHERE g.id = expired.id AND g.status = 'executing' AND g.lease_expires_at < ?
                 RETURNING g.id, g.queue
-                """.formatted(t);
+                """.formatted(t, LEASE_EXPIRED);
         // Index: gen_durable_lease. Same node and queue, another incarnation, and a lease that
         // nobody renewed lately: a live twin with the same node id is never robbed.
         this.reclaimSql = """
@@ -56,11 +60,12 @@ public final class LeaseSql {
                 )
                 UPDATE %1$s g
                 SET status = 'runnable', attempt = g.attempt + 1, locked_by = NULL, lease_expires_at = NULL,
-                    concurrency_shard = NULL, eligible_at = ?, updated_at = ?
+                    concurrency_shard = NULL, eligible_at = ?, updated_at = ?,
+                    last_error = '%2$s' || g.attempt
                 FROM dead
                 WHERE g.id = dead.id
                 RETURNING g.id
-                """.formatted(t);
+                """.formatted(t, LEASE_EXPIRED);
         // A buffered claim never started: back to runnable as it was (no attempt spent).
         this.releaseSql = """
                 UPDATE %1$s SET status = 'runnable', locked_by = NULL, lease_expires_at = NULL,

@@ -27,12 +27,20 @@ import java.util.List;
  * @param presented      the awaited signal ids the step was woken with: a park's recheck ignores them
  * @param parentId       the parent to decrement when this terminal outcome commits, or null
  * @param children       the children a fan-out inserts once committed
+ * @param setRate        whether {@code rateLimit} and {@code weight} replace the row's (progress outcomes)
+ * @param rateLimit      the next step's rate-limit key, or null
+ * @param weight         the next step's weight
+ * @param keyOp          what happens to the concurrency key: KEEP, RELEASE or SWITCH
+ * @param newKey         the new key with SWITCH
+ * @param slotKey        the gate key whose slot this row holds (credited once committed), or null
+ * @param slotShard      that slot's shard
  */
 public record OutcomeRow(long id, String worker, int claimedAttempt, String status, String step, boolean setState,
                          String stateJson, AttemptOp attemptOp, Instant eligibleAt, boolean setResult,
                          String resultJson, String error, AwaitsOp awaitsOp, List<String> awaits,
                          Instant awaitDeadline, List<Long> consume, boolean clearInbox, List<Long> presented,
-                         Long parentId, List<InsertSql.Row> children) {
+                         Long parentId, List<InsertSql.Row> children, boolean setRate, String rateLimit,
+                         int weight, String keyOp, String newKey, String slotKey, Integer slotShard) {
 
     /** Copies the lists. */
     public OutcomeRow {
@@ -40,6 +48,7 @@ public record OutcomeRow(long id, String worker, int claimedAttempt, String stat
         consume = consume == null ? List.of() : List.copyOf(consume);
         presented = presented == null ? List.of() : List.copyOf(presented);
         children = children == null ? List.of() : List.copyOf(children);
+        keyOp = keyOp == null ? "KEEP" : keyOp;
     }
 
     /** @return whether this outcome fans out children and parks for the join */
