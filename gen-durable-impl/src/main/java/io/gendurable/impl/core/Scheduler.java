@@ -2,7 +2,6 @@ package io.gendurable.impl.core;
 
 import io.gendurable.impl.sql.ClaimSql;
 import io.gendurable.impl.sql.ChildrenSql;
-import io.gendurable.impl.sql.ClaimedRow;
 import io.gendurable.impl.sql.Db;
 import io.gendurable.impl.sql.InboxSql;
 import io.gendurable.impl.sql.LeaseSql;
@@ -41,12 +40,9 @@ public final class Scheduler {
     private final String workerPrefix;
     private final String worker;
     private final Db db;
-    private final ClaimSql claimSql;
     private final LeaseSql leaseSql;
-    private final InboxSql inboxSql;
-    private final ChildrenSql childrenSql;
     private final Limiter limiter;
-    private final String[] gateNames;
+    private final Picker picker;
     private final StepRunner runner;
     private final Flusher flusher;
     private final ScheduledExecutorService timer;
@@ -75,12 +71,10 @@ public final class Scheduler {
         this.workerPrefix = config.nodeId() + ":" + queue + "@";
         this.worker = workerPrefix + UUID.randomUUID().toString().substring(0, 8);
         this.db = db;
-        this.claimSql = claimSql;
         this.leaseSql = leaseSql;
-        this.inboxSql = inboxSql;
-        this.childrenSql = childrenSql;
         this.limiter = limiter;
-        this.gateNames = config.limits().concurrencyLimits().keySet().toArray(new String[0]);
+        this.picker = new Picker(queue, worker, config, db, claimSql, leaseSql, inboxSql, childrenSql, limiter, clock,
+                metrics);
         this.runner = runner;
         this.flusher = flusher;
         this.timer = timer;
@@ -206,7 +200,7 @@ public final class Scheduler {
         }
         List<Picked> rows;
         try {
-            rows = admit(claim(demand));
+            rows = picker.pick(demand);
         } catch (RuntimeException e) {
             schedulePoll(backoff());
             throw e;
@@ -228,79 +222,6 @@ public final class Scheduler {
             idleDelayMillis = config.pollInterval().toMillis();
             schedulePoll(idleDelayMillis);
         }
-    }
-
-    /** The claim, retried when a cross-node race on a K = 1 key trips the unique index. */
-    private List<Picked> claim(int demand) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return db.inTransaction(c -> pick(c, demand));
-            } catch (RuntimeException e) {
-                if (attempt < 3 && PostgresLimiter.isUniqueViolation(e)) {
-                    metrics.contended.increment();
-                    continue;
-                }
-                throw e;
-            }
-        }
-    }
-
-    /**
-     * Out-of-band admission of the claimed rows that name a gate or a rate limit; the denied go
-     * back to runnable. A batch with neither never calls the limiter.
-     */
-    private List<Picked> admit(List<Picked> rows) {
-        List<Limiter.Candidate> candidates = new ArrayList<>();
-        for (Picked p : rows) {
-            ClaimedRow r = p.row();
-            if (r.gated() || r.rateLimit() != null) {
-                candidates.add(new Limiter.Candidate(r.id(), r.gated() ? r.concurrencyKey() : null, r.rateLimit(),
-                        r.weight()));
-            }
-        }
-        if (candidates.isEmpty()) {
-            return rows;
-        }
-        Limiter.Admission a;
-        try {
-            a = limiter.admit(candidates, queue);
-        } catch (RuntimeException e) {
-            // Nothing admitted: give every claimed row back rather than strand it until the reaper.
-            List<Long> ids = rows.stream().map(p -> p.row().id()).toList();
-            Loops.guarded("release after a failed admission in queue " + queue, metrics,
-                    () -> db.inTransaction(c -> leaseSql.release(c, worker, ids, clock.instant())));
-            throw e;
-        }
-        if (!a.denied().isEmpty()) {
-            List<Long> denied = List.copyOf(a.denied());
-            db.inTransaction(c -> leaseSql.release(c, worker, denied, clock.instant()));
-        }
-        List<Picked> kept = new ArrayList<>(rows.size());
-        for (Picked p : rows) {
-            long id = p.row().id();
-            if (!a.denied().contains(id)) {
-                Limiter.Slot slot = a.admitted().get(id);
-                kept.add(slot == null ? p : p.withSlot(slot));
-            }
-        }
-        return kept;
-    }
-
-    /** The claim, the inboxes and the children of the claimed rows that have any: one transaction. */
-    private List<Picked> pick(java.sql.Connection c, int demand) throws java.sql.SQLException {
-        List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, clock.instant(),
-                clock.instant().plus(config.leaseTtl()), gateNames);
-        List<Long> withSignals = claimedRows.stream().filter(ClaimedRow::hasSignals).map(ClaimedRow::id).toList();
-        Map<Long, List<InboxSql.SignalRow>> inboxes = withSignals.isEmpty() ? Map.of() : inboxSql.load(c, withSignals);
-        List<Long> withChildren = claimedRows.stream().filter(ClaimedRow::hasChildren).map(ClaimedRow::id).toList();
-        Map<Long, List<ChildrenSql.ChildRow>> children = withChildren.isEmpty() ? Map.of()
-                : childrenSql.load(c, withChildren);
-        List<Picked> out = new ArrayList<>(claimedRows.size());
-        for (ClaimedRow r : claimedRows) {
-            out.add(new Picked(r, inboxes.getOrDefault(r.id(), List.of()), children.getOrDefault(r.id(), List.of()),
-                    null));
-        }
-        return out;
     }
 
     private long backoff() {

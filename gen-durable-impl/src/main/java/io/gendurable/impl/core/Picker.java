@@ -1,0 +1,129 @@
+package io.gendurable.impl.core;
+
+import io.gendurable.impl.sql.ChildrenSql;
+import io.gendurable.impl.sql.ClaimSql;
+import io.gendurable.impl.sql.ClaimedRow;
+import io.gendurable.impl.sql.Db;
+import io.gendurable.impl.sql.InboxSql;
+import io.gendurable.impl.sql.LeaseSql;
+
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One pick for one queue's scheduler: the claim statement (with its inboxes and children loads
+ * in the same transaction, only for rows that have any), then out-of-band admission for the
+ * rows that name a gate or a rate limit, releasing the denied. A batch with neither never
+ * calls the limiter: three statements at most, one when nothing has signals or children.
+ */
+final class Picker {
+    private final String queue;
+    private final String worker;
+    private final EngineConfig config;
+    private final Db db;
+    private final ClaimSql claimSql;
+    private final LeaseSql leaseSql;
+    private final InboxSql inboxSql;
+    private final ChildrenSql childrenSql;
+    private final Limiter limiter;
+    private final String[] gateNames;
+    private final InstantSource clock;
+    private final EngineMetrics metrics;
+
+    Picker(String queue, String worker, EngineConfig config, Db db, ClaimSql claimSql, LeaseSql leaseSql,
+           InboxSql inboxSql, ChildrenSql childrenSql, Limiter limiter, InstantSource clock, EngineMetrics metrics) {
+        this.queue = queue;
+        this.worker = worker;
+        this.config = config;
+        this.db = db;
+        this.claimSql = claimSql;
+        this.leaseSql = leaseSql;
+        this.inboxSql = inboxSql;
+        this.childrenSql = childrenSql;
+        this.limiter = limiter;
+        this.gateNames = config.limits().concurrencyLimits().keySet().toArray(new String[0]);
+        this.clock = clock;
+        this.metrics = metrics;
+    }
+
+    /** @return the rows claimed and admitted, in pick order */
+    List<Picked> pick(int demand) {
+        return admit(claim(demand));
+    }
+
+    /** The claim, retried when a cross-node race on a K = 1 key trips the unique index. */
+    private List<Picked> claim(int demand) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return db.inTransaction(c -> pick(c, demand));
+            } catch (RuntimeException e) {
+                if (attempt < 3 && PostgresLimiter.isUniqueViolation(e)) {
+                    metrics.contended.increment();
+                    continue;
+                }
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Out-of-band admission of the claimed rows that name a gate or a rate limit; the denied go
+     * back to runnable. A batch with neither never calls the limiter.
+     */
+    private List<Picked> admit(List<Picked> rows) {
+        List<Limiter.Candidate> candidates = new ArrayList<>();
+        for (Picked p : rows) {
+            ClaimedRow r = p.row();
+            if (r.gated() || r.rateLimit() != null) {
+                candidates.add(new Limiter.Candidate(r.id(), r.gated() ? r.concurrencyKey() : null, r.rateLimit(),
+                        r.weight()));
+            }
+        }
+        if (candidates.isEmpty()) {
+            return rows;
+        }
+        Limiter.Admission a;
+        try {
+            a = limiter.admit(candidates, queue);
+        } catch (RuntimeException e) {
+            // Nothing admitted: give every claimed row back rather than strand it until the reaper.
+            List<Long> ids = rows.stream().map(p -> p.row().id()).toList();
+            Loops.guarded("release after a failed admission in queue " + queue, metrics,
+                    () -> db.inTransaction(c -> leaseSql.release(c, worker, ids, clock.instant())));
+            throw e;
+        }
+        if (!a.denied().isEmpty()) {
+            List<Long> denied = List.copyOf(a.denied());
+            db.inTransaction(c -> leaseSql.release(c, worker, denied, clock.instant()));
+        }
+        List<Picked> kept = new ArrayList<>(rows.size());
+        for (Picked p : rows) {
+            long id = p.row().id();
+            if (!a.denied().contains(id)) {
+                Limiter.Slot slot = a.admitted().get(id);
+                kept.add(slot == null ? p : p.withSlot(slot));
+            }
+        }
+        return kept;
+    }
+
+    /** The claim, the inboxes and the children of the claimed rows that have any: one transaction. */
+    private List<Picked> pick(java.sql.Connection c, int demand) throws java.sql.SQLException {
+        List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, clock.instant(),
+                clock.instant().plus(config.leaseTtl()), gateNames);
+        List<Long> withSignals = claimedRows.stream().filter(ClaimedRow::hasSignals).map(ClaimedRow::id).toList();
+        Map<Long, List<InboxSql.SignalRow>> inboxes = withSignals.isEmpty() ? Map.of() : inboxSql.load(c, withSignals);
+        List<Long> withChildren = claimedRows.stream().filter(ClaimedRow::hasChildren).map(ClaimedRow::id).toList();
+        Map<Long, List<ChildrenSql.ChildRow>> children = withChildren.isEmpty() ? Map.of()
+                : childrenSql.load(c, withChildren);
+        List<Picked> out = new ArrayList<>(claimedRows.size());
+        for (ClaimedRow r : claimedRows) {
+            out.add(new Picked(r, inboxes.getOrDefault(r.id(), List.of()), children.getOrDefault(r.id(), List.of()),
+                    null));
+        }
+        return out;
+    }
+
+}
