@@ -76,6 +76,7 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final PostgresPoke postgresPoke;
     private final Limiter limiter;
     private final LimitsSeeder limitsSeeder;
+    private final EngineEvents events;
     private final Object lifecycle = new Object();
     private boolean started;
     private boolean stopped;
@@ -99,15 +100,17 @@ public final class Engine implements GenDurable, AutoCloseable {
             remote.poke(q);
         };
         InstanceRows instanceRows = new InstanceRows(registry, json);
-        this.inserter = new Inserter(instanceRows, db, new InsertSql(schema), poke, clock);
-        StepRunner runner = new StepRunner(registry, json, instanceRows, clock, metrics, config.nodeId());
+        CallerTransactions callerTx = b.callerTransactions == null ? CallerTransactions.NONE : b.callerTransactions;
+        this.events = b.events == null ? EngineEvents.NONE : b.events;
+        this.inserter = new Inserter(instanceRows, db, new InsertSql(schema), poke, clock, callerTx);
+        StepRunner runner = new StepRunner(registry, json, instanceRows, clock, metrics, config.nodeId(), events);
         ClaimSql claimSql = new ClaimSql(schema);
         LeaseSql leaseSql = new LeaseSql(schema);
         FlushSql flushSql = new FlushSql(schema);
         Map<EngineConfig.FlusherConfig, Flusher> byConfig = new IdentityHashMap<>();
         Flusher.AfterCommit afterCommit = (committed, flushed) -> afterCommit(committed, flushed, poke);
         for (EngineConfig.FlusherConfig fc : config.flushers()) {
-            Flusher f = new Flusher(fc, db, flushSql, timer, clock, metrics, afterCommit);
+            Flusher f = new Flusher(fc, db, flushSql, timer, clock, metrics, afterCommit, events);
             byConfig.put(fc, f);
             flushers.add(f);
         }
@@ -116,12 +119,12 @@ public final class Engine implements GenDurable, AutoCloseable {
         InboxSql inboxSql = new InboxSql(schema);
         ChildrenSql childrenSql = new ChildrenSql(schema);
         config.queues().forEach((queue, concurrency) -> schedulers.add(new Scheduler(queue, concurrency, config, db,
-                claimSql, leaseSql, inboxSql, childrenSql, limiter, runner, byConfig.get(config.flusherFor(queue)), timer, steps, clock, metrics)));
+                claimSql, leaseSql, inboxSql, childrenSql, limiter, events, runner, byConfig.get(config.flusherFor(queue)), timer, steps, clock, metrics)));
         AwaitSql awaitSql = new AwaitSql(schema);
         this.reaper = new Reaper(config.reaper(), db, leaseSql, awaitSql, poke, timer, clock, metrics);
         this.awaitWatcher = new AwaitWatcher(awaiters, db, awaitSql, timer, config.awaitTick(), metrics);
         this.awaitBridge = new AwaitBridge(awaiters, this::find);
-        this.signaller = new Signaller(json, db, new SignalSql(schema), poke, clock, metrics);
+        this.signaller = new Signaller(json, db, new SignalSql(schema), poke, clock, metrics, callerTx);
         this.gc = new Gc(config.gc(), db, new GcSql(schema),
                 new BucketSweeper(config.limits(), db, new BucketSql(schema), clock, metrics), timer, clock, metrics);
     }
@@ -325,6 +328,8 @@ public final class Engine implements GenDurable, AutoCloseable {
         private InstantSource clock;
         private Json json;
         private Poke poke;
+        private CallerTransactions callerTransactions;
+        private EngineEvents events;
 
         private Builder() {
         }
@@ -345,6 +350,11 @@ public final class Engine implements GenDurable, AutoCloseable {
         public Builder json(Json v) { this.json = v; return this; }
         /** @param v an extra poke transport beside the local one @return this */
         public Builder poke(Poke v) { this.poke = v; return this; }
+
+        /** @param v how inserts and signals join a caller's transaction (default: never) @return this */
+        public Builder callerTransactions(CallerTransactions v) { this.callerTransactions = v; return this; }
+        /** @param v observers of steps, picks and flushes (metrics, CDI events) @return this */
+        public Builder events(EngineEvents v) { this.events = v; return this; }
 
         /** @return the engine, not started */
         public Engine build() {

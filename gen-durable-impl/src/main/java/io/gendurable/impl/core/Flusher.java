@@ -53,6 +53,7 @@ public final class Flusher {
     private final InstantSource clock;
     private final EngineMetrics metrics;
     private final AfterCommit afterCommit;
+    private final EngineEvents events;
     private final Object lock = new Object();
     private List<Pending> pending = new ArrayList<>();
     private boolean flushing;
@@ -60,8 +61,9 @@ public final class Flusher {
     private ScheduledFuture<?> delayed;
 
     public Flusher(EngineConfig.FlusherConfig config, Db db, FlushSql sql, ScheduledExecutorService timer,
-                   InstantSource clock, EngineMetrics metrics, AfterCommit afterCommit) {
+                   InstantSource clock, EngineMetrics metrics, AfterCommit afterCommit, EngineEvents events) {
         this.afterCommit = afterCommit;
+        this.events = events;
         this.config = config;
         this.db = db;
         this.sql = sql;
@@ -145,7 +147,9 @@ public final class Flusher {
         RuntimeException last = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             try {
+                long t0 = System.nanoTime();
                 FlushSql.Flushed flushed = db.inTransaction(c -> sql.flush(c, rows, clock.instant()));
+                notify(() -> events.flushed(rows.size(), System.nanoTime() - t0));
                 Set<Long> committed = flushed.committed();
                 metrics.flushes.increment();
                 metrics.flushedOutcomes.add(rows.size());
@@ -184,6 +188,14 @@ public final class Flusher {
         }
         for (Pending p : batch) {
             p.done.completeExceptionally(last);
+        }
+    }
+
+    private static void notify(Runnable observer) {
+        try {
+            observer.run();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
         }
     }
 

@@ -20,6 +20,7 @@ import java.util.Set;
 /**
  * Validates and inserts instances: one statement for any batch size, then pokes the queues that
  * received due work. Everything is checked before the statement, so a rejected batch writes nothing.
+ * Inside a caller's transaction the statement joins it and the pokes wait for its commit.
  */
 final class Inserter {
     private static final int HOLDER_RETRIES = 3;
@@ -29,8 +30,11 @@ final class Inserter {
     private final InsertSql sql;
     private final Poke poke;
     private final InstantSource clock;
+    private final CallerTransactions callerTransactions;
 
-    Inserter(InstanceRows instanceRows, Db db, InsertSql sql, Poke poke, InstantSource clock) {
+    Inserter(InstanceRows instanceRows, Db db, InsertSql sql, Poke poke, InstantSource clock,
+             CallerTransactions callerTransactions) {
+        this.callerTransactions = callerTransactions;
         this.instanceRows = instanceRows;
         this.db = db;
         this.sql = sql;
@@ -52,6 +56,7 @@ final class Inserter {
             }
             rows.add(instanceRows.toRow(ni, now, null));
         }
+        java.util.Optional<CallerTransactions.Joined> joined = callerTransactions.active();
         Inserted[] out = new Inserted[rows.size()];
         List<Integer> todo = java.util.stream.IntStream.range(0, rows.size()).boxed().toList();
         for (int round = 0; !todo.isEmpty(); round++) {
@@ -60,7 +65,8 @@ final class Inserter {
                         + todo.stream().map(i -> rows.get(i).correlationKey()).toList() + " after " + round + " tries");
             }
             List<InsertSql.Row> batch = todo.stream().map(rows::get).toList();
-            Inserted[] answers = db.inTransaction(c -> sql.insert(c, batch, now));
+            Db.Work<Inserted[]> work = c -> sql.insert(c, batch, now);
+            Inserted[] answers = joined.isPresent() ? joined.get().run(work) : db.inTransaction(work);
             List<Integer> again = new ArrayList<>();
             for (int k = 0; k < answers.length; k++) {
                 if (answers[k] == null) {
@@ -71,7 +77,11 @@ final class Inserter {
             }
             todo = again;
         }
-        pokeDueQueues(rows, out, now);
+        if (joined.isPresent()) {
+            joined.get().afterCommit(() -> pokeDueQueues(rows, out, now));  // rolled back: nothing to announce
+        } else {
+            pokeDueQueues(rows, out, now);
+        }
         return Arrays.asList(out);
     }
 

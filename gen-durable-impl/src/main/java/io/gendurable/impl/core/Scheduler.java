@@ -43,6 +43,7 @@ public final class Scheduler {
     private final LeaseSql leaseSql;
     private final Limiter limiter;
     private final Picker picker;
+    private final EngineEvents events;
     private final StepRunner runner;
     private final Flusher flusher;
     private final ScheduledExecutorService timer;
@@ -63,7 +64,7 @@ public final class Scheduler {
     private ScheduledFuture<?> heartbeat;
 
     Scheduler(String queue, int concurrency, EngineConfig config, Db db, ClaimSql claimSql, LeaseSql leaseSql,
-              InboxSql inboxSql, ChildrenSql childrenSql, Limiter limiter, StepRunner runner, Flusher flusher, ScheduledExecutorService timer, ExecutorService steps,
+              InboxSql inboxSql, ChildrenSql childrenSql, Limiter limiter, EngineEvents events, StepRunner runner, Flusher flusher, ScheduledExecutorService timer, ExecutorService steps,
               InstantSource clock, EngineMetrics metrics) {
         this.queue = queue;
         this.concurrency = concurrency;
@@ -75,6 +76,7 @@ public final class Scheduler {
         this.limiter = limiter;
         this.picker = new Picker(queue, worker, config, db, claimSql, leaseSql, inboxSql, childrenSql, limiter, clock,
                 metrics);
+        this.events = events;
         this.runner = runner;
         this.flusher = flusher;
         this.timer = timer;
@@ -207,6 +209,11 @@ public final class Scheduler {
         }
         metrics.picks.increment();
         metrics.picked.add(rows.size());
+        try {
+            events.picked(queue, rows.size());
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
+        }
         for (Picked p : rows) {
             claimed.merge(p.row().id(), 1, Integer::sum);
             buffer.add(p);

@@ -9,7 +9,10 @@ import io.gendurable.impl.sql.SignalSql;
 import java.time.InstantSource;
 import java.util.Objects;
 
-/** Validates and delivers signals (one statement each), and pokes the queue of a woken target. */
+/**
+ * Validates and delivers signals (one statement each), and pokes the queue of a woken target.
+ * Inside a caller's transaction the delivery joins it and the poke waits for its commit.
+ */
 final class Signaller {
     /** The longest signal name, dedup key and the largest payload accepted. */
     static final int MAX_NAME = 255;
@@ -21,8 +24,11 @@ final class Signaller {
     private final Poke poke;
     private final InstantSource clock;
     private final EngineMetrics metrics;
+    private final CallerTransactions callerTransactions;
 
-    Signaller(Json json, Db db, SignalSql sql, Poke poke, InstantSource clock, EngineMetrics metrics) {
+    Signaller(Json json, Db db, SignalSql sql, Poke poke, InstantSource clock, EngineMetrics metrics,
+              CallerTransactions callerTransactions) {
+        this.callerTransactions = callerTransactions;
         this.json = json;
         this.db = db;
         this.sql = sql;
@@ -50,10 +56,15 @@ final class Signaller {
         }
         Long id = target instanceof SignalTarget.Id i ? i.id() : null;
         String key = target instanceof SignalTarget.CorrelationKey k ? k.key() : null;
-        SignalSql.Delivery d = db.inTransaction(c -> sql.deliver(c, id, key, name, payloadJson, dedupKey,
-                clock.instant()));
+        Db.Work<SignalSql.Delivery> work = c -> sql.deliver(c, id, key, name, payloadJson, dedupKey, clock.instant());
+        java.util.Optional<CallerTransactions.Joined> joined = callerTransactions.active();
+        SignalSql.Delivery d = joined.isPresent() ? joined.get().run(work) : db.inTransaction(work);
         if (d.wokenQueue() != null) {
-            poke.poke(d.wokenQueue());
+            if (joined.isPresent()) {
+                joined.get().afterCommit(() -> poke.poke(d.wokenQueue()));
+            } else {
+                poke.poke(d.wokenQueue());
+            }
         }
         if (!d.targetFound()) {
             metrics.signalsNoTarget.increment();

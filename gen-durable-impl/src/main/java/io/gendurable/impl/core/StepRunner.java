@@ -27,9 +27,11 @@ final class StepRunner {
     private final InstantSource clock;
     private final EngineMetrics metrics;
     private final String nodeId;
+    private final EngineEvents events;
 
     StepRunner(FsmRegistry registry, Json json, InstanceRows instanceRows, InstantSource clock, EngineMetrics metrics,
-               String nodeId) {
+               String nodeId, EngineEvents events) {
+        this.events = events;
         this.registry = registry;
         this.json = json;
         this.encoder = new OutcomeEncoder(json, instanceRows);
@@ -45,8 +47,17 @@ final class StepRunner {
     Flusher.Result run(Picked picked, String worker, Flusher flusher) {
         long start = System.nanoTime();
         OutcomeRow encoded = decide(picked, worker);
-        metrics.step(encoded.kind(), System.nanoTime() - start);
-        return flusher.submit(encoded).join();
+        long nanos = System.nanoTime() - start;
+        metrics.step(encoded.kind(), nanos);
+        Flusher.Result result = flusher.submit(encoded).join();
+        ClaimedRow row = picked.row();
+        try {
+            events.stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind(), nanos, encoded.error(),
+                    result == Flusher.Result.STALE);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
+        }
+        return result;
     }
 
     private OutcomeRow decide(Picked picked, String worker) {
