@@ -26,7 +26,7 @@ public final class ConfigReader {
             "prefetch", "min-demand", "drain-timeout", "reaper.enabled", "reaper.interval", "reaper.batch",
             "gc.enabled", "gc.interval", "gc.retention", "gc.batch", "schema", "migrate-at-start",
             "datasource", "jdbc.url", "jdbc.user", "jdbc.password", "executor", "scheduled-executor",
-            "poke", "await.tick");
+            "poke", "await.tick", "jta-datasource");
     private static final Pattern FLUSHER_KEY = Pattern.compile("flushers\\[(\\d+)]\\.(queues|max-batch|max-delay)");
     private static final Pattern RATE_KEY = Pattern.compile("rate-limits\\.([^.]+)\\.(allowed|period|burst|shards)");
     private static final Pattern GATE_KEY = Pattern.compile("concurrency-limits\\.([^.]+)\\.(limit|shards)");

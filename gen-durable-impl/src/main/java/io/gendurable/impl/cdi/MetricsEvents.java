@@ -1,0 +1,104 @@
+package io.gendurable.impl.cdi;
+
+import io.gendurable.events.StepCompleted;
+import io.gendurable.events.StepFailed;
+import io.gendurable.impl.core.Engine;
+import io.gendurable.impl.core.EngineEvents;
+import io.gendurable.impl.core.EngineMetrics;
+import io.gendurable.impl.core.Scheduler;
+import jakarta.enterprise.event.Event;
+import org.eclipse.microprofile.metrics.Metadata;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.Tag;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+
+/**
+ * The engine's telemetry as MicroProfile Metrics (see docs/metrics.md) and CDI events: a timer
+ * per (fsm, step, outcome), pick counters per queue, flush batch and duration, a gauge per
+ * engine counter, and the in-flight and buffer gauges of each queue. Events are fired
+ * asynchronously so an observer never slows a step or the engine.
+ */
+final class MetricsEvents implements EngineEvents {
+    private final MetricRegistry registry;
+    private final Event<Object> cdi;
+
+    MetricsEvents(MetricRegistry registry, Event<Object> cdi) {
+        this.registry = registry;
+        this.cdi = cdi;
+    }
+
+    @Override
+    public void stepFinished(long id, String fsm, String step, String queue, String outcome, long nanos, String error,
+                             boolean stale) {
+        if (registry != null) {
+            registry.timer(Metadata.builder().withName("gendurable.step.duration")
+                            .withDescription("Time in step code, by FSM, step and outcome").build(),
+                    new Tag("fsm", fsm), new Tag("step", step), new Tag("outcome", stale ? "stale" : outcome))
+                    .update(Duration.ofNanos(nanos));
+        }
+        if (cdi != null && !stale) {
+            Duration d = Duration.ofNanos(nanos);
+            if (error != null) {
+                cdi.fireAsync(new StepFailed(id, fsm, step, queue, outcome, error, d));
+            } else {
+                cdi.fireAsync(new StepCompleted(id, fsm, step, queue, outcome, d));
+            }
+        }
+    }
+
+    @Override
+    public void picked(String queue, int count) {
+        if (registry != null) {
+            registry.counter(Metadata.builder().withName("gendurable.pick.count")
+                    .withDescription("Picks run, by queue").build(), new Tag("queue", queue)).inc();
+            registry.counter(Metadata.builder().withName("gendurable.picked.rows")
+                    .withDescription("Rows claimed and admitted, by queue").build(), new Tag("queue", queue)).inc(count);
+        }
+    }
+
+    @Override
+    public void flushed(int outcomes, long nanos) {
+        if (registry != null) {
+            registry.histogram(Metadata.builder().withName("gendurable.flush.batch.size")
+                    .withDescription("Outcomes per group-commit flush").build()).update(outcomes);
+            registry.timer(Metadata.builder().withName("gendurable.flush.duration")
+                    .withDescription("Group-commit flush transactions").build()).update(Duration.ofNanos(nanos));
+        }
+    }
+
+    /** Registers the gauges over the engine's counters and schedulers. */
+    void registerGauges(Engine engine) {
+        if (registry == null) {
+            return;
+        }
+        EngineMetrics m = engine.metrics();
+        Map<String, Function<EngineMetrics, LongAdder>> totals = Map.ofEntries(
+                Map.entry("gendurable.outcome.stale", x -> x.stale),
+                Map.entry("gendurable.reaper.reaped", x -> x.reaped),
+                Map.entry("gendurable.scheduler.reclaimed", x -> x.reclaimed),
+                Map.entry("gendurable.gc.swept", x -> x.gcSwept),
+                Map.entry("gendurable.concurrency.contended", x -> x.contended),
+                Map.entry("gendurable.concurrency.throttled", x -> x.gateThrottled),
+                Map.entry("gendurable.rate_limit.throttled", x -> x.rateThrottled),
+                Map.entry("gendurable.rate_limit.unknown", x -> x.unknownRateLimit),
+                Map.entry("gendurable.await.timeouts", x -> x.awaitTimeouts),
+                Map.entry("gendurable.scheduler.released", x -> x.released),
+                Map.entry("gendurable.signals.delivered", x -> x.signalsDelivered),
+                Map.entry("gendurable.flush.errors", x -> x.flushErrors),
+                Map.entry("gendurable.loop.errors", x -> x.loopErrors),
+                Map.entry("gendurable.buckets.reconciled", x -> x.bucketsReconciled));
+        totals.forEach((name, adder) -> registry.gauge(Metadata.builder().withName(name)
+                .withDescription("Running total since start (see docs/metrics.md)").build(), m, x -> adder.apply(x).sum()));
+        for (Scheduler s : engine.schedulers()) {
+            Tag queue = new Tag("queue", s.queue());
+            registry.gauge(Metadata.builder().withName("gendurable.scheduler.in_flight")
+                    .withDescription("Steps running now").build(), s, Scheduler::inFlight, queue);
+            registry.gauge(Metadata.builder().withName("gendurable.scheduler.buffer")
+                    .withDescription("Claimed rows waiting for a slot").build(), s, Scheduler::buffered, queue);
+        }
+    }
+}
