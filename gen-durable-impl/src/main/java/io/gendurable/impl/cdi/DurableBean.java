@@ -137,11 +137,11 @@ public class DurableBean implements GenDurable {
     /** @return the application's MicroProfile metric registry, or null where MicroProfile Metrics is absent */
     private static org.eclipse.microprofile.metrics.MetricRegistry metricRegistry() {
         try {
-            var found = jakarta.enterprise.inject.spi.CDI.current()
-                    .select(org.eclipse.microprofile.metrics.MetricRegistry.class);
-            return found.isResolvable() ? found.get() : null;
+            // through an injected Instance (see MetricRegistryLookup); unresolvable without the API
+            var lookup = jakarta.enterprise.inject.spi.CDI.current().select(MetricRegistryLookup.class);
+            return lookup.isResolvable() ? lookup.get().registry() : null;
         } catch (LinkageError | RuntimeException e) {
-            LOG.log(Level.DEBUG, "gen-durable: no MicroProfile Metrics here (" + e + ")");
+            LOG.log(Level.WARNING, "gen-durable: no MicroProfile metric registry, the engine's metrics are off (" + e + ")");
             return null;
         }
     }

@@ -45,6 +45,19 @@ public class GenDurableExtension implements Extension {
         if (!durableBeanDiscovered) {
             event.addAnnotatedType(DurableBean.class, GenDurableExtension.class.getName() + "#DurableBean");
         }
+        if (metricsApiPresent()) {
+            event.addAnnotatedType(MetricRegistryLookup.class, GenDurableExtension.class.getName() + "#MetricRegistryLookup");
+        }
+    }
+
+    private static boolean metricsApiPresent() {
+        try {
+            Class.forName("org.eclipse.microprofile.metrics.MetricRegistry", false,
+                    GenDurableExtension.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     <X> void collectFsm(@Observes ProcessManagedBean<X> event) {

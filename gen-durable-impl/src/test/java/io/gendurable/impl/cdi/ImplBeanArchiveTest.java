@@ -35,6 +35,7 @@ class ImplBeanArchiveTest {
                     .filter(n -> n.startsWith("io.gendurable"))
                     .collect(Collectors.toSet()))
                     .containsExactlyInAnyOrder(DurableBean.class.getName(), GenDurableExtension.class.getName(),
+                            MetricRegistryLookup.class.getName(),  // added by the extension: the Metrics API is here
                             Tally.class.getName(), Increments.class.getName());
             assertThat(c.select(GenDurableExtension.class).get().registry().describe()).isEqualTo("[cdi-tally v1]");
         }
