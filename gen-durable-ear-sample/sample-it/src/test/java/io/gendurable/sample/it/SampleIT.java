@@ -1,0 +1,332 @@
+package io.gendurable.sample.it;
+
+import io.gendurable.AwaitResult;
+import io.gendurable.AwaitUntil;
+import io.gendurable.GenDurable;
+import io.gendurable.InsertOptions;
+import io.gendurable.Inserted;
+import io.gendurable.NewInstance;
+import io.gendurable.SignalResult;
+import io.gendurable.SignalTarget;
+import io.gendurable.sample.OrderRejected;
+import io.gendurable.sample.OrderService;
+import io.gendurable.sample.OrderState;
+import io.gendurable.sample.OrderWorkflow;
+import jakarta.enterprise.inject.spi.CDI;
+import jakarta.transaction.UserTransaction;
+import org.jboss.arquillian.container.test.api.Deployer;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.OperateOnDeployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.sql.DataSource;
+import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The sample EAR in a real Open Liberty, one server start for the whole class, in order: deploy;
+ * an EJB and a CDI-injected {@code GenDurable} run workflows to done; transactional enqueue
+ * commits and rolls back (EJB and UserTransaction); the REST flow over HTTP; {@code /metrics};
+ * then undeploy while steps are in flight, after which no row is left {@code executing}.
+ *
+ * <p>In-container tests (no {@code @RunAsClient}) run inside the sample's WAR, where this class
+ * is added; they use only the JDK, JUnit and the application's own classes. Client tests read
+ * the tables through {@code it.db.url} (see {@link ItDatabase}).
+ */
+@ExtendWith(ArquillianExtension.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SampleIT {
+    private static final String DEPLOYMENT = "sample";
+    private static final String SCHEMA = "gendurable_it";  // GENDURABLE_SCHEMA in the failsafe configuration
+    private static final int SLOW_INSTANCES = 8;
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    @ArquillianResource
+    private Deployer deployer;
+
+    @Deployment(name = DEPLOYMENT, managed = false)
+    static EnterpriseArchive sample() {
+        File ear = new File(System.getProperty("sample.ear", "target/app/gen-durable-sample-ear.ear"));
+        EnterpriseArchive archive = ShrinkWrap.createFromZipFile(EnterpriseArchive.class, ear);
+        WebArchive war = archive.getAsType(WebArchive.class, "sample.war");
+        war.addClasses(SampleIT.class, SlowSteps.class, SlowSteps.Countdown.class);
+        return archive;
+    }
+
+    // ---- deploy ---------------------------------------------------------------------------------
+
+    @Test
+    @Order(1)
+    @RunAsClient
+    void theSampleDeploysAndItsEngineStarts() throws Exception {
+        deployer.deploy(DEPLOYMENT);
+        HttpResponse<String> r = get("/sample/api/orders/instance/1");  // the engine answers (no row yet)
+        assertEquals(404, r.statusCode(), r.body());
+    }
+
+    // ---- in the container -----------------------------------------------------------------------
+
+    @Test
+    @Order(2)
+    @OperateOnDeployment(DEPLOYMENT)
+    void anEjbInsertInItsTransactionCommitsAndTheWorkflowRunsToDone() throws Exception {
+        GenDurable durable = CDI.current().select(GenDurable.class).get();
+        OrderService orders = lookup("java:module/OrderService", OrderService.class);
+
+        Inserted r = orders.insertInTransaction("ejb-commit", false);
+        assertFalse(r.duplicate());
+        assertTrue(durable.find(r.id()).isPresent(), "the committed row is visible");
+        assertEquals(SignalResult.DELIVERED,
+                durable.signal(SignalTarget.correlationKey("order:ejb-commit"), OrderWorkflow.PAYMENT_SETTLED, null));
+
+        AwaitResult done = durable.await(r.id(), Duration.ofSeconds(60), AwaitUntil.TERMINAL);
+        AwaitResult.Done d = assertInstanceOf(AwaitResult.Done.class, done, () -> "got " + done);
+        assertTrue(d.result().json().contains("TRK-ejb-commit-1"), d.result().json());
+    }
+
+    @Test
+    @Order(3)
+    @OperateOnDeployment(DEPLOYMENT)
+    void anEjbThatFailsAfterItsInsertRollsTheRowBack() throws Exception {
+        GenDurable durable = CDI.current().select(GenDurable.class).get();
+        OrderService orders = lookup("java:module/OrderService", OrderService.class);
+
+        assertThrows(OrderRejected.class, () -> orders.insertInTransaction("ejb-rollback", true));
+
+        assertTrue(durable.find("order:ejb-rollback").isEmpty());
+        assertEquals(0, countRows(serverDataSource(), "correlation_key = 'order:ejb-rollback'"));
+        // the key is free: the rolled-back insert left nothing behind
+        Inserted again = orders.insertInTransaction("ejb-rollback", false);
+        assertFalse(again.duplicate());
+    }
+
+    @Test
+    @Order(4)
+    @OperateOnDeployment(DEPLOYMENT)
+    void insertAllAndSignalJoinAUserTransactionAndRollBackWithIt() throws Exception {
+        GenDurable durable = CDI.current().select(GenDurable.class).get();
+        UserTransaction tx = lookup("java:comp/UserTransaction", UserTransaction.class);
+        Inserted parked = durable.insert(OrderWorkflow.class, OrderState.placed("utx-parked", "acme", 1),
+                InsertOptions.builder().correlationKey("order:utx-parked").build());
+        awaitSettled(durable, parked.id());  // parked at await_payment
+
+        tx.begin();
+        List<Inserted> batch = durable.insertAll(List.of(
+                NewInstance.of(OrderWorkflow.class, OrderState.placed("utx-1", "acme", 1),
+                        InsertOptions.builder().correlationKey("order:utx-1").build()),
+                NewInstance.of(OrderWorkflow.class, OrderState.placed("utx-2", "acme", 1),
+                        InsertOptions.builder().correlationKey("order:utx-2").build())));
+        assertEquals(2, batch.size());
+        assertEquals(SignalResult.DELIVERED, durable.signal(SignalTarget.correlationKey("order:utx-parked"),
+                OrderWorkflow.PAYMENT_SETTLED, null, "utx-rolled-back"));
+        tx.rollback();
+
+        DataSource ds = serverDataSource();
+        assertEquals(0, countRows(ds, "correlation_key IN ('order:utx-1', 'order:utx-2')"));
+        assertEquals(0, count(ds, "SELECT count(*) FROM " + SCHEMA + ".signals WHERE dedup_key = 'utx-rolled-back'"));
+        AwaitResult still = durable.await(parked.id(), Duration.ZERO);
+        assertInstanceOf(AwaitResult.Awaiting.class, still, () -> "the rolled-back signal woke it: " + still);
+
+        tx.begin();
+        durable.signal(SignalTarget.correlationKey("order:utx-parked"), OrderWorkflow.PAYMENT_SETTLED, null, "utx-committed");
+        tx.commit();
+        AwaitResult done = durable.await(parked.id(), Duration.ofSeconds(60), AwaitUntil.TERMINAL);
+        assertInstanceOf(AwaitResult.Done.class, done, () -> "the committed signal should finish it: " + done);
+    }
+
+    // ---- over HTTP ------------------------------------------------------------------------------
+
+    @Test
+    @Order(5)
+    @RunAsClient
+    void theRestFlowCreatesSignalsAndReadsAnOrderDone() throws Exception {
+        HttpResponse<String> created = post("/sample/api/orders/rest-42?parcels=3");
+        assertEquals(201, created.statusCode(), created.body());
+        long id = Long.parseLong(field(created.body(), "id"));
+
+        HttpResponse<String> again = post("/sample/api/orders/rest-42");
+        assertEquals(200, again.statusCode(), again.body());
+        assertEquals(String.valueOf(id), field(again.body(), "id"), "a repeat finds the live workflow");
+
+        HttpResponse<String> parked = get("/sample/api/orders/instance/" + id + "?wait=PT20S&until=settled");
+        assertEquals(202, parked.statusCode(), parked.body());
+        assertTrue(parked.body().contains("payment_settled"), parked.body());
+
+        HttpResponse<String> signalled = post("/sample/api/orders/rest-42/signals/payment_settled");
+        assertEquals(202, signalled.statusCode(), signalled.body());
+
+        HttpResponse<String> done = get("/sample/api/orders/instance/" + id + "?wait=PT20S");
+        assertEquals(200, done.statusCode(), done.body());
+        assertTrue(done.body().contains("\"DONE\""), done.body());
+        for (int parcel = 1; parcel <= 3; parcel++) {
+            assertTrue(done.body().contains("TRK-rest-42-" + parcel), done.body());
+        }
+    }
+
+    @Test
+    @Order(6)
+    @RunAsClient
+    void theRestEndpointsRejectBadInput() throws Exception {
+        assertEquals(400, post("/sample/api/orders/bad%20id").statusCode());
+        assertEquals(400, get("/sample/api/orders/instance/1?wait=soon").statusCode());
+        assertEquals(404, get("/sample/api/orders/instance/999999999").statusCode());
+        assertEquals(404, post("/sample/api/orders/nobody/signals/payment_settled").statusCode());
+        HttpResponse<String> rolledBack = post("/sample/api/orders/rest-tx/transactional?fail=true");
+        assertEquals(409, rolledBack.statusCode(), rolledBack.body());
+        assertEquals(404, get("/sample/api/orders/rest-tx").statusCode(), "the rolled-back workflow does not exist");
+    }
+
+    @Test
+    @Order(7)
+    @RunAsClient
+    void metricsShowTheStepTimerAndPickCountersAfterTheFlows() throws Exception {
+        HttpResponse<String> r = get("/metrics?scope=application");
+        assertEquals(200, r.statusCode(), r.body());
+        double steps = sum(r.body(), "gendurable_step_duration_seconds_count", "fsm=\"order\"");
+        double picks = sum(r.body(), "gendurable_pick_count_total", "queue=\"default\"");
+        double shipmentPicks = sum(r.body(), "gendurable_pick_count_total", "queue=\"shipments\"");
+        assertTrue(steps >= 5, "order steps timed: " + steps + "\n" + r.body());
+        assertTrue(picks > 0, "picks on default: " + picks + "\n" + r.body());
+        assertTrue(shipmentPicks > 0, "picks on shipments: " + shipmentPicks + "\n" + r.body());
+    }
+
+    // ---- undeploy -------------------------------------------------------------------------------
+
+    @Test
+    @Order(8)
+    @OperateOnDeployment(DEPLOYMENT)
+    void slowWorkIsInFlight() throws Exception {
+        GenDurable durable = CDI.current().select(GenDurable.class).get();
+        List<NewInstance> slow = new ArrayList<>();
+        for (int i = 0; i < SLOW_INSTANCES; i++) {
+            slow.add(NewInstance.of(SlowSteps.class, new SlowSteps.Countdown(1000)));
+        }
+        durable.insertAll(slow);
+        DataSource ds = serverDataSource();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (countRows(ds, "fsm = 'it-slow' AND status = 'executing'") == 0) {
+            if (System.nanoTime() > deadline) {
+                fail("no it-slow step started within 30 s");
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    @Test
+    @Order(9)
+    @RunAsClient
+    void undeployDrainsAndLeavesNoRowExecuting() throws Exception {
+        String url = System.getProperty("it.db.url");
+        try (Connection c = DriverManager.getConnection(url)) {
+            assertTrue(count(c, "SELECT count(*) FROM " + SCHEMA + ".gen_durable WHERE fsm = 'it-slow' AND status = 'executing'") > 0,
+                    "steps are in flight before the undeploy");
+        }
+
+        deployer.undeploy(DEPLOYMENT);
+
+        try (Connection c = DriverManager.getConnection(url)) {
+            // the drain commits the in-flight outcomes and releases buffered claims before the
+            // application is gone; no engine is left to reap anything afterwards
+            assertEquals(0, count(c, "SELECT count(*) FROM " + SCHEMA + ".gen_durable WHERE status = 'executing'"));
+            assertEquals(0, count(c, "SELECT count(*) FROM " + SCHEMA + ".gen_durable WHERE locked_by IS NOT NULL"));
+            assertEquals(SLOW_INSTANCES, count(c, "SELECT count(*) FROM " + SCHEMA
+                    + ".gen_durable WHERE fsm = 'it-slow' AND status = 'runnable'"), "the unfinished work waits for the next start");
+        }
+    }
+
+    // ---- helpers (JDK and JUnit only: they also load inside the server) --------------------------
+
+    private static <T> T lookup(String name, Class<T> type) throws NamingException {
+        return type.cast(new InitialContext().lookup(name));
+    }
+
+    private static DataSource serverDataSource() throws NamingException {
+        return lookup("jdbc/gendurable", DataSource.class);
+    }
+
+    private static long countRows(DataSource ds, String where) throws SQLException {
+        return count(ds, "SELECT count(*) FROM " + SCHEMA + ".gen_durable WHERE " + where);
+    }
+
+    private static long count(DataSource ds, String sql) throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            return count(c, sql);
+        }
+    }
+
+    private static long count(Connection c, String sql) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(sql); ResultSet rs = s.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static void awaitSettled(GenDurable durable, long id) {
+        AwaitResult r = durable.await(id, Duration.ofSeconds(60));
+        assertInstanceOf(AwaitResult.Awaiting.class, r, () -> "expected the workflow parked, got " + r);
+    }
+
+    private static URI uri(String path) {
+        return URI.create("http://localhost:" + System.getProperty("it.http.port", "9081") + path);
+    }
+
+    private static HttpResponse<String> get(String path) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(60)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> post(String path) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** @return a top-level scalar field of a flat JSON answer */
+    private static String field(String json, String name) {
+        Matcher m = Pattern.compile("\"" + name + "\"\\s*:\\s*\"?([^\",}]*)").matcher(json);
+        assertTrue(m.find(), name + " in " + json);
+        return m.group(1);
+    }
+
+    /** @return the sum of a Prometheus metric's samples whose labels contain {@code label} */
+    private static double sum(String prometheus, String metric, String label) {
+        double total = 0;
+        for (String line : prometheus.split("\n")) {
+            if (line.startsWith(metric + "{") && line.contains(label)) {
+                total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return total;
+    }
+}
