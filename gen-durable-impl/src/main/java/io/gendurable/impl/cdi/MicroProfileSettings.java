@@ -2,8 +2,11 @@ package io.gendurable.impl.cdi;
 
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
+import org.eclipse.microprofile.config.spi.ConfigSource;
 
+import java.util.LinkedHashSet;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The only class that touches the MicroProfile Config API, so that a container without it
@@ -27,8 +30,30 @@ final class MicroProfileSettings {
         return Optional.of(read(config));
     }
 
-    /** @return the settings read from {@code config} */
+    /**
+     * Values come from the whole {@code config}, so an environment variable GENDURABLE_QUEUES
+     * still overrides gendurable.queues. The names that are checked for unknown keys and scanned
+     * for rate limits and gates skip the environment variables: SmallRye Config lists an
+     * environment variable GENDURABLE_DB_HOST (a server variable, as in Open Liberty's
+     * server.xml) as gendurable.db.host, which then failed the deployment as an unknown engine
+     * key. Keys are checked where they are spelled out: properties files, system properties,
+     * server configuration.
+     *
+     * @return the settings read from {@code config}
+     */
     static EngineSettings read(Config config) {
-        return EngineSettings.read(key -> config.getOptionalValue(key, String.class), config.getPropertyNames());
+        Set<String> names = new LinkedHashSet<>();
+        for (ConfigSource source : config.getConfigSources()) {
+            if (!isEnvironment(source)) {
+                names.addAll(source.getPropertyNames());
+            }
+        }
+        return EngineSettings.read(key -> config.getOptionalValue(key, String.class), names);
+    }
+
+    /** @return whether the source is the environment-variable one (named so by SmallRye Config, in Liberty and WildFly) */
+    private static boolean isEnvironment(ConfigSource source) {
+        String name = source.getName();
+        return name != null && name.contains("EnvConfigSource");
     }
 }
