@@ -59,7 +59,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * The sample EAR in a real Open Liberty, one server start for the whole class, in order: deploy;
  * an EJB and a CDI-injected {@code GenDurable} run workflows to done; transactional enqueue
  * commits and rolls back (EJB and UserTransaction); the REST flow over HTTP; {@code /metrics};
- * then undeploy while steps are in flight, after which no row is left {@code executing}.
+ * then undeploy while steps are in flight, after which no row is left {@code executing}; last, a
+ * copy of the EAR with {@code gendurable.queues=default:x} fails to deploy, naming the key.
  *
  * <p>In-container tests (no {@code @RunAsClient}) run inside the sample's WAR, where this class
  * is added; they use only the JDK, JUnit and the application's own classes. Client tests read
@@ -264,6 +265,50 @@ class SampleIT {
             assertEquals(SLOW_INSTANCES, count(c, "SELECT count(*) FROM " + SCHEMA
                     + ".gen_durable WHERE fsm = 'it-slow' AND status = 'runnable'"), "the unfinished work waits for the next start");
         }
+    }
+
+    // ---- a broken configuration fails the deployment, naming the key ------------------------
+    // (A missing DataSource fails too, at the application's start, naming gendurable.datasource:
+    // Liberty then leaves the application INSTALLED and the adapter would wait its whole deploy
+    // timeout, so docs/liberty.md shows that case instead of a test here.)
+
+    @Deployment(name = "bad-queues", managed = false, testable = false)
+    static EnterpriseArchive badQueues() {
+        return withConfig("bad-queues.ear", "gendurable.queues=default:x\n");
+    }
+
+    @Test
+    @Order(10)
+    @RunAsClient
+    void aBadQueuesValueFailsTheDeploymentNamingTheKey() {
+        assertDeploymentFails("bad-queues", "gendurable.queues");
+    }
+
+    /** Deploys, expects a failure whose messages name {@code named}, and removes the deployment. */
+    private void assertDeploymentFails(String deployment, String named) {
+        try {
+            Exception e = assertThrows(Exception.class, () -> deployer.deploy(deployment));
+            StringBuilder messages = new StringBuilder();
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                messages.append(t.getMessage()).append('\n');
+            }
+            assertTrue(messages.toString().contains(named), "the failure names " + named + ":\n" + messages);
+        } finally {
+            try {
+                deployer.undeploy(deployment);
+            } catch (RuntimeException ignored) {
+                // nothing was started
+            }
+        }
+    }
+
+    /** @return the sample EAR (under another name) whose microprofile-config.properties is {@code properties} */
+    private static EnterpriseArchive withConfig(String name, String properties) {
+        File ear = new File(System.getProperty("sample.ear", "target/app/gen-durable-sample-ear.ear"));
+        EnterpriseArchive archive = ShrinkWrap.createFromZipFile(EnterpriseArchive.class, ear);
+        WebArchive war = archive.getAsType(WebArchive.class, "sample.war");
+        war.addAsResource(new org.jboss.shrinkwrap.api.asset.StringAsset(properties), "META-INF/microprofile-config.properties");
+        return ShrinkWrap.create(EnterpriseArchive.class, name).merge(archive);
     }
 
     // ---- helpers (JDK and JUnit only: they also load inside the server) --------------------------
