@@ -419,6 +419,39 @@ class SignalsTest {
     }
 
     @Test
+    void a_matching_signal_landing_after_the_timeout_fired_leaves_awaited_empty_and_survives_as_a_latecomer() {
+        Scripted fsm = new Scripted((step, s, ctx) -> switch (step) {
+            case "start" -> Outcome.await(Set.of("go"), "late", s, Duration.ofMillis(200));
+            case "late" -> Outcome.next("end", s);
+            default -> Outcome.done(s);
+        });
+        // The worker polls every 60 s and hears only its own pokes; the sweeper runs no queue.
+        Engine worker = h.start("worker", c -> c.withPoll(Duration.ofSeconds(60), Duration.ofSeconds(60)), fsm);
+        Engine sweeper = h.start("sweeper", c -> c.withQueues(java.util.Map.of()), fsm);
+        long id = worker.insert(Scripted.class, new Doc("x")).id();
+        awaitParked(worker, id);
+
+        AtomicInteger fired = new AtomicInteger();
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                .until(() -> fired.addAndGet(sweeper.reaper().fireTimeouts()) >= 1);
+        var woken = sweeper.find(id).orElseThrow();
+        assertThat(woken.status()).isEqualTo(Status.RUNNABLE);
+        assertThat(woken.awaits()).isEmpty();
+        assertThat(woken.awaitDeadline()).isNull();
+        // The row is runnable, not parked: the delivery stores the signal and wakes nothing.
+        assertThat(sweeper.signal(SignalTarget.id(id), "go", new Doc("too late"))).isEqualTo(SignalResult.DELIVERED);
+
+        worker.schedulers().get(0).poke();
+        awaitStatus(worker, id, Status.DONE);
+        assertThat(fsm.runsOf("late")).singleElement().satisfies(s -> {
+            assertThat(s.awaited()).as("a timeout wake").isEmpty();
+            assertThat(s.inbox()).extracting(Signal::name).containsExactly("go");
+        });
+        assertThat(fsm.runsOf("end")).singleElement()
+                .satisfies(s -> assertThat(s.inbox()).extracting(Signal::name).containsExactly("go"));
+    }
+
+    @Test
     void a_signal_before_the_deadline_wins_and_the_timeout_never_fires() {
         Scripted fsm = new Scripted((step, s, ctx) -> switch (step) {
             case "start" -> Outcome.await(Set.of("go"), "after", s, Duration.ofMillis(300));
