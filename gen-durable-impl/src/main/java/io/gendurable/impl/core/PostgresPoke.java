@@ -49,12 +49,22 @@ final class PostgresPoke implements Poke {
     PostgresPoke(DataSource dataSource, String schema, Consumer<String> local, Runnable pokeAllLocal,
                  ScheduledExecutorService timer, ExecutorService listenerThread, EngineMetrics metrics) {
         this.dataSource = dataSource;
-        this.channel = "gendurable_" + schema;
+        this.channel = channelFor(schema);
         this.local = local;
         this.pokeAllLocal = pokeAllLocal;
         this.timer = timer;
         this.listenerThread = listenerThread;
         this.metrics = metrics;
+    }
+
+    /**
+     * The channel of a schema. Channel names are identifiers, at most 63 bytes: pg_notify rejects a
+     * longer one while LISTEN silently truncates it, so a long schema name would never get a poke
+     * through. Too long: a readable prefix plus a hash of the whole name (the same on every node).
+     */
+    static String channelFor(String schema) {
+        String c = "gendurable_" + schema;
+        return c.length() <= 63 ? c : c.substring(0, 54) + "_" + String.format("%08x", schema.hashCode());
     }
 
     @Override
