@@ -128,6 +128,23 @@ class PostgresPokeTest {
     }
 
     @Test
+    void pokes_get_through_on_a_schema_whose_name_is_as_long_as_postgres_allows() {
+        // 63 characters: "gendurable_" + schema would exceed PostgreSQL's 63-byte channel names.
+        String prefix = "t_pgpoke_long_" + ProcessHandle.current().pid() + "_" + (System.nanoTime() % 1_000_000) + "_";
+        String schema = (prefix + "x".repeat(63)).substring(0, 63);
+        UnaryOperator<EngineConfig> onSchema = c -> c.withSchema(schema);
+        Engine a = h.start("A", c -> node(EngineConfig.PokeTransport.POSTGRES, false).apply(onSchema.apply(c)), new Noop());
+        Engine b = h.start("B", c -> node(EngineConfig.PokeTransport.POSTGRES, true).apply(onSchema.apply(c)), new Noop());
+        await().atMost(Duration.ofSeconds(10)).until(() -> b.pokeListenerPid() > 0 && b.metrics().picks.sum() >= 1);
+
+        long ms = insertOnAndTimeDoneBy(a, b, 1);
+
+        System.out.println("postgres poke on a 63-character schema: insert on A -> done on B in " + ms + " ms");
+        assertThat(ms).isLessThan(1500);
+        assertThat(a.metrics().loopErrors.sum()).isZero();
+    }
+
+    @Test
     void with_local_pokes_the_default_node_b_does_not_see_an_insert_on_node_a_before_its_poll() {
         Engine a = h.start("A", node(EngineConfig.PokeTransport.LOCAL, false), new Noop());
         Engine b = h.start("B", node(EngineConfig.PokeTransport.LOCAL, true), new Noop());
