@@ -140,14 +140,19 @@ final class PostgresPoke implements Poke {
                 }
                 first = false;
                 backoff = 100;
-                while (running) {
-                    PGNotification[] notes = pg.getNotifications(500);
-                    if (notes == null) {
-                        continue;
+                try {
+                    while (running) {
+                        PGNotification[] notes = pg.getNotifications(500);
+                        if (notes == null) {
+                            continue;
+                        }
+                        for (PGNotification n : notes) {
+                            receive(n.getParameter());
+                        }
                     }
-                    for (PGNotification n : notes) {
-                        receive(n.getParameter());
-                    }
+                } catch (SQLException | RuntimeException e) {
+                    release(c);
+                    throw e;
                 }
             } catch (SQLException | RuntimeException e) {
                 listening = null;
@@ -166,6 +171,21 @@ final class PostgresPoke implements Poke {
             }
         }
         listening = null;
+    }
+
+    /**
+     * Readies a failed listener connection for its return to the pool: UNLISTEN through the pooled
+     * connection. On a live connection that stops the notifications; on a dead one it fails, and
+     * that failure (SQLSTATE 08xxx) passing through the pool's proxy is what makes the pool evict
+     * the connection. The listener's own error came from the unwrapped PGConnection, which the pool
+     * never sees: without this the pool would hand the dead connection to the next borrower.
+     */
+    private static void release(Connection c) {
+        try (Statement s = c.createStatement()) {
+            s.execute("UNLISTEN *");
+        } catch (SQLException | RuntimeException ignored) {
+            // dead: the pool saw the error and evicts it
+        }
     }
 
     private void receive(String payload) {
