@@ -9,7 +9,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
@@ -102,6 +107,38 @@ class PostgresPokeTest {
                 + " ms (listener pid " + pid + " -> " + b.pokeListenerPid() + ")");
         assertThat(after).isLessThan(1000);
         assertThat(b.metrics().pokeReconnects.sum()).isEqualTo(1);
+    }
+
+    @Test
+    void a_killed_listener_connection_is_not_handed_back_to_the_pool_for_other_work() throws Exception {
+        Engine[] ab = startPair();
+        Engine b = ab[1];
+        int pid = b.pokeListenerPid();
+
+        h.exec("SELECT pg_terminate_backend(" + pid + ")");
+        // The listener noticed and let go of its connection; it retries after a short backoff.
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1)).until(() -> b.pokeListenerPid() != pid);
+
+        // Take every connection the shared pool hands out now: none may be the killed one.
+        List<Connection> held = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
+        try {
+            for (int i = 0; i < 12; i++) {
+                Connection c = h.dataSource().getConnection();
+                held.add(c);
+                try (Statement s = c.createStatement()) {
+                    s.execute("SELECT 1");
+                } catch (SQLException e) {
+                    failures.add(e.getSQLState() + " " + e.getMessage());
+                }
+            }
+        } finally {
+            for (Connection c : held) {
+                c.close();
+            }
+        }
+        assertThat(failures).isEmpty();
+        await().atMost(Duration.ofSeconds(10)).until(() -> b.metrics().pokeReconnects.sum() == 1);
     }
 
     @Test
