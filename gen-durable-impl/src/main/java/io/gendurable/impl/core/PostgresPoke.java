@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +46,8 @@ final class PostgresPoke implements Poke {
     private final AtomicBoolean sendScheduled = new AtomicBoolean();
     private volatile boolean running;
     private volatile Connection listening;
+    private volatile boolean listenerStarted;
+    private final CountDownLatch listenerExited = new CountDownLatch(1);
 
     PostgresPoke(DataSource dataSource, String schema, Consumer<String> local, Runnable pokeAllLocal,
                  ScheduledExecutorService timer, ExecutorService listenerThread, EngineMetrics metrics) {
@@ -98,17 +101,25 @@ final class PostgresPoke implements Poke {
     void start() {
         running = true;
         listenerThread.execute(this::listenLoop);
+        listenerStarted = true;
     }
 
+    /**
+     * Stops listening. The listener itself UNLISTENs and returns its connection (within one
+     * notification wait): closing the connection from here would hand the pool a connection
+     * still listening on the channel, piling up every later notification in its driver's queue.
+     */
     void stop() {
         running = false;
-        Connection c = listening;
-        if (c != null) {
-            try {
-                c.close();
-            } catch (SQLException ignored) {
-                // going away anyway
+        if (!listenerStarted) {
+            return;
+        }
+        try {
+            if (!listenerExited.await(2, TimeUnit.SECONDS)) {
+                LOG.log(Level.WARNING, "gen-durable poke listener did not stop within 2 s");
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -123,6 +134,15 @@ final class PostgresPoke implements Poke {
     }
 
     private void listenLoop() {
+        try {
+            listen();
+        } finally {
+            listening = null;
+            listenerExited.countDown();
+        }
+    }
+
+    private void listen() {
         long backoff = 100;
         boolean first = true;
         while (running) {
@@ -150,9 +170,8 @@ final class PostgresPoke implements Poke {
                             receive(n.getParameter());
                         }
                     }
-                } catch (SQLException | RuntimeException e) {
+                } finally {
                     release(c);
-                    throw e;
                 }
             } catch (SQLException | RuntimeException e) {
                 listening = null;
@@ -174,7 +193,7 @@ final class PostgresPoke implements Poke {
     }
 
     /**
-     * Readies a failed listener connection for its return to the pool: UNLISTEN through the pooled
+     * Readies the listener connection for its return to the pool: UNLISTEN through the pooled
      * connection. On a live connection that stops the notifications; on a dead one it fails, and
      * that failure (SQLSTATE 08xxx) passing through the pool's proxy is what makes the pool evict
      * the connection. The listener's own error came from the unwrapped PGConnection, which the pool
