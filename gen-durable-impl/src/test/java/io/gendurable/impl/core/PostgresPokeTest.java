@@ -94,6 +94,32 @@ class PostgresPokeTest {
         assertThat(b.metrics().picks.sum()).isGreaterThan(picksBefore);
     }
 
+    /** Parks at once on "go"; the wake is done. */
+    public static class Parker implements Fsm<Item> {
+        @Override
+        public Outcome step(String step, Item s, StepContext ctx) {
+            return step.equals("start") ? Outcome.await(java.util.Set.of("go"), "woken", s) : Outcome.done(s);
+        }
+    }
+
+    @Test
+    void a_signal_delivered_on_node_a_wakes_an_instance_parked_on_node_b_at_once() {
+        Engine a = h.start("A", node(EngineConfig.PokeTransport.POSTGRES, false), new Noop(), new Parker());
+        Engine b = h.start("B", node(EngineConfig.PokeTransport.POSTGRES, true), new Noop(), new Parker());
+        await().atMost(Duration.ofSeconds(10)).until(() -> b.pokeListenerPid() > 0 && b.metrics().picks.sum() >= 1);
+        long id = a.insert(Parker.class, new Item(1)).id();
+        await().atMost(Duration.ofSeconds(10)).until(() -> b.find(id).orElseThrow().status() == Status.AWAITING_SIGNAL);
+
+        long t0 = System.nanoTime();
+        assertThat(a.signal(io.gendurable.SignalTarget.id(id), "go", new Item(2))).isEqualTo(io.gendurable.SignalResult.DELIVERED);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .until(() -> b.find(id).orElseThrow().status() == Status.DONE);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+
+        System.out.println("postgres poke: signal on A -> woken and done on B in " + ms + " ms");
+        assertThat(ms).isLessThan(1500);
+    }
+
     @Test
     void a_killed_listener_connection_reconnects_and_pokes_get_through_again() {
         Engine[] ab = startPair();

@@ -224,6 +224,31 @@ class SignalsTest {
     }
 
     @Test
+    void a_signal_delivered_while_the_step_runs_wakes_the_park_that_follows_at_once() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Scripted fsm = new Scripted((step, s, ctx) -> switch (step) {
+            case "start" -> {
+                entered.countDown();
+                assertThat(release.await(20, TimeUnit.SECONDS)).isTrue();
+                yield Outcome.await(Set.of("go"), "next", s);
+            }
+            default -> Outcome.done(s);
+        });
+        // Polls every 60 s: only the park's recheck, and the poke it sends, can explain a prompt wake.
+        Engine e = h.start("n1", c -> c.withPoll(Duration.ofSeconds(60), Duration.ofSeconds(60)), fsm);
+        long id = e.insert(Scripted.class, new Doc("x")).id();
+        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(e.signal(SignalTarget.id(id), "go", new Doc("early"))).isEqualTo(SignalResult.DELIVERED);
+        assertThat(e.find(id).orElseThrow().status()).isEqualTo(Status.EXECUTING);
+        release.countDown();
+
+        awaitStatus(e, id, Status.DONE);
+        assertThat(fsm.runsOf("next")).singleElement().satisfies(s -> assertThat(s.awaited())
+                .extracting(sig -> sig.payload().as(Doc.class)).containsExactly(new Doc("early")));
+    }
+
+    @Test
     void a_signal_with_a_name_the_instance_does_not_await_is_stored_but_does_not_wake_it() {
         Scripted fsm = parker();
         Engine e = h.start("n1", c -> c, fsm);
@@ -411,7 +436,9 @@ class SignalsTest {
             case "start" -> Outcome.await(Set.of("go"), "late", s, Duration.ofMillis(200));
             default -> Outcome.done(s);
         });
-        Engine e = h.start("n1", c -> c.withReaper(new EngineConfig.ReaperConfig(true, Duration.ofMillis(100), 1000)), fsm);
+        // Polls every 60 s: the fired timeout must poke the queue for the wake to run promptly.
+        Engine e = h.start("n1", c -> c.withReaper(new EngineConfig.ReaperConfig(true, Duration.ofMillis(100), 1000))
+                .withPoll(Duration.ofSeconds(60), Duration.ofSeconds(60)), fsm);
         long id = e.insert(Scripted.class, new Doc("x")).id();
         awaitStatus(e, id, Status.DONE);
         assertThat(e.metrics().awaitTimeouts.sum()).isEqualTo(1);
@@ -537,6 +564,10 @@ class SignalsTest {
         assertThatThrownBy(() -> e.signal(t, "g".repeat(256), new Doc("p"))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> e.signal(t, "go", new Exploding())).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("go").hasMessageContaining("serialize");
+        assertThatThrownBy(() -> e.signal(t, "go", "p".repeat(Signaller.MAX_PAYLOAD_CHARS)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("limit");
+        assertThatThrownBy(() -> e.signal(t, "go", new Doc("p"), "d".repeat(256))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("dedupKey");
         assertThatThrownBy(() -> e.signal(t, "go", new Doc("p"), "")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("dedupKey");
         assertThatThrownBy(() -> e.signal(t, "go", new Doc("p"), "   ")).isInstanceOf(IllegalArgumentException.class)
