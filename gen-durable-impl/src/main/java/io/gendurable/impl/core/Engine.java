@@ -99,7 +99,7 @@ public final class Engine implements GenDurable, AutoCloseable {
             localPoke.poke(q);
             remote.poke(q);
         };
-        InstanceRows instanceRows = new InstanceRows(registry, json);
+        InstanceRows instanceRows = new InstanceRows(registry, json, config.limits());
         CallerTransactions callerTx = b.callerTransactions == null ? CallerTransactions.NONE : b.callerTransactions;
         this.events = b.events == null ? EngineEvents.NONE : b.events;
         this.inserter = new Inserter(instanceRows, db, new InsertSql(schema), poke, clock, callerTx);
@@ -136,16 +136,6 @@ public final class Engine implements GenDurable, AutoCloseable {
         }
         flushed.rewoken().keySet().forEach(id -> statuses.put(id, "runnable"));
         awaiters.observed(statuses);
-        List<Limiter.Slot> freed = new ArrayList<>();
-        for (OutcomeRow r : committed) {
-            if (r.slotKey() != null) {
-                freed.add(new Limiter.Slot(r.slotKey(), r.slotShard()));
-            }
-        }
-        if (!freed.isEmpty()) {
-            // After the commit: a crash in between leaks slots in the safe direction (the reconciler heals).
-            limiter.credit(freed);
-        }
         Set<String> queues = new HashSet<>(flushed.rewoken().values());
         queues.addAll(flushed.childQueues());
         queues.forEach(poke::poke);

@@ -40,6 +40,7 @@ final class OutcomeEncoder {
             if (n.step().indexOf('\0') >= 0) {
                 throw new IllegalArgumentException("the step name contains a NUL character, which PostgreSQL text cannot store");
             }
+            instanceRows.checkWeight(n.options().rateLimit(), n.options().weight());
             List<Long> consume = picked.awaited().stream().map(SignalRow::id).toList();
             return new OutcomeRow(id, worker, attempt, Status.RUNNABLE.dbName(), n.step(), true,
                     json.write(n.state()), AttemptOp.RESET, now, false, null, error, AwaitsOp.CLEAR, null, null,

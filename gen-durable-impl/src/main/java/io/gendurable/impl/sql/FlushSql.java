@@ -20,7 +20,8 @@ import java.util.Map;
  * Riders, over committed rows only: consume (progress deletes the exact awaited signal ids,
  * terminal outcomes clear the inbox; {@code signals_target}); the fan-out (every parent's
  * children in one insert, then each parent parks with the count that landed); the parent join
- * (terminal children decrement their parents, one {@code −count} per parent); and the park recheck (a parked row
+ * (terminal children decrement their parents, one {@code −count} per parent); the gate credit
+ * (each committed row's slot returns to its counter); and the park recheck (a parked row
  * with an inbox signal it awaits and did not see wakes at once: the lost-wakeup fix, in the
  * same transaction as the park, so a delivery racing it queues on the park's row lock).
  */
@@ -30,9 +31,11 @@ public final class FlushSql {
     private final String recheckSql;
     private final InsertSql insertSql;
     private final ChildrenSql childrenSql;
+    private final BucketSql bucketSql;
 
     public FlushSql(SchemaName schema) {
         this.insertSql = new InsertSql(schema);
+        this.bucketSql = new BucketSql(schema);
         this.childrenSql = new ChildrenSql(schema);
         String t = schema.instances();
         String signals = schema.qualify("signals");
@@ -156,6 +159,19 @@ public final class FlushSql {
         }
         if (!joining.isEmpty()) {
             rewoken.putAll(childrenSql.join(c, joining, now));
+        }
+        // Gate slots return in the same transaction the rows leave executing: the reconciler's
+        // truth (executing rows) and the counters can never disagree about a committed outcome.
+        List<String> slotKeys = new ArrayList<>();
+        List<Integer> slotShards = new ArrayList<>();
+        for (OutcomeRow r : rows) {
+            if (r.slotKey() != null && committed.contains(r.id())) {
+                slotKeys.add(r.slotKey());
+                slotShards.add(r.slotShard());
+            }
+        }
+        if (!slotKeys.isEmpty()) {
+            bucketSql.credit(c, slotKeys, slotShards);
         }
         if (!parked.isEmpty()) {
             try (PreparedStatement ps = c.prepareStatement(recheckSql)) {
