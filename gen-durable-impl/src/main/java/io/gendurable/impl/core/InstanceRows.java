@@ -39,7 +39,8 @@ final class InstanceRows {
         int colon = rateKey.indexOf(':');
         LimitsConfig.RateLimit r = limits.rateLimits().get(colon < 0 ? rateKey : rateKey.substring(0, colon));
         if (r != null && weight > r.burst()) {
-            throw new IllegalArgumentException("weight " + weight + " exceeds the burst " + r.burst() + " of rate limit '"
+            throw new IllegalArgumentException("weight " + weight + " exceeds the burst "
+                    + java.math.BigDecimal.valueOf(r.burst()).stripTrailingZeros().toPlainString() + " of rate limit '"
                     + r.name() + "': it could never be admitted");
         }
     }

@@ -32,7 +32,7 @@ public record LimitsConfig(Map<String, RateLimit> rateLimits, Map<String, Gate> 
                 throw new ConfigException(k + "period", String.valueOf(period), "a duration of at least 1 ms");
             }
             if (!(burst >= 1)) {
-                throw new ConfigException(k + "burst", String.valueOf(burst), "a number of 1 or more (default: allowed)");
+                throw new ConfigException(k + "burst", String.valueOf(burst), "a number of 1 or more (default: allowed, at least 1)");
             }
             if (shards < 1 || shards > burst) {
                 throw new ConfigException(k + "shards", String.valueOf(shards), "an integer from 1 to burst (" + burst + ")");
