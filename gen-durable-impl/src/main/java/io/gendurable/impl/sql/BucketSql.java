@@ -21,6 +21,7 @@ public final class BucketSql {
     private final String updateSql;
     private final String mintSql;
     private final String stampSql;
+    private final String creditLockSql;
     private final String creditSql;
     private final String seedSql;
     private final String lockKindSql;
@@ -67,21 +68,35 @@ public final class BucketSql {
                 FROM unnest(?::bigint[], ?::int[]) AS s(id, shard)
                 WHERE g.id = s.id AND g.status = 'executing'
                 """.formatted(t);
-        // LEAST: the reconciler may have healed the counter already; a late credit must not overflow.
+        // Two statements: the lock first, so the capping count below runs on a snapshot taken after
+        // every admission that debited these shards committed its stamps (admissions skip locked shards).
+        this.creditLockSql = """
+                WITH c AS (
+                    SELECT DISTINCT key, shard FROM unnest(?::text[], ?::int[]) AS x(key, shard)
+                )
+                SELECT b.key, b.shard FROM %1$s b JOIN c ON c.key = b.key AND c.shard = b.shard
+                WHERE b.kind = 'conc'
+                ORDER BY b.key, b.shard
+                FOR UPDATE OF b
+                """.formatted(b);
+        // Capped by the truth, not just the capacity: the reconciler may have healed the counter (or
+        // swept the key, since re-minted) between this credit's outcome commit and now, so a late credit
+        // may only raise a shard to its capacity minus the rows executing on it. Never lowers a shard.
         this.creditSql = """
                 WITH c AS (
                     SELECT key, shard, count(*)::float8 AS n FROM unnest(?::text[], ?::int[]) AS x(key, shard)
                     GROUP BY key, shard
-                ), l AS (
-                    SELECT b.key, b.shard FROM %1$s b JOIN c ON c.key = b.key AND c.shard = b.shard
-                    WHERE b.kind = 'conc'
-                    ORDER BY b.key, b.shard
-                    FOR UPDATE OF b
+                ), held AS (
+                    SELECT concurrency_key AS key, concurrency_shard AS shard, count(*)::float8 AS n FROM %2$s
+                    WHERE status = 'executing' AND concurrency_shard >= 0
+                      AND concurrency_key IN (SELECT key FROM c)
+                    GROUP BY 1, 2
                 )
-                UPDATE %1$s b SET available = LEAST(b.capacity, b.available + c.n)
-                FROM c JOIN l ON l.key = c.key AND l.shard = c.shard
+                UPDATE %1$s b
+                SET available = GREATEST(b.available, LEAST(b.capacity - COALESCE(held.n, 0), b.available + c.n))
+                FROM c LEFT JOIN held ON held.key = c.key AND held.shard = c.shard
                 WHERE b.kind = 'conc' AND b.key = c.key AND b.shard = c.shard
-                """.formatted(b);
+                """.formatted(b, t);
         this.seedSql = """
                 INSERT INTO %1$s (kind, name, rate, capacity, shards)
                 SELECT * FROM unnest(?::text[], ?::text[], ?::float8[], ?::float8[], ?::int[])
@@ -287,11 +302,22 @@ public final class BucketSql {
         }
     }
 
-    /** Returns one slot per (key, shard) entry to its gate counter (capped at capacity). */
+    /**
+     * Returns one slot per (key, shard) entry to its gate counter: locks the shards, then raises
+     * each by its credits, capped at its capacity minus the rows executing on it. Call inside one
+     * transaction.
+     */
     public void credit(Connection c, List<String> keys, List<Integer> shards) throws SQLException {
+        java.sql.Array k = Jdbc.texts(c, keys.toArray());
+        java.sql.Array s = Jdbc.ints(c, shards.toArray(new Integer[0]));
+        try (PreparedStatement ps = c.prepareStatement(creditLockSql)) {
+            ps.setArray(1, k);
+            ps.setArray(2, s);
+            ps.executeQuery().close();
+        }
         try (PreparedStatement ps = c.prepareStatement(creditSql)) {
-            ps.setArray(1, Jdbc.texts(c, keys.toArray()));
-            ps.setArray(2, Jdbc.ints(c, shards.toArray(new Integer[0])));
+            ps.setArray(1, k);
+            ps.setArray(2, s);
             ps.executeUpdate();
         }
     }
