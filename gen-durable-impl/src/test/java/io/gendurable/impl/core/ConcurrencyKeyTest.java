@@ -131,7 +131,8 @@ class ConcurrencyKeyTest {
 
     /** Waits out a window in which {@code label} must not start: the passage of time is the behaviour. */
     private static void neverStartsWithin(Scripted fsm, String label, Duration window) {
-        await().during(window).atMost(window.plusSeconds(5)).until(() -> !fsm.started(label));
+        await(label + " must not start within " + window).during(window).atMost(window.plusSeconds(5))
+                .until(() -> !fsm.started(label));
     }
 
     @Test
