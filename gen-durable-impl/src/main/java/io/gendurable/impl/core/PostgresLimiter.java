@@ -87,7 +87,7 @@ final class PostgresLimiter implements Limiter {
         Set<String> existing = new HashSet<>();
         for (Shard s : sql.lock(c, kinds, keys)) {
             String k = s.kind() + "/" + s.key();
-            if (s.grabbed()) {
+            if (s.grabbed() && !retired(s)) {
                 grabbed.computeIfAbsent(k, x -> new ArrayList<>()).add(refill(s, now));
             } else {
                 existing.add(k);
@@ -157,6 +157,16 @@ final class PostgresLimiter implements Limiter {
         });
         sql.stamp(c, ids, shards);
         return new Admission(admitted, denied);
+    }
+
+    /** A gate shard beyond the configured count (after a shards decrease): never drawn from; the reconciler drops it. */
+    private boolean retired(Shard s) {
+        if (!s.kind().equals(GATE)) {
+            return false;
+        }
+        int colon = s.key().indexOf(':');
+        LimitsConfig.Gate g = limits.concurrencyLimits().get(colon < 0 ? s.key() : s.key().substring(0, colon));
+        return g != null && s.shard() >= g.shards();
     }
 
     private LimitsConfig.RateLimit rateOf(String rateKey) {
