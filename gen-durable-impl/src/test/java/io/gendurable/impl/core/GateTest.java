@@ -373,6 +373,139 @@ class GateTest {
         assertThat(fsm.max("order:42")).isEqualTo(1);
     }
 
+    @Test
+    void prefetched_claims_hold_their_slots_and_a_drain_gives_them_back() throws Exception {
+        Gated fsm = new Gated();
+        // One running slot and four prefetched: a single fill claims and admits all five.
+        Engine a = h.start("a", c -> c.withQueues(Map.of("default", 1)).withPrefetch(4)
+                .withLimits(gate("api", LIMIT, 1)), fsm);
+        List<NewInstance> batch = new ArrayList<>();
+        for (int i = 0; i < LIMIT; i++) {
+            batch.add(task("t" + i, "hold", "api:t", "work"));
+        }
+        a.insertAll(batch);
+        await().atMost(Duration.ofSeconds(10)).until(() -> fsm.works.get() == 1 && a.schedulers().get(0).buffered() == 4);
+        assertThat(available("api:t")).isZero();
+        assertThat(count("SELECT count(*) FROM gen_durable WHERE status = 'executing' AND concurrency_shard = 0"))
+                .isEqualTo(LIMIT);
+
+        // Another node cannot run a sixth: the buffered rows hold their slots.
+        Engine b = h.start("b", c -> c.withQueues(Map.of("default", 8)).withLimits(gate("api", LIMIT, 1)), fsm);
+        b.insert(task("sixth", "hold", "api:t", "work"));
+        neverStartsWithin(fsm, Set.of("sixth"), Duration.ofMillis(700));
+
+        // Draining node a releases its four buffered claims and credits their slots: node b runs four of the five.
+        Thread stopping = new Thread(a::stop, "stop-a");
+        stopping.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> fsm.works.get() == 1 + 4);
+        assertThat(fsm.inFlight.get("api:t").get()).isEqualTo(LIMIT);
+        assertThat(a.metrics().released.sum()).isEqualTo(4);
+        neverStartsWithin(fsm, Set.of("t0", "t1", "t2", "t3", "t4", "sixth").stream()
+                .filter(l -> !fsm.started(l)).collect(java.util.stream.Collectors.toSet()), Duration.ofMillis(500));
+
+        for (int i = 0; i < LIMIT; i++) {
+            fsm.release("t" + i);
+        }
+        fsm.release("sixth");
+        stopping.join(10_000);
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                count("SELECT count(*) FROM gen_durable WHERE status = 'done'") == LIMIT + 1);
+        assertThat(fsm.max("api:t")).isEqualTo(LIMIT);
+        awaitEveryGateFull();
+    }
+
+    private static NewInstance inQueue(String queue, String label) {
+        return new NewInstance(Gated.class.getName(), new Task(label, "hold", 0),
+                InsertOptions.builder().queue(queue).step("work").concurrencyKey("api:t").build());
+    }
+
+    private long availableOnShardsBelow(int shards) {
+        return count("SELECT COALESCE(sum(available), -1)::bigint FROM gen_durable_buckets WHERE kind = 'conc'"
+                + " AND key = 'api:t' AND shard < " + shards);
+    }
+
+    /** Fills the gate from {@code node} with {@code n} holders; at most {@code limit} run at once, and that many do. */
+    private void runsExactlyTheLimit(Gated fsm, Engine node, int limit, int n) {
+        List<NewInstance> batch = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            batch.add(task("r" + i, "hold", "api:t", "work"));
+        }
+        node.insertAll(batch);
+        await().atMost(Duration.ofSeconds(10)).until(() -> fsm.inFlight.get("api:t").get() == limit);
+        await("no more than " + limit + " in flight").during(Duration.ofMillis(700)).atMost(Duration.ofSeconds(5))
+                .until(() -> fsm.inFlight.get("api:t").get() == limit);
+        assertThat(fsm.max("api:t")).isEqualTo(limit);
+        for (int i = 0; i < n; i++) {
+            fsm.release("r" + i);
+        }
+    }
+
+    @Test
+    void after_a_shards_increase_the_reconciler_reshapes_the_key_backfills_shards_and_the_limit_holds() throws Exception {
+        Gated fsm = new Gated();
+        Engine old = h.start("old", c -> c.withQueues(Map.of("old", 8)).withLimits(gate("api", 6, 1)), fsm);
+        for (int i = 0; i < 4; i++) {
+            old.insert(inQueue("old", "held" + i));
+            assertThat(fsm.entered("held" + i).await(10, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(count("SELECT count(*) FROM gen_durable_buckets WHERE key = 'api:t'")).isEqualTo(1);
+        assertThat(available("api:t")).isEqualTo(2);
+
+        // A node restarted with shards = 3: shard 0 shrinks to its share of 2 (it holds 4), shards 1 and 2 appear;
+        // the two holders over shard 0's share come off the new shards, so 6 - 4 = 2 slots remain in all.
+        Engine resharded = h.start("new", c -> c.withQueues(Map.of("default", 8)).withLimits(gate("api", 6, 3)), fsm);
+        assertThat(resharded.gc().reconcileGates()).isEqualTo(1 + 2);
+        assertThat(count("SELECT count(*) FROM gen_durable_buckets WHERE key = 'api:t' AND capacity = 2")).isEqualTo(3);
+        assertThat(available("api:t")).isEqualTo(2);
+        runsExactlyTheLimit(fsm, resharded, 6, 4);
+
+        for (int i = 0; i < 4; i++) {
+            fsm.release("held" + i);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                count("SELECT count(*) FROM gen_durable WHERE status = 'done'") == 8);
+        // Under-credited (the safe direction) until the reconciler runs: then idle, swept, full.
+        resharded.gc().reconcileGates();
+        assertThat(count("SELECT count(*) FROM gen_durable_buckets")).isZero();
+    }
+
+    @Test
+    void after_a_shards_decrease_holders_of_retired_shards_still_count_against_the_limit() throws Exception {
+        Gated fsm = new Gated();
+        Engine old = h.start("old", c -> c.withQueues(Map.of("old", 8)).withLimits(gate("api", 6, 3)), fsm);
+        for (int i = 0; i < 6; i++) {
+            old.insert(inQueue("old", "held" + i));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                fsm.inFlight.get("api:t") != null && fsm.inFlight.get("api:t").get() == 6);
+        // Three finish; three stay, spread over the three shards in whatever way admission drew them.
+        for (int i = 0; i < 3; i++) {
+            fsm.release("held" + i);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> fsm.inFlight.get("api:t").get() == 3);
+        awaitCreditsOf(3);
+
+        // A node restarted with shards = 1: shard 0 takes the whole limit, minus every holder, wherever it drew.
+        Engine resharded = h.start("new", c -> c.withQueues(Map.of("default", 16)).withLimits(gate("api", 6, 1)), fsm);
+        resharded.gc().reconcileGates();
+        assertThat(count("SELECT capacity::bigint FROM gen_durable_buckets WHERE key = 'api:t' AND shard = 0"))
+                .isEqualTo(6);
+        assertThat(availableOnShardsBelow(1)).isEqualTo(6 - 3);
+        runsExactlyTheLimit(fsm, resharded, 6, 6);
+
+        for (int i = 3; i < 6; i++) {
+            fsm.release("held" + i);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                count("SELECT count(*) FROM gen_durable WHERE status = 'done'") == 12);
+        assertThat(fsm.max("api:t")).isEqualTo(6);
+    }
+
+    /** Waits until the gate counters of api:t show exactly {@code free} free slots (every pending credit landed). */
+    private void awaitCreditsOf(long free) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> available("api:t") == free);
+    }
+
     /**
      * A gate of {@code limit}: {@code limit - 1} long holders and X. X's outcome commits but its credit is held back;
      * meanwhile the reconciler heals the counter from the truth (or sweeps the idle key) and Y takes the freed slot.
