@@ -506,6 +506,32 @@ class GateTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> available("api:t") == free);
     }
 
+    @Test
+    void a_row_gated_and_rate_limited_runs_only_when_both_admit_and_debits_neither_when_one_denies() {
+        Gated fsm = new Gated();
+        LimitsConfig limits = new LimitsConfig(
+                Map.of("mail", new LimitsConfig.RateLimit("mail", 1, Duration.ofHours(1), 3, 1)),
+                Map.of("stripe", new LimitsConfig.Gate("stripe", 2, 1)));
+        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 8)).withLimits(limits), fsm);
+        List<NewInstance> batch = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            batch.add(new NewInstance(Gated.class.getName(), new Task("m" + i, "sleep", 150),
+                    InsertOptions.builder().step("work").concurrencyKey("stripe:t").rateLimit("mail").build()));
+        }
+        e.insertAll(batch);
+        // Three tokens: three start, never more than two at once; a row the gate turned away kept its token.
+        await().atMost(Duration.ofSeconds(10)).until(() -> count("SELECT count(*) FROM gen_durable WHERE status = 'done'") == 3);
+        await("no fourth start").during(Duration.ofMillis(700)).atMost(Duration.ofSeconds(5)).until(() -> fsm.works.get() == 3);
+        assertThat(fsm.max("stripe:t")).isEqualTo(2);
+        assertThat(e.metrics().gateThrottled.sum()).isPositive();
+        assertThat(e.metrics().rateThrottled.sum()).isPositive();
+        assertThat(count("SELECT round(sum(available) * 1000)::bigint FROM gen_durable_buckets WHERE kind = 'rate'"))
+                .isZero();
+        // And a row the rate limit turned away took no slot: the gate is full again with no reconciler.
+        awaitEveryGateFull();
+        assertThat(available("stripe:t")).isEqualTo(2);
+    }
+
     /**
      * A gate of {@code limit}: {@code limit - 1} long holders and X. X's outcome commits but its credit is held back;
      * meanwhile the reconciler heals the counter from the truth (or sweeps the idle key) and Y takes the freed slot.
