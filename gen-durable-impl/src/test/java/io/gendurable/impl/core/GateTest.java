@@ -197,7 +197,7 @@ class GateTest {
                     fsm));
         }
         List<String> keys = List.of("api:tenant-1", "api:tenant-2", "api:tenant-3");
-        int perKey = 80;
+        int perKey = 200;
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < perKey; i++) {
             for (String key : keys) {
