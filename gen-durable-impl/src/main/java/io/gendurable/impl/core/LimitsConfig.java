@@ -82,7 +82,7 @@ public record LimitsConfig(Map<String, RateLimit> rateLimits, Map<String, Gate> 
 
     private static void requireName(String key, String name) {
         if (name == null || !NAME.matcher(name).matches()) {
-            throw new ConfigException(key, String.valueOf(name), "a name of letters, digits, '_' or '-'");
+            throw new ConfigException(key, String.valueOf(name), "a name of letters, digits, '_' or '-' (no '.' and no ':')");
         }
     }
 }

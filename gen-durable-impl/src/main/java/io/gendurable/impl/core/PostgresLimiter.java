@@ -87,11 +87,12 @@ final class PostgresLimiter implements Limiter {
         Set<String> existing = new HashSet<>();
         for (Shard s : sql.lock(c, kinds, keys)) {
             String k = s.kind() + "/" + s.key();
-            if (!s.grabbed()) {
-                existing.add(k);
-            } else if (s.shard() < configuredShards(s)) {
-                // A shard beyond a lowered `shards` is not drawn from (the reconciler or GC retires it).
+            if (s.grabbed() && s.shard() < configuredShards(s)) {
                 grabbed.computeIfAbsent(k, x -> new ArrayList<>()).add(refill(s, now));
+            } else {
+                // Not ours to draw from (locked by another picker, or retired by a lowered `shards`),
+                // but the key exists: it is not cold.
+                existing.add(k);
             }
         }
         for (String k : wanted) {
