@@ -103,7 +103,8 @@ public final class Engine implements GenDurable, AutoCloseable {
         CallerTransactions callerTx = b.callerTransactions == null ? CallerTransactions.NONE : b.callerTransactions;
         this.events = b.events == null ? EngineEvents.NONE : b.events;
         this.inserter = new Inserter(instanceRows, db, new InsertSql(schema), poke, clock, callerTx);
-        StepRunner runner = new StepRunner(registry, json, instanceRows, clock, metrics, config.nodeId(), events);
+        OutcomeEncoder encoder = new OutcomeEncoder(json, instanceRows);
+        StepRunner runner = new StepRunner(registry, json, encoder, clock, metrics, config.nodeId(), events);
         ClaimSql claimSql = new ClaimSql(schema);
         LeaseSql leaseSql = new LeaseSql(schema);
         FlushSql flushSql = new FlushSql(schema);
@@ -117,6 +118,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.limiter = new PostgresLimiter(config.limits(), db, new BucketSql(schema), clock, metrics);
         this.limitsSeeder = new LimitsSeeder(config.limits(), db, new BucketSql(schema));
         InboxSql inboxSql = new InboxSql(schema);
+        runner.inline(new InlineContinuation(config.limits(), limiter, db, inboxSql, encoder, clock), config.leaseTtl());
         ChildrenSql childrenSql = new ChildrenSql(schema);
         config.queues().forEach((queue, concurrency) -> schedulers.add(new Scheduler(queue, concurrency, config, db,
                 claimSql, leaseSql, inboxSql, childrenSql, limiter, events, runner, byConfig.get(config.flusherFor(queue)), timer, steps, clock, metrics)));

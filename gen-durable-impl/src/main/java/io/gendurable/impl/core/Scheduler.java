@@ -276,7 +276,7 @@ public final class Scheduler {
     private void runStep(Picked picked) {
         long id = picked.row().id();
         try {
-            Flusher.Result r = runner.run(picked, worker, flusher);
+            Flusher.Result r = runner.run(picked, worker, flusher, () -> running);
             if (r == Flusher.Result.STALE) {
                 LOG.log(Level.DEBUG, "gen-durable: stale outcome for instance " + id + " dropped");
             }
