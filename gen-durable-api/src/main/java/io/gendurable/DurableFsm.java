@@ -26,7 +26,11 @@ public @interface DurableFsm {
     /** @return the queue new instances go to unless the insert says otherwise */
     String queue() default "default";
 
-    /** @return whether a {@code next} runs the following step in the same worker (a later release) */
+    /**
+     * @return whether a {@code next} runs the following step in the same worker: its state is
+     * committed first (the row stays executing, its lease extended), then the step runs without a
+     * requeue and re-pick; {@link Outcome.Next#inline(boolean)} overrides it per move
+     */
     boolean inlineExecution() default false;
 
     /** @return how many times a step may run before the default {@link Fsm#onError} stops the instance */

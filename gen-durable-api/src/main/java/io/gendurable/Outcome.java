@@ -132,7 +132,8 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
             if (name.indexOf(':') >= 0) {
                 throw new IllegalArgumentException("a rate-limit name cannot contain ':'; use rateLimit(name, partition)");
             }
-            return with(new TransitionOptions(name, options.weight(), options.keyChange(), options.concurrencyKey()));
+            return with(new TransitionOptions(name, options.weight(), options.keyChange(), options.concurrencyKey(),
+                    options.inline()));
         }
 
         /**
@@ -144,7 +145,7 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
             rateLimit(name);
             Validation.requireName("partition", partition);
             return with(new TransitionOptions(name + ":" + partition, options.weight(), options.keyChange(),
-                    options.concurrencyKey()));
+                    options.concurrencyKey(), options.inline()));
         }
 
         /**
@@ -152,7 +153,8 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
          * @return a copy with that weight
          */
         public Next weight(int weight) {
-            return with(new TransitionOptions(options.rateLimit(), weight, options.keyChange(), options.concurrencyKey()));
+            return with(new TransitionOptions(options.rateLimit(), weight, options.keyChange(), options.concurrencyKey(),
+                    options.inline()));
         }
 
         /**
@@ -161,12 +163,24 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
          */
         public Next concurrencyKey(String key) {
             Validation.requireName("concurrencyKey", key);
-            return with(new TransitionOptions(options.rateLimit(), options.weight(), TransitionOptions.KeyChange.SWITCH, key));
+            return with(new TransitionOptions(options.rateLimit(), options.weight(), TransitionOptions.KeyChange.SWITCH, key,
+                    options.inline()));
         }
 
         /** @return a copy whose next step runs with no concurrency key */
         public Next releaseConcurrencyKey() {
-            return with(new TransitionOptions(options.rateLimit(), options.weight(), TransitionOptions.KeyChange.RELEASE, null));
+            return with(new TransitionOptions(options.rateLimit(), options.weight(), TransitionOptions.KeyChange.RELEASE, null,
+                    options.inline()));
+        }
+
+        /**
+         * @param inline true: run the next step right away in the same worker, its state committed
+         *               first (no requeue, no re-pick); false: requeue it even in an inline FSM
+         * @return a copy that overrides {@link DurableFsm#inlineExecution()} for this move
+         */
+        public Next inline(boolean inline) {
+            return with(new TransitionOptions(options.rateLimit(), options.weight(), options.keyChange(),
+                    options.concurrencyKey(), inline));
         }
 
         private Next with(TransitionOptions o) {

@@ -8,8 +8,11 @@ package io.gendurable;
  * @param weight         the tokens the next step takes from its rate limit; 1 or more
  * @param keyChange      what happens to the concurrency key
  * @param concurrencyKey the new key with {@link KeyChange#SWITCH}, else null
+ * @param inline         run the next step in the same worker (true), requeue it (false), or follow
+ *                       {@link DurableFsm#inlineExecution()} (null)
  */
-public record TransitionOptions(String rateLimit, int weight, KeyChange keyChange, String concurrencyKey) {
+public record TransitionOptions(String rateLimit, int weight, KeyChange keyChange, String concurrencyKey,
+                                Boolean inline) {
 
     /** What a transition does to the instance's concurrency key. */
     public enum KeyChange {
@@ -21,7 +24,7 @@ public record TransitionOptions(String rateLimit, int weight, KeyChange keyChang
         SWITCH
     }
 
-    private static final TransitionOptions DEFAULTS = new TransitionOptions(null, 1, KeyChange.KEEP, null);
+    private static final TransitionOptions DEFAULTS = new TransitionOptions(null, 1, KeyChange.KEEP, null, null);
 
     /** Validates the fields. */
     public TransitionOptions {

@@ -117,7 +117,7 @@ public class DurableBean implements GenDurable {
             ds = new DataSourceResolver(settings.reader(), settings.config(), jndi)
                     .resolve(DataSourceResolver.bean(applicationDataSource));
             LOG.log(Level.INFO, "gen-durable uses " + ds.origin() + "; executors " + ex.origin());
-            MetricsEvents events = new MetricsEvents(metricRegistry(), cdiEvents);
+            ContainerEvents events = ContainerEvents.create(cdiEvents);
             e = Engine.builder().config(settings.config()).dataSource(ds.dataSource()).registry(extension.registry())
                     .timer(ex.timer()).steps(ex.steps()).events(events)
                     .callerTransactions(JtaCallerTransactions.lookup(jndi,
@@ -132,18 +132,6 @@ public class DurableBean implements GenDurable {
         this.dataSource = ds;
         this.executors = ex;
         return e;
-    }
-
-    /** @return the application's MicroProfile metric registry, or null where MicroProfile Metrics is absent */
-    private static org.eclipse.microprofile.metrics.MetricRegistry metricRegistry() {
-        try {
-            // through an injected Instance (see MetricRegistryLookup); unresolvable without the API
-            var lookup = jakarta.enterprise.inject.spi.CDI.current().select(MetricRegistryLookup.class);
-            return lookup.isResolvable() ? lookup.get().registry() : null;
-        } catch (LinkageError | RuntimeException e) {
-            LOG.log(Level.WARNING, "gen-durable: no MicroProfile metric registry, the engine's metrics are off (" + e + ")");
-            return null;
-        }
     }
 
     private static void closeQuietly(Engine e, ResolvedDataSource ds, EngineExecutors ex, Throwable failure) {

@@ -53,7 +53,9 @@ final class JtaCallerTransactions implements CallerTransactions {
 
     @Override
     public Optional<Joined> active() {
-        if (registry.getTransactionStatus() != Status.STATUS_ACTIVE) {
+        int status = registry.getTransactionStatus();
+        // A transaction marked rollback-only is still the caller's: join it, and roll back with it.
+        if (status != Status.STATUS_ACTIVE && status != Status.STATUS_MARKED_ROLLBACK) {
             return Optional.empty();
         }
         return Optional.of(new Joined() {

@@ -1,12 +1,9 @@
 package io.gendurable.impl.cdi;
 
-import io.gendurable.events.StepCompleted;
-import io.gendurable.events.StepFailed;
 import io.gendurable.impl.core.Engine;
 import io.gendurable.impl.core.EngineEvents;
 import io.gendurable.impl.core.EngineMetrics;
 import io.gendurable.impl.core.Scheduler;
-import jakarta.enterprise.event.Event;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.Tag;
@@ -17,18 +14,25 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
- * The engine's telemetry as MicroProfile Metrics (see docs/metrics.md) and CDI events: a timer
- * per (fsm, step, outcome), pick counters per queue, flush batch and duration, a gauge per
- * engine counter, and the in-flight and buffer gauges of each queue. Events are fired
- * asynchronously so an observer never slows a step or the engine.
+ * The engine's telemetry as MicroProfile Metrics (see docs/metrics.md): a timer per
+ * (fsm, step, outcome), pick counters per queue, flush batch and duration, a gauge per engine
+ * counter, and the in-flight and buffer gauges of each queue. Loaded only where the MicroProfile
+ * Metrics API exists ({@link ContainerEvents}).
  */
 final class MetricsEvents implements EngineEvents {
     private final MetricRegistry registry;
-    private final Event<Object> cdi;
 
-    MetricsEvents(MetricRegistry registry, Event<Object> cdi) {
+    MetricsEvents(MetricRegistry registry) {
         this.registry = registry;
-        this.cdi = cdi;
+    }
+
+    /** @return metrics on the application's registry, or null when none is resolvable */
+    static MetricsEvents fromContainer() {
+        // through an injected Instance (MetricRegistryLookup): CDI.current().select(MetricRegistry.class)
+        // has no injection point, and SmallRye Metrics' producer (Open Liberty) throws on that
+        var lookup = jakarta.enterprise.inject.spi.CDI.current().select(MetricRegistryLookup.class);
+        MetricRegistry registry = lookup.isResolvable() ? lookup.get().registry() : null;
+        return registry == null ? null : new MetricsEvents(registry);
     }
 
     @Override
@@ -39,14 +43,6 @@ final class MetricsEvents implements EngineEvents {
                             .withDescription("Time in step code, by FSM, step and outcome").build(),
                     new Tag("fsm", fsm), new Tag("step", step), new Tag("outcome", stale ? "stale" : outcome))
                     .update(Duration.ofNanos(nanos));
-        }
-        if (cdi != null && !stale) {
-            Duration d = Duration.ofNanos(nanos);
-            if (error != null) {
-                cdi.fireAsync(new StepFailed(id, fsm, step, queue, outcome, error, d));
-            } else {
-                cdi.fireAsync(new StepCompleted(id, fsm, step, queue, outcome, d));
-            }
         }
     }
 

@@ -90,12 +90,22 @@ final class BucketSweeper {
                 if (g == null) {
                     continue;  // orphaned but still held: swept once its holders finish
                 }
+                // Holders the current shards cannot account for: those on shards beyond a shards
+                // decrease, and those over a shard's new share after a resize. They still run, so their
+                // count comes off the free slots of the other shards (the limit holds for the whole key).
+                long excess = 0;
+                for (var u : inUse.entrySet()) {
+                    excess += u.getKey() >= g.shards() ? u.getValue()
+                            : Math.max(0, u.getValue() - g.shardCapacity(u.getKey()));
+                }
                 for (Shard s : shards) {
                     if (s.shard() >= g.shards()) {
-                        continue;  // beyond a shards decrease: deleted with the key when idle
+                        continue;  // beyond a shards decrease: never drawn from, deleted with the key when idle
                     }
                     double capacity = g.shardCapacity(s.shard());
-                    double truth = Math.max(0, capacity - inUse.getOrDefault(s.shard(), 0L));
+                    double free = Math.max(0, capacity - inUse.getOrDefault(s.shard(), 0L));
+                    double truth = free - Math.min(free, excess);
+                    excess -= (long) (free - truth);
                     if (s.capacity() != capacity || s.available() != truth) {
                         updates.add(new Shard("conc", key, s.shard(), capacity, truth, null, true));
                     }
@@ -104,7 +114,10 @@ final class BucketSweeper {
                     Set<Integer> present = shards.stream().map(Shard::shard).collect(Collectors.toSet());
                     for (int i = 0; i < g.shards(); i++) {
                         if (!present.contains(i)) {
-                            backfill.add(new Shard("conc", key, i, g.shardCapacity(i), g.shardCapacity(i), null, true));
+                            double free = g.shardCapacity(i);
+                            double truth = free - Math.min(free, excess);
+                            excess -= (long) (free - truth);
+                            backfill.add(new Shard("conc", key, i, g.shardCapacity(i), truth, null, true));
                         }
                     }
                 }

@@ -143,7 +143,7 @@ public final class ConfigReader {
             double allowed = number(p + "allowed").orElseThrow(() ->
                     new ConfigException(PREFIX + p + "allowed", "is required for rate limit " + n));
             Duration period = duration(p + "period").orElse(Duration.ofSeconds(1));
-            rates.put(n, new LimitsConfig.RateLimit(n, allowed, period, number(p + "burst").orElse(allowed),
+            rates.put(n, new LimitsConfig.RateLimit(n, allowed, period, number(p + "burst").orElse(Math.max(1, allowed)),
                     integer(p + "shards").orElse(1)));
         }
         Map<String, LimitsConfig.Gate> gates = new LinkedHashMap<>();

@@ -99,11 +99,12 @@ public final class Engine implements GenDurable, AutoCloseable {
             localPoke.poke(q);
             remote.poke(q);
         };
-        InstanceRows instanceRows = new InstanceRows(registry, json);
+        InstanceRows instanceRows = new InstanceRows(registry, json, config.limits());
         CallerTransactions callerTx = b.callerTransactions == null ? CallerTransactions.NONE : b.callerTransactions;
         this.events = b.events == null ? EngineEvents.NONE : b.events;
         this.inserter = new Inserter(instanceRows, db, new InsertSql(schema), poke, clock, callerTx);
-        StepRunner runner = new StepRunner(registry, json, instanceRows, clock, metrics, config.nodeId(), events);
+        OutcomeEncoder encoder = new OutcomeEncoder(json, instanceRows);
+        StepRunner runner = new StepRunner(registry, json, encoder, clock, metrics, config.nodeId(), events);
         ClaimSql claimSql = new ClaimSql(schema);
         LeaseSql leaseSql = new LeaseSql(schema);
         FlushSql flushSql = new FlushSql(schema);
@@ -117,6 +118,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.limiter = new PostgresLimiter(config.limits(), db, new BucketSql(schema), clock, metrics);
         this.limitsSeeder = new LimitsSeeder(config.limits(), db, new BucketSql(schema));
         InboxSql inboxSql = new InboxSql(schema);
+        runner.inline(new InlineContinuation(config.limits(), limiter, db, inboxSql, encoder, clock), config.leaseTtl());
         ChildrenSql childrenSql = new ChildrenSql(schema);
         config.queues().forEach((queue, concurrency) -> schedulers.add(new Scheduler(queue, concurrency, config, db,
                 claimSql, leaseSql, inboxSql, childrenSql, limiter, events, runner, byConfig.get(config.flusherFor(queue)), timer, steps, clock, metrics)));
@@ -136,16 +138,6 @@ public final class Engine implements GenDurable, AutoCloseable {
         }
         flushed.rewoken().keySet().forEach(id -> statuses.put(id, "runnable"));
         awaiters.observed(statuses);
-        List<Limiter.Slot> freed = new ArrayList<>();
-        for (OutcomeRow r : committed) {
-            if (r.slotKey() != null) {
-                freed.add(new Limiter.Slot(r.slotKey(), r.slotShard()));
-            }
-        }
-        if (!freed.isEmpty()) {
-            // After the commit: a crash in between leaks slots in the safe direction (the reconciler heals).
-            limiter.credit(freed);
-        }
         Set<String> queues = new HashSet<>(flushed.rewoken().values());
         queues.addAll(flushed.childQueues());
         queues.forEach(poke::poke);

@@ -37,7 +37,7 @@ public final class EngineMetrics {
     public final LongAdder awaitTimeouts = new LongAdder();
     /** Probe statements run by the await watcher. */
     public final LongAdder awaitProbes = new LongAdder();
-    /** Signals stored, duplicates and misses. */
+    /** Signals stored in an inbox. */
     public final LongAdder signalsDelivered = new LongAdder();
     /** Signals whose dedup key was already seen. */
     public final LongAdder signalsDuplicate = new LongAdder();

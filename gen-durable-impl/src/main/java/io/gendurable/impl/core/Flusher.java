@@ -30,6 +30,8 @@ public final class Flusher {
     public enum Result {
         /** it committed */
         COMMITTED,
+        /** an inline continue committed, and the row has signals for its next step to load */
+        COMMITTED_WITH_SIGNALS,
         /** its ownership guard failed: nothing committed (the row was reclaimed) */
         STALE
     }
@@ -167,7 +169,9 @@ public final class Flusher {
                     LOG.log(Level.WARNING, "gen-durable: an after-commit hook failed (pokes and await waiters): " + e);
                 }
                 for (Pending p : batch) {
-                    p.done.complete(committed.contains(p.row.id()) ? Result.COMMITTED : Result.STALE);
+                    p.done.complete(!committed.contains(p.row.id()) ? Result.STALE
+                            : flushed.continuingWithSignals().contains(p.row.id()) ? Result.COMMITTED_WITH_SIGNALS
+                            : Result.COMMITTED);
                 }
                 return;
             } catch (RuntimeException e) {

@@ -20,10 +20,29 @@ final class InstanceRows {
 
     private final FsmRegistry registry;
     private final Json json;
+    private final LimitsConfig limits;
 
-    InstanceRows(FsmRegistry registry, Json json) {
+    InstanceRows(FsmRegistry registry, Json json, LimitsConfig limits) {
         this.registry = registry;
         this.json = json;
+        this.limits = limits;
+    }
+
+    /**
+     * Refuses a weight no bucket of a configured rate limit could ever hold (the row would stall
+     * forever). An unconfigured name is allowed: it stalls and is counted, as documented.
+     */
+    void checkWeight(String rateKey, int weight) {
+        if (rateKey == null) {
+            return;
+        }
+        int colon = rateKey.indexOf(':');
+        LimitsConfig.RateLimit r = limits.rateLimits().get(colon < 0 ? rateKey : rateKey.substring(0, colon));
+        if (r != null && weight > r.burst()) {
+            throw new IllegalArgumentException("weight " + weight + " exceeds the burst "
+                    + java.math.BigDecimal.valueOf(r.burst()).stripTrailingZeros().toPlainString() + " of rate limit '"
+                    + r.name() + "': it could never be admitted");
+        }
     }
 
     InsertSql.Row toRow(NewInstance ni, Instant now, Long parentId) {
@@ -41,6 +60,7 @@ final class InstanceRows {
             throw new IllegalArgumentException("the state of a new '" + ni.fsm() + "' is " + state.length()
                     + " characters as JSON; the limit is " + MAX_STATE_CHARS);
         }
+        checkWeight(o.rateLimit(), o.weight());
         Set<Status> scope = o.effectiveCorrelationScope();
         String scopeLiteral = o.correlationKey() == null ? null
                 : InsertSql.scopeLiteral(scope.stream().map(Status::dbName).toList());

@@ -7,8 +7,9 @@ import java.util.Set;
 /**
  * Admission for configured limits (gates and rate limits), out of band of the claim. The
  * scheduler claims first, then asks {@link #admit}; it releases the denied rows and keeps the
- * admitted ones. Every committed outcome of an admitted gated row gives its slot back through
- * {@link #credit}; a stale outcome credits nothing (the reconciler heals such leaks). The K = 1
+ * admitted ones. Freed slots go back through {@link #credit}; the PostgreSQL backend's counters
+ * are credited by the flush itself, in the transaction that frees the slot, and a stale outcome
+ * credits nothing (the reconciler heals such leaks). The K = 1
  * exclusion of unconfigured keys is not the limiter's business: the claim and its unique index
  * settle it. An unlimited pick never calls the limiter.
  */

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * @param concurrencyLimits name → gate
  */
 public record LimitsConfig(Map<String, RateLimit> rateLimits, Map<String, Gate> concurrencyLimits) {
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1,100}");
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_\\-]{1,100}");
 
     /**
      * A token bucket: {@code allowed} starts per {@code period}, bursting to {@code burst},
@@ -32,7 +32,7 @@ public record LimitsConfig(Map<String, RateLimit> rateLimits, Map<String, Gate> 
                 throw new ConfigException(k + "period", String.valueOf(period), "a duration of at least 1 ms");
             }
             if (!(burst >= 1)) {
-                throw new ConfigException(k + "burst", String.valueOf(burst), "a number of 1 or more (default: allowed)");
+                throw new ConfigException(k + "burst", String.valueOf(burst), "a number of 1 or more (default: allowed, at least 1)");
             }
             if (shards < 1 || shards > burst) {
                 throw new ConfigException(k + "shards", String.valueOf(shards), "an integer from 1 to burst (" + burst + ")");
@@ -82,7 +82,7 @@ public record LimitsConfig(Map<String, RateLimit> rateLimits, Map<String, Gate> 
 
     private static void requireName(String key, String name) {
         if (name == null || !NAME.matcher(name).matches()) {
-            throw new ConfigException(key, String.valueOf(name), "a name of letters, digits, '_', '.' or '-' (no ':')");
+            throw new ConfigException(key, String.valueOf(name), "a name of letters, digits, '_' or '-' (no '.' and no ':')");
         }
     }
 }

@@ -33,6 +33,14 @@ final class OutcomeEncoder {
      * @param error  the error text when onError produced this outcome, else null
      */
     OutcomeRow encode(Picked picked, String worker, Outcome outcome, Instant now, String error) {
+        return encode(picked, worker, outcome, now, error, null);
+    }
+
+    /**
+     * @param inlineLease the lease of an inline continue (a {@code next} that keeps the row
+     *                    executing for the next step in the same task), or null to requeue
+     */
+    OutcomeRow encode(Picked picked, String worker, Outcome outcome, Instant now, String error, Instant inlineLease) {
         long id = picked.row().id();
         int attempt = picked.row().attempt();
         error = error == null ? null : storable(error);
@@ -40,18 +48,23 @@ final class OutcomeEncoder {
             if (n.step().indexOf('\0') >= 0) {
                 throw new IllegalArgumentException("the step name contains a NUL character, which PostgreSQL text cannot store");
             }
+            instanceRows.checkWeight(n.options().rateLimit(), n.options().weight());
             List<Long> consume = picked.awaited().stream().map(SignalRow::id).toList();
-            return new OutcomeRow(id, worker, attempt, Status.RUNNABLE.dbName(), n.step(), true,
-                    json.write(n.state()), AttemptOp.RESET, now, false, null, error, AwaitsOp.CLEAR, null, null,
+            boolean inline = inlineLease != null;
+            // An inline continue that keeps its key keeps its slot: nothing to credit.
+            boolean keepsSlot = inline && n.options().keyChange() == io.gendurable.TransitionOptions.KeyChange.KEEP;
+            return new OutcomeRow(id, worker, attempt, (inline ? Status.EXECUTING : Status.RUNNABLE).dbName(), n.step(),
+                    true, json.write(n.state()), AttemptOp.RESET, now, false, null, error, AwaitsOp.CLEAR, null, null,
                     consume, false, null, null, null, true, n.options().rateLimit(), n.options().weight(),
-                    n.options().keyChange().name(), n.options().concurrencyKey(), slotKey(picked), slotShard(picked));
+                    n.options().keyChange().name(), n.options().concurrencyKey(),
+                    keepsSlot ? null : slotKey(picked), keepsSlot ? null : slotShard(picked), inline, inlineLease);
         }
         if (outcome instanceof Outcome.Retry r) {
             checkStorable("retry delay", now, r.delay());
             return new OutcomeRow(id, worker, attempt, Status.RUNNABLE.dbName(), null, r.state() != null,
                     json.write(r.state()), AttemptOp.INCREMENT, now.plus(r.delay()), false, null, error,
                     AwaitsOp.KEEP, null, null, null, false, null, null, null, false, null, 1, null, null,
-                    slotKey(picked), slotShard(picked));
+                    slotKey(picked), slotShard(picked), false, null);
         }
         if (outcome instanceof Outcome.Await a) {
             if (a.timeout() != null) {
@@ -67,7 +80,7 @@ final class OutcomeEncoder {
             return new OutcomeRow(id, worker, attempt, Status.AWAITING_SIGNAL.dbName(), a.nextStep(), true,
                     json.write(a.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.SET,
                     a.signals().stream().sorted().toList(), a.timeout() == null ? null : now.plus(a.timeout()),
-                    null, false, presented, null, null, true, null, 1, null, null, slotKey(picked), slotShard(picked));
+                    null, false, presented, null, null, true, null, 1, null, null, slotKey(picked), slotShard(picked), false, null);
         }
         if (outcome instanceof Outcome.ScheduleChildren f) {
             if (f.nextStep().indexOf('\0') >= 0) {
@@ -84,17 +97,27 @@ final class OutcomeEncoder {
             List<Long> consume = picked.awaited().stream().map(SignalRow::id).toList();
             return new OutcomeRow(id, worker, attempt, Status.AWAITING_CHILDREN.dbName(), f.nextStep(), true,
                     json.write(f.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.CLEAR, null, null,
-                    consume, false, null, null, children, true, null, 1, null, null, slotKey(picked), slotShard(picked));
+                    consume, false, null, null, children, true, null, 1, null, null, slotKey(picked), slotShard(picked), false, null);
         }
         if (outcome instanceof Outcome.Done d) {
             return new OutcomeRow(id, worker, attempt, Status.DONE.dbName(), null, false, null, AttemptOp.KEEP, null,
                     true, json.write(d.result()), error, AwaitsOp.CLEAR, null, null, null, true, null,
-                    picked.row().parentId(), null, false, null, 1, null, null, slotKey(picked), slotShard(picked));
+                    picked.row().parentId(), null, false, null, 1, null, null, slotKey(picked), slotShard(picked), false, null);
         }
         Outcome.Stop s = (Outcome.Stop) outcome;
         return new OutcomeRow(id, worker, attempt, Status.FAILED.dbName(), null, false, null, AttemptOp.KEEP, null,
                 false, null, storable(s.error()), AwaitsOp.CLEAR, null, null, null, true, null,
-                picked.row().parentId(), null, false, null, 1, null, null, slotKey(picked), slotShard(picked));
+                picked.row().parentId(), null, false, null, 1, null, null, slotKey(picked), slotShard(picked), false, null);
+    }
+
+    /**
+     * The requeue of an inline continue whose next step was denied admission: back to runnable,
+     * as a normal {@code next} would have left it, giving back any slot it still holds.
+     */
+    OutcomeRow requeue(Picked continuation, String worker, Instant now) {
+        return new OutcomeRow(continuation.row().id(), worker, continuation.row().attempt(), Status.RUNNABLE.dbName(),
+                null, false, null, AttemptOp.KEEP, now, false, null, null, AwaitsOp.KEEP, null, null, null, false, null,
+                null, null, false, null, 1, null, null, slotKey(continuation), slotShard(continuation), false, null);
     }
 
     private static String slotKey(Picked p) {

@@ -87,9 +87,11 @@ final class PostgresLimiter implements Limiter {
         Set<String> existing = new HashSet<>();
         for (Shard s : sql.lock(c, kinds, keys)) {
             String k = s.kind() + "/" + s.key();
-            if (s.grabbed()) {
+            if (s.grabbed() && s.shard() < configuredShards(s)) {
                 grabbed.computeIfAbsent(k, x -> new ArrayList<>()).add(refill(s, now));
             } else {
+                // Not ours to draw from (locked by another picker, or retired by a lowered `shards`),
+                // but the key exists: it is not cold.
                 existing.add(k);
             }
         }
@@ -159,6 +161,20 @@ final class PostgresLimiter implements Limiter {
         return new Admission(admitted, denied);
     }
 
+    private int configuredShards(Shard s) {
+        if (s.kind().equals(GATE)) {
+            LimitsConfig.Gate g = limits.concurrencyLimits().get(nameOf(s.key()));
+            return g == null ? 0 : g.shards();
+        }
+        LimitsConfig.RateLimit r = rateOf(s.key());
+        return r == null ? 0 : r.shards();
+    }
+
+    private static String nameOf(String key) {
+        int colon = key.indexOf(':');
+        return colon < 0 ? key : key.substring(0, colon);
+    }
+
     private LimitsConfig.RateLimit rateOf(String rateKey) {
         int colon = rateKey.indexOf(':');
         return limits.rateLimits().get(colon < 0 ? rateKey : rateKey.substring(0, colon));
@@ -181,9 +197,11 @@ final class PostgresLimiter implements Limiter {
         if (r == null || s.lastRefill() == null) {
             return s;
         }
+        // The current config sizes the shard: a changed burst or shards applies at the next admission.
+        double capacity = r.burst() / r.shards();
         double seconds = Math.max(0, Duration.between(s.lastRefill(), now).toNanos() / 1e9);
-        double available = Math.min(s.capacity(), s.available() + seconds * r.perSecond() / r.shards());
-        return new Shard(s.kind(), s.key(), s.shard(), s.capacity(), available, now, true);
+        double available = Math.min(capacity, s.available() + seconds * r.perSecond() / r.shards());
+        return new Shard(s.kind(), s.key(), s.shard(), capacity, available, now, true);
     }
 
     /** A cold key: its shards as they would be, full. */
@@ -193,7 +211,7 @@ final class PostgresLimiter implements Limiter {
         String key = kindKey.substring(slash + 1);
         List<Shard> out = new ArrayList<>();
         if (kind.equals(GATE)) {
-            LimitsConfig.Gate g = limits.concurrencyLimits().get(key.substring(0, key.indexOf(':') < 0 ? key.length() : key.indexOf(':')));
+            LimitsConfig.Gate g = limits.concurrencyLimits().get(nameOf(key));
             for (int i = 0; i < g.shards(); i++) {
                 out.add(new Shard(GATE, key, i, g.shardCapacity(i), g.shardCapacity(i), null, true));
             }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -45,16 +46,28 @@ final class PostgresPoke implements Poke {
     private final AtomicBoolean sendScheduled = new AtomicBoolean();
     private volatile boolean running;
     private volatile Connection listening;
+    private volatile boolean listenerStarted;
+    private final CountDownLatch listenerExited = new CountDownLatch(1);
 
     PostgresPoke(DataSource dataSource, String schema, Consumer<String> local, Runnable pokeAllLocal,
                  ScheduledExecutorService timer, ExecutorService listenerThread, EngineMetrics metrics) {
         this.dataSource = dataSource;
-        this.channel = "gendurable_" + schema;
+        this.channel = channelFor(schema);
         this.local = local;
         this.pokeAllLocal = pokeAllLocal;
         this.timer = timer;
         this.listenerThread = listenerThread;
         this.metrics = metrics;
+    }
+
+    /**
+     * The channel of a schema. Channel names are identifiers, at most 63 bytes: pg_notify rejects a
+     * longer one while LISTEN silently truncates it, so a long schema name would never get a poke
+     * through. Too long: a readable prefix plus a hash of the whole name (the same on every node).
+     */
+    static String channelFor(String schema) {
+        String c = "gendurable_" + schema;
+        return c.length() <= 63 ? c : c.substring(0, 54) + "_" + String.format("%08x", schema.hashCode());
     }
 
     @Override
@@ -88,17 +101,25 @@ final class PostgresPoke implements Poke {
     void start() {
         running = true;
         listenerThread.execute(this::listenLoop);
+        listenerStarted = true;
     }
 
+    /**
+     * Stops listening. The listener itself UNLISTENs and returns its connection (within one
+     * notification wait): closing the connection from here would hand the pool a connection
+     * still listening on the channel, piling up every later notification in its driver's queue.
+     */
     void stop() {
         running = false;
-        Connection c = listening;
-        if (c != null) {
-            try {
-                c.close();
-            } catch (SQLException ignored) {
-                // going away anyway
+        if (!listenerStarted) {
+            return;
+        }
+        try {
+            if (!listenerExited.await(2, TimeUnit.SECONDS)) {
+                LOG.log(Level.WARNING, "gen-durable poke listener did not stop within 2 s");
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -113,6 +134,15 @@ final class PostgresPoke implements Poke {
     }
 
     private void listenLoop() {
+        try {
+            listen();
+        } finally {
+            listening = null;
+            listenerExited.countDown();
+        }
+    }
+
+    private void listen() {
         long backoff = 100;
         boolean first = true;
         while (running) {
@@ -130,14 +160,18 @@ final class PostgresPoke implements Poke {
                 }
                 first = false;
                 backoff = 100;
-                while (running) {
-                    PGNotification[] notes = pg.getNotifications(500);
-                    if (notes == null) {
-                        continue;
+                try {
+                    while (running) {
+                        PGNotification[] notes = pg.getNotifications(500);
+                        if (notes == null) {
+                            continue;
+                        }
+                        for (PGNotification n : notes) {
+                            receive(n.getParameter());
+                        }
                     }
-                    for (PGNotification n : notes) {
-                        receive(n.getParameter());
-                    }
+                } finally {
+                    release(c);
                 }
             } catch (LinkageError e) {
                 listening = null;
@@ -162,6 +196,21 @@ final class PostgresPoke implements Poke {
             }
         }
         listening = null;
+    }
+
+    /**
+     * Readies the listener connection for its return to the pool: UNLISTEN through the pooled
+     * connection. On a live connection that stops the notifications; on a dead one it fails, and
+     * that failure (SQLSTATE 08xxx) passing through the pool's proxy is what makes the pool evict
+     * the connection. The listener's own error came from the unwrapped PGConnection, which the pool
+     * never sees: without this the pool would hand the dead connection to the next borrower.
+     */
+    private static void release(Connection c) {
+        try (Statement s = c.createStatement()) {
+            s.execute("UNLISTEN *");
+        } catch (SQLException | RuntimeException ignored) {
+            // dead: the pool saw the error and evicts it
+        }
     }
 
     private void receive(String payload) {

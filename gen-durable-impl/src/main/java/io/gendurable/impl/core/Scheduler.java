@@ -41,7 +41,7 @@ public final class Scheduler {
     private final String worker;
     private final Db db;
     private final LeaseSql leaseSql;
-    private final Limiter limiter;
+    private final io.gendurable.impl.sql.BucketSql bucketSql;
     private final Picker picker;
     private final EngineEvents events;
     private final StepRunner runner;
@@ -73,7 +73,7 @@ public final class Scheduler {
         this.worker = workerPrefix + UUID.randomUUID().toString().substring(0, 8);
         this.db = db;
         this.leaseSql = leaseSql;
-        this.limiter = limiter;
+        this.bucketSql = new io.gendurable.impl.sql.BucketSql(claimSql.schema());
         this.picker = new Picker(queue, worker, config, db, claimSql, leaseSql, inboxSql, childrenSql, limiter, clock,
                 metrics);
         this.events = events;
@@ -276,7 +276,7 @@ public final class Scheduler {
     private void runStep(Picked picked) {
         long id = picked.row().id();
         try {
-            Flusher.Result r = runner.run(picked, worker, flusher);
+            Flusher.Result r = runner.run(picked, worker, flusher, () -> running);
             if (r == Flusher.Result.STALE) {
                 LOG.log(Level.DEBUG, "gen-durable: stale outcome for instance " + id + " dropped");
             }
@@ -323,8 +323,15 @@ public final class Scheduler {
         if (ids.isEmpty()) {
             return;
         }
-        int n = db.inTransaction(c -> leaseSql.release(c, worker, ids, clock.instant()));
-        limiter.credit(slots);
+        // Release and credit in one transaction: the reconciler never sees one without the other.
+        int n = db.inTransaction(c -> {
+            int released = leaseSql.release(c, worker, ids, clock.instant());
+            if (!slots.isEmpty()) {
+                bucketSql.credit(c, slots.stream().map(Limiter.Slot::key).toList(),
+                        slots.stream().map(Limiter.Slot::shard).toList());
+            }
+            return released;
+        });
         ids.forEach(this::unclaim);
         metrics.released.add(n);
         LOG.log(Level.INFO, "gen-durable queue " + queue + ": released " + n + " buffered claims on stop");

@@ -28,13 +28,20 @@ final class StepRunner {
     private final EngineMetrics metrics;
     private final String nodeId;
     private final EngineEvents events;
+    private InlineContinuation inline;
+    private java.time.Duration leaseTtl;
 
     StepRunner(FsmRegistry registry, Json json, InstanceRows instanceRows, InstantSource clock, EngineMetrics metrics,
+               String nodeId, EngineEvents events) {
+        this(registry, json, new OutcomeEncoder(json, instanceRows), clock, metrics, nodeId, events);
+    }
+
+    StepRunner(FsmRegistry registry, Json json, OutcomeEncoder encoder, InstantSource clock, EngineMetrics metrics,
                String nodeId, EngineEvents events) {
         this.events = events;
         this.registry = registry;
         this.json = json;
-        this.encoder = new OutcomeEncoder(json, instanceRows);
+        this.encoder = encoder;
         this.clock = clock;
         this.metrics = metrics;
         this.nodeId = nodeId;
@@ -44,23 +51,39 @@ final class StepRunner {
      * @return what became of the outcome
      * @throws CompletionException when the flush failed (the lease will expire; the reaper re-runs it)
      */
-    Flusher.Result run(Picked picked, String worker, Flusher flusher) {
-        long start = System.nanoTime();
-        OutcomeRow encoded = decide(picked, worker);
-        long nanos = System.nanoTime() - start;
-        metrics.step(encoded.kind(), nanos);
-        Flusher.Result result = flusher.submit(encoded).join();
-        ClaimedRow row = picked.row();
-        try {
-            events.stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind(), nanos, encoded.error(),
-                    result == Flusher.Result.STALE);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
+    Flusher.Result run(Picked picked, String worker, Flusher flusher, java.util.function.BooleanSupplier mayChain) {
+        Picked current = picked;
+        for (int chained = 0; ; chained++) {
+            boolean inlineAllowed = inline != null && chained < InlineContinuation.MAX_CHAIN && mayChain.getAsBoolean();
+            long start = System.nanoTime();
+            OutcomeRow encoded = decide(current, worker, inlineAllowed);
+            long nanos = System.nanoTime() - start;
+            metrics.step(encoded.kind(), nanos);
+            Flusher.Result result = flusher.submit(encoded).join();
+            ClaimedRow row = current.row();
+            try {
+                events.stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind(), nanos,
+                        encoded.error(), result == Flusher.Result.STALE);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
+            }
+            if (result == Flusher.Result.STALE || !encoded.keepLock()) {
+                return result;
+            }
+            current = inline.next(current, encoded, result == Flusher.Result.COMMITTED_WITH_SIGNALS, worker, flusher);
+            if (current == null) {
+                return result;  // admission denied the next step: it went back to the queue
+            }
         }
-        return result;
     }
 
-    private OutcomeRow decide(Picked picked, String worker) {
+    /** Enables inline execution (a next that keeps the row and runs the next step in the same task). */
+    void inline(InlineContinuation inline, java.time.Duration leaseTtl) {
+        this.inline = inline;
+        this.leaseTtl = leaseTtl;
+    }
+
+    private OutcomeRow decide(Picked picked, String worker, boolean inlineAllowed) {
         ClaimedRow row = picked.row();
         Optional<FsmDefinition> found = registry.find(row.fsm(), row.fsmVersion());
         if (found.isEmpty()) {
@@ -99,7 +122,10 @@ final class StepRunner {
             error = Backoff.describe(e);
         }
         try {
-            return encoder.encode(picked, worker, outcome, clock.instant(), error);
+            java.time.Instant now = clock.instant();
+            java.time.Instant lease = inlineAllowed && error == null && inline.wanted(def, outcome)
+                    ? now.plus(leaseTtl) : null;
+            return encoder.encode(picked, worker, outcome, now, error, lease);
         } catch (RuntimeException e) {
             // An outcome that cannot be serialized goes to onError, never into a reaper loop.
             IllegalStateException unstorable = new IllegalStateException("the "

@@ -49,8 +49,9 @@ public final class BucketSql {
                 FROM %1$s b JOIN wanted w ON w.kind = b.kind AND w.key = b.key
                 """.formatted(b);
         this.updateSql = """
-                UPDATE %1$s b SET available = u.available, last_refill = u.last_refill::timestamptz
-                FROM unnest(?::text[], ?::text[], ?::int[], ?::float8[], ?::text[]) AS u(kind, key, shard, available, last_refill)
+                UPDATE %1$s b SET capacity = u.capacity, available = u.available, last_refill = u.last_refill::timestamptz
+                FROM unnest(?::text[], ?::text[], ?::int[], ?::float8[], ?::float8[], ?::text[])
+                     AS u(kind, key, shard, capacity, available, last_refill)
                 WHERE b.kind = u.kind AND b.key = u.key AND b.shard = u.shard
                 """.formatted(b);
         // No ON CONFLICT: a racing mint must fail (primary key) so the loser recomputes from the winner's rows.
@@ -67,7 +68,8 @@ public final class BucketSql {
                 FROM unnest(?::bigint[], ?::int[]) AS s(id, shard)
                 WHERE g.id = s.id AND g.status = 'executing'
                 """.formatted(t);
-        // LEAST: the reconciler may have healed the counter already; a late credit must not overflow.
+        // LEAST: a slot leaked by a crash and healed by the reconciler must never push a counter
+        // over its capacity and sink a flush; credits run inside the flush that frees the slot.
         this.creditSql = """
                 WITH c AS (
                     SELECT key, shard, count(*)::float8 AS n FROM unnest(?::text[], ?::int[]) AS x(key, shard)
@@ -230,7 +232,7 @@ public final class BucketSql {
             return;
         }
         try (PreparedStatement ps = c.prepareStatement(updateSql)) {
-            bindShards(c, ps, shards, false);
+            bindShards(c, ps, shards, true);
             ps.executeUpdate();
         }
     }

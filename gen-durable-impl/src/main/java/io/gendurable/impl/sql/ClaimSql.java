@@ -25,8 +25,10 @@ import java.util.List;
  */
 public final class ClaimSql {
     private final String sql;
+    private final SchemaName schema;
 
     public ClaimSql(SchemaName schema) {
+        this.schema = schema;
         this.sql = """
                 WITH cand AS (
                     SELECT id, priority, eligible_at, concurrency_key,
@@ -91,6 +93,11 @@ public final class ClaimSql {
         rows.sort(Comparator.comparingInt(ClaimedRow::priority).thenComparing(ClaimedRow::eligibleAt)
                 .thenComparingLong(ClaimedRow::id));
         return rows;
+    }
+
+    /** @return the schema the statement was built for */
+    public SchemaName schema() {
+        return schema;
     }
 
     private static List<String> awaits(java.sql.Array a) throws SQLException {

@@ -20,7 +20,8 @@ import java.util.Map;
  * Riders, over committed rows only: consume (progress deletes the exact awaited signal ids,
  * terminal outcomes clear the inbox; {@code signals_target}); the fan-out (every parent's
  * children in one insert, then each parent parks with the count that landed); the parent join
- * (terminal children decrement their parents, one {@code −count} per parent); and the park recheck (a parked row
+ * (terminal children decrement their parents, one {@code −count} per parent); the gate credit
+ * (each committed row's slot returns to its counter); and the park recheck (a parked row
  * with an inbox signal it awaits and did not see wakes at once: the lost-wakeup fix, in the
  * same transaction as the park, so a delivery racing it queues on the park's row lock).
  */
@@ -30,9 +31,11 @@ public final class FlushSql {
     private final String recheckSql;
     private final InsertSql insertSql;
     private final ChildrenSql childrenSql;
+    private final BucketSql bucketSql;
 
     public FlushSql(SchemaName schema) {
         this.insertSql = new InsertSql(schema);
+        this.bucketSql = new BucketSql(schema);
         this.childrenSql = new ChildrenSql(schema);
         String t = schema.instances();
         String signals = schema.qualify("signals");
@@ -41,10 +44,10 @@ public final class FlushSql {
                     SELECT * FROM unnest(?::bigint[], ?::text[], ?::int[], ?::text[], ?::text[], ?::boolean[],
                                          ?::text[], ?::text[], ?::text[], ?::boolean[], ?::text[], ?::text[],
                                          ?::text[], ?::text[], ?::text[], ?::boolean[], ?::text[], ?::int[], ?::text[],
-                                         ?::text[])
+                                         ?::text[], ?::boolean[], ?::text[])
                         AS t(id, worker, claimed_attempt, status, step, set_state, state, attempt_op, eligible_at,
                              set_result, result, error, awaits_op, awaits, await_deadline, set_rate, rate_limit, weight,
-                             key_op, new_key)
+                             key_op, new_key, keep_lock, lease_until)
                 ), owned AS (
                     SELECT g.id FROM %1$s g JOIN u ON u.id = g.id
                     WHERE g.locked_by = u.worker AND g.attempt = u.claimed_attempt AND g.status = 'executing'
@@ -68,15 +71,18 @@ public final class FlushSql {
                     weight = CASE WHEN u.set_rate THEN u.weight ELSE g.weight END,
                     concurrency_key = CASE u.key_op WHEN 'RELEASE' THEN NULL WHEN 'SWITCH' THEN u.new_key
                                                     ELSE g.concurrency_key END,
-                    locked_by = NULL,
-                    lease_expires_at = NULL,
-                    concurrency_shard = NULL,
+                    locked_by = CASE WHEN u.keep_lock THEN g.locked_by END,
+                    lease_expires_at = CASE WHEN u.keep_lock THEN u.lease_until::timestamptz END,
+                    -- an inline continue keeps its slot, or takes the provisional -1 of a new gated key
+                    concurrency_shard = CASE WHEN NOT u.keep_lock THEN NULL
+                                             WHEN u.key_op = 'KEEP' THEN g.concurrency_shard
+                                             WHEN u.key_op = 'SWITCH' THEN -1 END,
                     updated_at = ?
                 FROM u JOIN owned ON owned.id = u.id
                 WHERE g.id = u.id AND g.locked_by = u.worker AND g.attempt = u.claimed_attempt
                   AND g.status = 'executing'
-                RETURNING g.id
-                """.formatted(t, schema.statusType());
+                RETURNING g.id, u.keep_lock AND EXISTS (SELECT 1 FROM %3$s s WHERE s.target_id = g.id) AS has_signals
+                """.formatted(t, schema.statusType(), signals);
         // (target, NULL) clears a whole inbox; (target, id) deletes one consumed signal.
         this.consumeSql = """
                 DELETE FROM %1$s s
@@ -104,14 +110,16 @@ public final class FlushSql {
      *                    themselves: parks the recheck woke, parents whose join completed, fan-outs
      *                    none of whose children landed
      * @param childQueues the queues that received due children
+     * @param continuingWithSignals inline continues whose inbox is not empty (the next step loads it)
      */
     public record Flushed(java.util.Set<Long> committed, Map<Long, String> rewoken,
-                          java.util.Set<String> childQueues) {
+                          java.util.Set<String> childQueues, java.util.Set<Long> continuingWithSignals) {
     }
 
     /** Runs the transition and its riders; call inside one transaction. */
     public Flushed flush(Connection c, List<OutcomeRow> rows, Instant now) throws SQLException {
-        java.util.Set<Long> committed = update(c, rows, now);
+        java.util.Set<Long> withSignals = new java.util.HashSet<>();
+        java.util.Set<Long> committed = update(c, rows, now, withSignals);
         List<Long> consumeTargets = new ArrayList<>();
         List<Long> consumeIds = new ArrayList<>();
         List<Long> parked = new ArrayList<>();
@@ -157,6 +165,19 @@ public final class FlushSql {
         if (!joining.isEmpty()) {
             rewoken.putAll(childrenSql.join(c, joining, now));
         }
+        // Gate slots return in the same transaction the rows leave executing: the reconciler's
+        // truth (executing rows) and the counters can never disagree about a committed outcome.
+        List<String> slotKeys = new ArrayList<>();
+        List<Integer> slotShards = new ArrayList<>();
+        for (OutcomeRow r : rows) {
+            if (r.slotKey() != null && committed.contains(r.id())) {
+                slotKeys.add(r.slotKey());
+                slotShards.add(r.slotShard());
+            }
+        }
+        if (!slotKeys.isEmpty()) {
+            bucketSql.credit(c, slotKeys, slotShards);
+        }
         if (!parked.isEmpty()) {
             try (PreparedStatement ps = c.prepareStatement(recheckSql)) {
                 ps.setObject(1, Jdbc.ts(now));
@@ -171,7 +192,7 @@ public final class FlushSql {
                 }
             }
         }
-        return new Flushed(committed, rewoken, childQueues);
+        return new Flushed(committed, rewoken, childQueues, withSignals);
     }
 
     /** Every committed fan-out's children in ONE insert statement, then each parent parks with what landed. */
@@ -203,7 +224,8 @@ public final class FlushSql {
         rewoken.putAll(childrenSql.park(c, landed));
     }
 
-    private java.util.Set<Long> update(Connection c, List<OutcomeRow> rows, Instant now) throws SQLException {
+    private java.util.Set<Long> update(Connection c, List<OutcomeRow> rows, Instant now, java.util.Set<Long> withSignals)
+            throws SQLException {
         int n = rows.size();
         Long[] id = new Long[n];
         String[] worker = new String[n];
@@ -225,6 +247,8 @@ public final class FlushSql {
         Integer[] weight = new Integer[n];
         String[] keyOp = new String[n];
         String[] newKey = new String[n];
+        Boolean[] keepLock = new Boolean[n];
+        String[] leaseUntil = new String[n];
         for (int i = 0; i < n; i++) {
             OutcomeRow r = rows.get(i);
             id[i] = r.id();
@@ -247,6 +271,8 @@ public final class FlushSql {
             weight[i] = r.weight();
             keyOp[i] = r.keyOp();
             newKey[i] = r.newKey();
+            keepLock[i] = r.keepLock();
+            leaseUntil[i] = Jdbc.isoOrNull(r.leaseUntil());
         }
         java.util.Set<Long> committed = new java.util.HashSet<>(n * 2);
         try (PreparedStatement ps = c.prepareStatement(updateSql)) {
@@ -271,10 +297,15 @@ public final class FlushSql {
             ps.setArray(p++, Jdbc.ints(c, weight));
             ps.setArray(p++, Jdbc.texts(c, keyOp));
             ps.setArray(p++, Jdbc.texts(c, newKey));
+            ps.setArray(p++, Jdbc.bools(c, keepLock));
+            ps.setArray(p++, Jdbc.texts(c, leaseUntil));
             ps.setObject(p, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     committed.add(rs.getLong(1));
+                    if (rs.getBoolean(2)) {
+                        withSignals.add(rs.getLong(1));
+                    }
                 }
             }
         }

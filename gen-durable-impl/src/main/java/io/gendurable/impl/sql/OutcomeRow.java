@@ -34,13 +34,17 @@ import java.util.List;
  * @param newKey         the new key with SWITCH
  * @param slotKey        the gate key whose slot this row holds (credited once committed), or null
  * @param slotShard      that slot's shard
+ * @param keepLock       an inline continue: the row stays executing under the same worker, its
+ *                       lease extended to {@code leaseUntil}, and the next step runs in the same task
+ * @param leaseUntil     the extended lease of an inline continue
  */
 public record OutcomeRow(long id, String worker, int claimedAttempt, String status, String step, boolean setState,
                          String stateJson, AttemptOp attemptOp, Instant eligibleAt, boolean setResult,
                          String resultJson, String error, AwaitsOp awaitsOp, List<String> awaits,
                          Instant awaitDeadline, List<Long> consume, boolean clearInbox, List<Long> presented,
                          Long parentId, List<InsertSql.Row> children, boolean setRate, String rateLimit,
-                         int weight, String keyOp, String newKey, String slotKey, Integer slotShard) {
+                         int weight, String keyOp, String newKey, String slotKey, Integer slotShard,
+                         boolean keepLock, Instant leaseUntil) {
 
     /** Copies the lists. */
     public OutcomeRow {
@@ -63,6 +67,7 @@ public record OutcomeRow(long id, String worker, int claimedAttempt, String stat
             case "failed" -> "stop";
             case "awaiting_signal" -> "await";
             case "awaiting_children" -> "schedule_children";
+            case "executing" -> "next_inline";
             default -> attemptOp == AttemptOp.INCREMENT ? "retry" : "next";
         };
     }
