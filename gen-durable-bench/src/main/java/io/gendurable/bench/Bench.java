@@ -124,6 +124,7 @@ public final class Bench {
         json.put("engine", "gen-durable " + Machine.version("gen-durable"));
         json.put("git", System.getProperty("bench.git", "unknown"));
         json.put("started_at", Instant.now().toString());
+        json.put("load_avg_before", Machine.loadAverage());
         boolean ok = true;
         try (HikariDataSource admin = db.pool("bench-admin", 2)) {
             if (dbInfo == null) {

@@ -109,4 +109,14 @@ final class Machine {
         m.put("gc", ManagementFactory.getGarbageCollectorMXBeans().stream().map(b -> b.getName()).toList());
         return m;
     }
+
+    /** @return the machine's load averages (1, 5, 15 min) from /proc/loadavg, or an empty list */
+    static java.util.List<Double> loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return java.util.List.of(Double.parseDouble(f[0]), Double.parseDouble(f[1]), Double.parseDouble(f[2]));
+        } catch (IOException | RuntimeException e) {
+            return java.util.List.of();
+        }
+    }
 }

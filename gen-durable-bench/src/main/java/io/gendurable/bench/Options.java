@@ -19,13 +19,13 @@ public final class Options {
         def("n", "20000", "jobs to burn down (jobs, limited)");
         def("fsm-n", "4000", "FSM instances (fsm); steps = fsm-n x k");
         def("k", "5", "steps per FSM instance (fsm)");
-        def("warmup", "2000", "no-op jobs burnt in a throwaway schema before the first scenario (0: none)");
-        def("concurrency", "128", "the queue's concurrency (steps in flight)");
-        def("prefetch", "128", "rows buffered beyond the running slots");
+        def("warmup", "5000", "no-op jobs burnt in a throwaway schema before the first scenario (0: none)");
+        def("concurrency", "64", "the queue's concurrency (steps in flight)");
+        def("prefetch", "64", "rows buffered beyond the running slots");
         def("min-demand", "16", "pick only when at least this many slots are free");
         def("poll-ms", "1000", "idle poll interval");
         def("max-poll-ms", "5000", "idle poll backoff ceiling");
-        def("flush-batch", "128", "flusher max-batch");
+        def("flush-batch", "64", "flusher max-batch");
         def("flush-delay-ms", "2", "flusher max-delay");
         def("pool", "16", "Hikari pool size");
         def("timer-threads", "4", "threads of the engine's timer (fills, flushes, heartbeats)");

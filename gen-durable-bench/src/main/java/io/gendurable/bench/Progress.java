@@ -54,9 +54,13 @@ public class Progress implements EngineEvents {
             staleSteps.increment();
             return;
         }
-        if (!counts.test(outcome)) {
-            return;
+        if (counts.test(outcome)) {
+            tick();
         }
+    }
+
+    /** Counts one completion (for callers that are not the engine, e.g. the db-scheduler baseline). */
+    public void tick() {
         long c = count.incrementAndGet();
         long now = System.nanoTime();
         if (c == mark10) {
