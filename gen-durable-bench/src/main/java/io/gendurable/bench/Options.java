@@ -19,7 +19,8 @@ public final class Options {
         def("n", "20000", "jobs to burn down (jobs, limited)");
         def("fsm-n", "4000", "FSM instances (fsm); steps = fsm-n x k");
         def("k", "5", "steps per FSM instance (fsm)");
-        def("warmup", "5000", "no-op jobs burnt in a throwaway schema before the first scenario (0: none)");
+        def("repeat", "3", "runs of each burn-down (jobs, fsm, limited); the median is reported");
+        def("warmup", "50000", "no-op jobs burnt in a throwaway schema before the first scenario (0: none)");
         def("concurrency", "64", "the queue's concurrency (steps in flight)");
         def("prefetch", "64", "rows buffered beyond the running slots");
         def("min-demand", "16", "pick only when at least this many slots are free");
@@ -108,7 +109,7 @@ public final class Options {
     static String usage() {
         StringBuilder b = new StringBuilder("""
                 usage: Bench [jdbc-url] [--option=value]... scenario...
-                scenarios: jobs fsm insert latency backlog fanout limited, or all (every one, in that order);
+                scenarios: jobs fsm insert latency backlog fanout limited ceiling, or all (every one, in that order);
                            serve (start the embedded PostgreSQL, print its URL, wait until stdin closes)
                 options:
                 """);

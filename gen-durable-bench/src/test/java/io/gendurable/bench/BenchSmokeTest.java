@@ -35,7 +35,7 @@ class BenchSmokeTest {
     @Test
     void jobsScenarioPrintsOneCompleteJsonLine() {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        Options o = Options.parse(new String[]{"--n=200", "--warmup=0", "--concurrency=16", "--prefetch=16",
+        Options o = Options.parse(new String[]{"--n=200", "--repeat=1", "--warmup=0", "--concurrency=16", "--prefetch=16",
                 "--pool=4", "--stall-seconds=30"});
         boolean ok = new Bench(o, db, new PrintStream(buf, true, StandardCharsets.UTF_8)).run("jobs");
         String out = buf.toString(StandardCharsets.UTF_8).strip();
