@@ -80,7 +80,7 @@ public final class Bench {
                 return;
             }
         }
-        try (BenchDb db = BenchDb.open(o.str("db"), o.flag("fsync"))) {
+        try (BenchDb db = BenchDb.open(o.str("db"), o.flag("fsync"), o.str("pg-config"))) {
             if (scenarios.contains("serve")) {
                 serve(db);
                 return;
@@ -133,9 +133,7 @@ public final class Bench {
             }
             if (!warmedUp && o.integer("warmup") > 0) {
                 warmedUp = true;
-                log("warm-up: " + o.integer("warmup") + " no-op jobs in a throwaway schema");
-                burnDown("warmup", o.integer("warmup"), 1, i -> NewInstance.of(BenchFsms.NoopJob.class,
-                        new BenchFsms.Args(i)), k -> k.equals("done"), LimitsConfig.none(), new BenchFsms.NoopJob());
+                json.put("warmup", warmUp());
             }
             log("scenario " + scenario + " ...");
             switch (scenario) {
@@ -167,6 +165,30 @@ public final class Bench {
         out.println(JsonOut.write(json));
         out.flush();
         return ok;
+    }
+
+    /**
+     * Burns {@code --warmup} no-op jobs in rounds of at most {@code --n}, each on a fresh schema and
+     * engine like a measured run, so that the measured runs see a JIT-compiled engine (C2 keeps
+     * compiling for tens of thousands of jobs; cold figures are far lower, see docs/performance.md).
+     *
+     * @return the rounds' rates
+     */
+    private Map<String, Object> warmUp() throws Exception {
+        int total = o.integer("warmup");
+        int round = Math.max(1, Math.min(total, o.integer("n")));
+        log("warm-up: " + total + " no-op jobs in rounds of " + round + ", each in a throwaway schema");
+        List<Object> rates = new ArrayList<>();
+        for (int done = 0; done < total; done += round) {
+            Map<String, Object> r = burnDown("warmup", Math.min(round, total - done), 1,
+                    i -> NewInstance.of(BenchFsms.NoopJob.class, new BenchFsms.Args(i)), k -> k.equals("done"),
+                    LimitsConfig.none(), new BenchFsms.NoopJob());
+            rates.add(r.get("events_per_s"));
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("jobs", total);
+        m.put("rounds_jobs_per_s", rates);
+        return m;
     }
 
     // ------------------------------------------------------------------ scenarios
@@ -230,10 +252,10 @@ public final class Bench {
         try (HikariDataSource ds = db.pool("bench-insert", o.integer("pool"));
              Node client = new Node("insert", ds, config(schema, Map.of()), o.integer("timer-threads"), null,
                      new BenchFsms.NoopJob()).start()) {
-            results.put("insert_all_1_thread", insertAllRun(client, rows, 1, 1000));
-            results.put("insert_all_" + threads + "_threads", insertAllRun(client, rows, threads, 1000));
-            results.put("single_1_thread", singleRun(client, Math.min(single, 2000), 1));
-            results.put("single_" + threads + "_threads", singleRun(client, single, threads));
+            results.put("insert_all_1_thread", insertAllRun(client, ds, rows, 1, 1000));
+            results.put("insert_all_" + threads + "_threads", insertAllRun(client, ds, rows, threads, 1000));
+            results.put("single_1_thread", singleRun(client, ds, Math.min(single, 2000), 1));
+            results.put("single_" + threads + "_threads", singleRun(client, ds, single, threads));
             long total = BenchDb.queryLong(ds, "SELECT count(*) FROM " + schema + "." + INSTANCES);
             results.put("rows_in_table", total);
             json.put("engine_metrics", metrics(client.engine.metrics(), null, 0));
@@ -243,8 +265,8 @@ public final class Bench {
         json.put("results", results);
     }
 
-    private Map<String, Object> insertAllRun(Node client, int rows, int threads, int batch) throws Exception {
-        Machine.Cpu cpu = Machine.Cpu.now();
+    private Map<String, Object> insertAllRun(Node client, javax.sql.DataSource ds, int rows, int threads, int batch) throws Exception {
+        Machine.Split cpu = Machine.Split.now(ds);
         long t0 = System.nanoTime();
         parallel(threads, t -> {
             for (int from = t * batch; from < rows; from += threads * batch) {
@@ -261,14 +283,14 @@ public final class Bench {
         m.put("threads", threads);
         m.put("batch", batch);
         m.put("rows_per_s", rows / s);
-        m.put("cpu", Machine.Cpu.now().since(cpu));
+        m.put("cpu", cpu.since());
         return m;
     }
 
-    private Map<String, Object> singleRun(Node client, int rows, int threads) throws Exception {
+    private Map<String, Object> singleRun(Node client, javax.sql.DataSource ds, int rows, int threads) throws Exception {
         long[] lat = new long[rows];
         AtomicLong next = new AtomicLong();
-        Machine.Cpu cpu = Machine.Cpu.now();
+        Machine.Split cpu = Machine.Split.now(ds);
         long t0 = System.nanoTime();
         parallel(threads, t -> {
             for (long i; (i = next.getAndIncrement()) < rows; ) {
@@ -283,7 +305,7 @@ public final class Bench {
         m.put("threads", threads);
         m.put("rows_per_s", rows / s);
         m.put("insert_ms", percentiles(lat));
-        m.put("cpu", Machine.Cpu.now().since(cpu));
+        m.put("cpu", cpu.since());
         return m;
     }
 
@@ -381,7 +403,7 @@ public final class Bench {
         Map<String, Object> results = new LinkedHashMap<>();
         try (HikariDataSource ds = db.pool("bench-backlog", o.integer("pool"))) {
             try (Node loader = new Node("loader", ds, config(schema, Map.of()), 2, null, new BenchFsms.NoopJob()).start()) {
-                Machine.Cpu cpu = Machine.Cpu.now();
+                Machine.Split cpu = Machine.Split.now(ds);
                 long t0 = System.nanoTime();
                 int loaders = 2;
                 parallel(loaders, t -> {
@@ -398,7 +420,7 @@ public final class Bench {
                 load.put("rows", rows);
                 load.put("seconds", s);
                 load.put("rows_per_s", rows / s);
-                load.put("cpu", Machine.Cpu.now().since(cpu));
+                load.put("cpu", cpu.since());
                 results.put("load", load);
             }
             BenchDb.exec(ds, "ANALYZE " + schema + "." + INSTANCES);
@@ -407,12 +429,12 @@ public final class Bench {
             progress.arm(burn);
             try (Node worker = new Node("worker", ds, config(schema, Map.of("default", o.integer("concurrency")))
                     .withMigrateAtStart(false), o.integer("timer-threads"), progress, new BenchFsms.NoopJob())) {
-                Machine.Cpu cpu = Machine.Cpu.now();
+                Machine.Split cpu = Machine.Split.now(ds);
                 long t0 = System.nanoTime();
                 worker.start();
                 boolean complete = progress.await(o.integer("stall-seconds"));
                 Map<String, Object> r = rates(progress, t0, burn, "jobs");
-                r.put("cpu", Machine.Cpu.now().since(cpu));
+                r.put("cpu", cpu.since());
                 r.put("heap_used_mb", Machine.heapUsedMb());
                 r.put("heap_used_after_gc_mb", Machine.heapUsedAfterGcMb());
                 r.put("heap_before_worker_after_gc_mb", baseline);
@@ -454,7 +476,7 @@ public final class Bench {
              Node node = new Node("fanout", ds, config(schema, Map.of("default", o.integer("concurrency"))),
                      o.integer("timer-threads"), childDone, parent, new BenchFsms.NoopJob()).start()) {
             Thread.sleep(500);
-            Machine.Cpu cpu = Machine.Cpu.now();
+            Machine.Split cpu = Machine.Split.now(ds);
             long t0 = System.nanoTime();
             node.engine.insert(BenchFsms.ParentFsm.class, new BenchFsms.Fan(children));
             boolean childrenOk = childDone.await(o.integer("stall-seconds"));
@@ -467,7 +489,7 @@ public final class Bench {
             results.put("children_per_s", childDone.tEnd() == 0 || childrenCommitted.get() == 0 ? null
                     : children * 1e9 / (childDone.tEnd() - childrenCommitted.get()));
             results.put("children_seen_by_parent", parent.childrenSeen);
-            results.put("cpu", Machine.Cpu.now().since(cpu));
+            results.put("cpu", cpu.since());
             results.put("heap_used_mb", Machine.heapUsedMb());
             json.put("complete", childrenOk && woke && parent.childrenSeen == children);
             json.put("engine_metrics", metrics(node.engine.metrics(), childDone, (System.nanoTime() - t0) / 1e9));
@@ -555,7 +577,7 @@ public final class Bench {
                         + "result = NULL, updated_at = now() FROM unnest(?::bigint[]) AS u(id) "
                         + "WHERE g.id = u.id AND g.locked_by = ? AND g.status = 'executing'";
                 AtomicLong steps = new AtomicLong();
-                Machine.Cpu cpu = Machine.Cpu.now();
+                Machine.Split cpu = Machine.Split.now(ds);
                 long t0 = System.nanoTime();
                 parallel(threads, th -> {
                     String worker = "ceiling-" + th;
@@ -589,7 +611,7 @@ public final class Bench {
                 r.put("steps", steps.get());
                 r.put("seconds", sec);
                 r.put("steps_per_s", steps.get() / sec);
-                r.put("cpu", Machine.Cpu.now().since(cpu));
+                r.put("cpu", cpu.since());
                 results.put("threads_" + threads, r);
                 json.put("complete", steps.get() == n && !Boolean.FALSE.equals(json.get("complete")));
             } finally {
@@ -629,12 +651,14 @@ public final class Bench {
             progress.arm(target);
             try (Node worker = new Node("worker", ds, config(schema, Map.of("default", o.integer("concurrency")))
                     .withLimits(limits).withMigrateAtStart(false), o.integer("timer-threads"), progress, fsms)) {
-                Machine.Cpu cpu = Machine.Cpu.now();
+                Machine.Split cpu = Machine.Split.now(ds);
+                Machine.Threads threads = Machine.Threads.now();
                 long t0 = System.nanoTime();
                 worker.start();
                 boolean complete = progress.await(o.integer("stall-seconds"));
                 r.putAll(rates(progress, t0, target, "events"));
-                r.put("cpu", Machine.Cpu.now().since(cpu));
+                r.put("cpu", cpu.since());
+                r.put("jvm_threads_cpu_s", Machine.Threads.now().since(threads));
                 r.put("heap_used_mb", Machine.heapUsedMb());
                 r.put("outcomes", progress.outcomes());
                 r.put("complete", complete);
@@ -650,6 +674,9 @@ public final class Bench {
         }
         if (!Boolean.TRUE.equals(r.get("complete"))) {
             log(hint + ": INCOMPLETE " + r);
+        } else {
+            log(String.format(java.util.Locale.ROOT, "%s: %,.0f/s  cpu %s  jvm threads %s", hint,
+                    (double) r.get("events_per_s"), r.get("cpu"), r.get("jvm_threads_cpu_s")));
         }
         return r;
     }

@@ -45,6 +45,14 @@ public final class BenchDb implements AutoCloseable {
      * @return the database
      */
     public static BenchDb open(String url, boolean fsync) {
+        return open(url, fsync, "");
+    }
+
+    /**
+     * @param extra the embedded server's extra settings, {@code name=value;name=value} (e.g.
+     *              {@code shared_preload_libraries=pg_stat_statements} to see where the database's time goes)
+     */
+    public static BenchDb open(String url, boolean fsync, String extra) {
         if (url == null || url.isBlank()) {
             url = System.getenv(URL_ENV);
         }
@@ -53,7 +61,14 @@ public final class BenchDb implements AutoCloseable {
         }
         try {
             Path data = Files.createTempDirectory("gendurable-bench-pg");
-            EmbeddedPostgres pg = EmbeddedPostgres.builder()
+            EmbeddedPostgres.Builder b = EmbeddedPostgres.builder();
+            for (String kv : extra == null ? new String[0] : extra.split(";")) {
+                int eq = kv.indexOf('=');
+                if (eq > 0) {
+                    b.setServerConfig(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+                }
+            }
+            EmbeddedPostgres pg = b
                     .setDataDirectory(data)
                     .setCleanDataDirectory(true)
                     .setServerConfig("max_connections", "300")

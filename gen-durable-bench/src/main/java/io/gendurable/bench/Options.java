@@ -16,11 +16,12 @@ public final class Options {
     static {
         def("db", "", "JDBC URL (else $" + BenchDb.URL_ENV + ", else an embedded PostgreSQL)");
         def("fsync", "on", "embedded server only: fsync and synchronous_commit on|off");
+        def("pg-config", "", "embedded server only: extra settings, name=value;name=value");
         def("n", "20000", "jobs to burn down (jobs, limited)");
         def("fsm-n", "4000", "FSM instances (fsm); steps = fsm-n x k");
         def("k", "5", "steps per FSM instance (fsm)");
         def("repeat", "3", "runs of each burn-down (jobs, fsm, limited); the median is reported");
-        def("warmup", "50000", "no-op jobs burnt in a throwaway schema before the first scenario (0: none)");
+        def("warmup", "100000", "no-op jobs burnt before the first scenario, in rounds of n, for the JIT (0: none)");
         def("concurrency", "64", "the queue's concurrency (steps in flight)");
         def("prefetch", "64", "rows buffered beyond the running slots");
         def("min-demand", "16", "pick only when at least this many slots are free");

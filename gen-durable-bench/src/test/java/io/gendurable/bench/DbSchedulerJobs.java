@@ -54,7 +54,7 @@ public final class DbSchedulerJobs {
     public static void main(String[] args) throws Exception {
         Bench.quietLogs();
         String url = null;
-        Map<String, String> opt = new LinkedHashMap<>(Map.of("n", "20000", "threads", "32", "warmup", "50000",
+        Map<String, String> opt = new LinkedHashMap<>(Map.of("n", "20000", "threads", "32", "warmup", "100000",
                 "fsync", "on", "lower", "0.5", "upper", "3.0", "stall-seconds", "60", "repeat", "3"));
         for (String a : args) {
             if (a.startsWith("jdbc:")) {
@@ -67,7 +67,7 @@ public final class DbSchedulerJobs {
                 }
                 opt.put(k, a.substring(a.indexOf('=') + 1));
             } else {
-                System.err.println("usage: DbSchedulerJobs [jdbc-url] [--n=20000] [--threads=32] [--warmup=50000]"
+                System.err.println("usage: DbSchedulerJobs [jdbc-url] [--n=20000] [--threads=32] [--warmup=100000]"
                         + " [--repeat=3] [--pool=threads+4] [--lower=0.5] [--upper=3.0]");
                 System.exit(2);
             }
@@ -103,14 +103,23 @@ public final class DbSchedulerJobs {
         try (BenchDb db = BenchDb.open(url, fsync); HikariDataSource ds = db.pool("db-scheduler", pool)) {
             json.put("db", db.describe(ds));
             if (warmup > 0) {
-                Bench.log("db-scheduler warm-up: " + warmup + " no-op tasks in a throwaway schema");
-                burnDown(ds, warmup, threads, lower, upper, stall);
+                // the same regime as the bench's: rounds of at most n, each on a fresh table and scheduler
+                int round = Math.max(1, Math.min(warmup, n));
+                Bench.log("db-scheduler warm-up: " + warmup + " no-op tasks in rounds of " + round);
+                List<Object> rates = new ArrayList<>();
+                for (int done = 0; done < warmup; done += round) {
+                    rates.add(burnDown(ds, Math.min(round, warmup - done), threads, lower, upper, stall).get("jobs_per_s"));
+                }
+                json.put("warmup", Map.of("jobs", warmup, "rounds_jobs_per_s", rates));
             }
             List<Map<String, Object>> runs = new ArrayList<>();
             for (int i = 0; i < repeat; i++) {
                 Bench.log("db-scheduler: " + n + " no-op tasks, " + threads + " threads, lock-and-fetch (run "
                         + (i + 1) + " of " + repeat + ")");
-                runs.add(burnDown(ds, n, threads, lower, upper, stall));
+                Map<String, Object> r = burnDown(ds, n, threads, lower, upper, stall);
+                Bench.log(String.format(java.util.Locale.ROOT, "db-scheduler: %,.0f/s  cpu %s",
+                        (double) r.get("jobs_per_s"), r.get("cpu")));
+                runs.add(r);
             }
             ok = runs.stream().allMatch(r -> Boolean.TRUE.equals(r.get("complete")));
             List<Object> rates = runs.stream().map(r -> r.get("jobs_per_s")).toList();
@@ -163,7 +172,7 @@ public final class DbSchedulerJobs {
                         }
                     })
                     .build();
-            Machine.Cpu cpu = Machine.Cpu.now();
+            Machine.Split cpu = Machine.Split.now(ds);
             long t0 = System.nanoTime();
             scheduler.start();
             boolean complete = progress.await(stallSeconds);
@@ -175,7 +184,7 @@ public final class DbSchedulerJobs {
             r.put("jobs_per_s", counted / seconds);
             r.put("steady_jobs_per_s", progress.steadyRate());
             r.put("first_10pct_s", progress.t10() == 0 ? null : (progress.t10() - t0) / 1e9);
-            r.put("cpu", Machine.Cpu.now().since(cpu));
+            r.put("cpu", cpu.since());
             r.put("heap_used_mb", Machine.heapUsedMb());
             scheduler.stop();
             long left = BenchDb.queryLong(ds, "SELECT count(*) FROM " + table);
