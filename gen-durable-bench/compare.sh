@@ -3,7 +3,11 @@
 # 32 threads) burning down N pre-inserted no-op jobs; prints both JSON lines, then the ratio
 # gen-durable jobs/s / db-scheduler jobs/s (the median over --runs pairs).
 #
-#   gen-durable-bench/compare.sh [jdbc-url] [--n=20000] [--runs=3] [bench options, e.g. --concurrency=64]
+#   gen-durable-bench/compare.sh [jdbc-url] [--n=20000] [--runs=1] [--warmup=100000] [--repeat=3]
+#                                [bench options, e.g. --concurrency=64]
+#
+# --warmup and --repeat go to both engines (each reports the median of --repeat runs after the
+# warm-up); other options go to the gen-durable bench only.
 #
 # Without a URL (or $GENDURABLE_BENCH_DB_URL) it starts one embedded PostgreSQL (fsync on) for both.
 set -euo pipefail
@@ -13,11 +17,13 @@ url="${GENDURABLE_BENCH_DB_URL:-}"
 n=20000
 runs=1
 bench_opts=()
+both_opts=()
 for a in "$@"; do
   case "$a" in
     jdbc:*) url="$a" ;;
     --n=*) n="${a#--n=}" ;;
     --runs=*) runs="${a#--runs=}" ;;
+    --warmup=*|--repeat=*) both_opts+=("$a") ;;   # the same warm-up and repeats for both engines
     --*) bench_opts+=("$a") ;;
     *) echo "usage: compare.sh [jdbc-url] [--n=20000] [--runs=1] [--bench-option=value]..." >&2; exit 2 ;;
   esac
@@ -54,10 +60,10 @@ ours=()
 theirs=()
 for r in $(seq 1 "$runs"); do
   echo "compare: run $r of $runs: gen-durable, then db-scheduler, N=$n" >&2
-  line="$("$here/bench.sh" "$url" --n="$n" "${bench_opts[@]}" jobs)"
+  line="$("$here/bench.sh" "$url" --n="$n" "${both_opts[@]}" "${bench_opts[@]}" jobs)"
   echo "$line"
   ours+=("$(rate <<<"$line")")
-  line="$(BENCH_MAIN=io.gendurable.bench.DbSchedulerJobs "$here/bench.sh" "$url" --n="$n")"
+  line="$(BENCH_MAIN=io.gendurable.bench.DbSchedulerJobs "$here/bench.sh" "$url" --n="$n" "${both_opts[@]}")"
   echo "$line"
   theirs+=("$(rate <<<"$line")")
 done

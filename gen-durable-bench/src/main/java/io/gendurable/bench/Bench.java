@@ -155,6 +155,7 @@ public final class Bench {
             e.printStackTrace();
         }
         Map<String, Object> jvm = Machine.jvm();
+        jvm.put("heap_used_mb", Machine.heapUsedMb());  // at the scenario's end, no GC forced
         json.put("jvm", jvm);
         json.put("versions", Map.of("postgresql_jdbc", Machine.version("postgresql-jdbc"),
                 "hikari", Machine.version("hikari"), "hibernate", Machine.version("hibernate")));
