@@ -1,0 +1,64 @@
+package io.gendurable.bench;
+
+import io.gendurable.Fsm;
+import io.gendurable.impl.core.Engine;
+import io.gendurable.impl.core.EngineConfig;
+import io.gendurable.impl.core.EngineEvents;
+import io.gendurable.impl.core.FsmDefinition;
+import io.gendurable.impl.core.FsmRegistry;
+
+import javax.sql.DataSource;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** One engine with its own executors, on a shared pool. */
+final class Node implements AutoCloseable {
+    final Engine engine;
+    private final ScheduledExecutorService timer;
+    private final ExecutorService steps;
+
+    Node(String name, DataSource ds, EngineConfig config, int timerThreads, EngineEvents events, Fsm<?>... fsms) {
+        FsmRegistry registry = new FsmRegistry();
+        for (Fsm<?> f : fsms) {
+            registry.register(FsmDefinition.of(f));
+        }
+        this.timer = Executors.newScheduledThreadPool(timerThreads, threads(name + "-timer"));
+        this.steps = Executors.newCachedThreadPool(threads(name + "-step"));
+        this.engine = Engine.builder().dataSource(ds).config(config).registry(registry).timer(timer).steps(steps)
+                .events(events == null ? EngineEvents.NONE : events).build();
+    }
+
+    Node start() {
+        engine.start();
+        return this;
+    }
+
+    private static ThreadFactory threads(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    @Override
+    public void close() {
+        try {
+            engine.stop();
+        } finally {
+            timer.shutdownNow();
+            steps.shutdownNow();
+            try {
+                timer.awaitTermination(5, TimeUnit.SECONDS);
+                steps.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+package io.gendurable.bench;
+
+import com.github.kagkarlsson.scheduler.Scheduler;
+import com.github.kagkarlsson.scheduler.SchedulerClient;
+import com.github.kagkarlsson.scheduler.event.AbstractSchedulerListener;
+import com.github.kagkarlsson.scheduler.task.ExecutionComplete;
+import com.github.kagkarlsson.scheduler.task.TaskInstance;
+import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
+import com.github.kagkarlsson.scheduler.task.helper.Tasks;
+import com.zaxxer.hikari.HikariDataSource;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The side-by-side baseline of issue 7: db-scheduler burning down N pre-inserted no-op one-time
+ * tasks in its best mode (lock-and-fetch, 32 threads), on the same database as the bench, its
+ * {@code scheduled_tasks} table in a schema of its own. Prints one JSON object, shaped like the
+ * bench's {@code jobs} line. In test sources: db-scheduler is a test-scoped dependency of the
+ * bench module only.
+ *
+ * <pre>
+ * BENCH_MAIN=io.gendurable.bench.DbSchedulerJobs gen-durable-bench/bench.sh [jdbc-url] [--n=20000] [--threads=32]
+ * </pre>
+ */
+public final class DbSchedulerJobs {
+    private static final String DDL = """
+            CREATE TABLE %1$s.scheduled_tasks (
+              task_name text NOT NULL,
+              task_instance text NOT NULL,
+              task_data bytea,
+              execution_time timestamp with time zone NOT NULL,
+              picked boolean NOT NULL,
+              picked_by text,
+              last_success timestamp with time zone,
+              last_failure timestamp with time zone,
+              consecutive_failures int,
+              last_heartbeat timestamp with time zone,
+              version bigint NOT NULL,
+              priority smallint,
+              PRIMARY KEY (task_name, task_instance)
+            );
+            CREATE INDEX execution_time_idx ON %1$s.scheduled_tasks (execution_time);
+            CREATE INDEX last_heartbeat_idx ON %1$s.scheduled_tasks (last_heartbeat);
+            CREATE INDEX priority_execution_time_idx ON %1$s.scheduled_tasks (priority DESC, execution_time ASC);
+            """;
+
+    private DbSchedulerJobs() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Bench.quietLogs();
+        String url = null;
+        Map<String, String> opt = new LinkedHashMap<>(Map.of("n", "20000", "threads", "32", "warmup", "100000",
+                "fsync", "on", "lower", "0.5", "upper", "3.0", "stall-seconds", "60", "repeat", "3"));
+        for (String a : args) {
+            if (a.startsWith("jdbc:")) {
+                url = a;
+            } else if (a.startsWith("--") && a.contains("=")) {
+                String k = a.substring(2, a.indexOf('='));
+                if (!opt.containsKey(k) && !k.equals("pool") && !k.equals("db")) {
+                    System.err.println("unknown option " + a + "; known: " + opt.keySet() + ", pool, db");
+                    System.exit(2);
+                }
+                opt.put(k, a.substring(a.indexOf('=') + 1));
+            } else {
+                System.err.println("usage: DbSchedulerJobs [jdbc-url] [--n=20000] [--threads=32] [--warmup=100000]"
+                        + " [--repeat=3] [--pool=threads+4] [--lower=0.5] [--upper=3.0]");
+                System.exit(2);
+            }
+        }
+        if (url == null) {
+            url = opt.get("db");
+        }
+        int n = Integer.parseInt(opt.get("n"));
+        int threads = Integer.parseInt(opt.get("threads"));
+        int warmup = Integer.parseInt(opt.get("warmup"));
+        int pool = Integer.parseInt(opt.getOrDefault("pool", String.valueOf(threads + 4)));
+        double lower = Double.parseDouble(opt.get("lower"));
+        double upper = Double.parseDouble(opt.get("upper"));
+        int stall = Integer.parseInt(opt.get("stall-seconds"));
+        int repeat = Integer.parseInt(opt.get("repeat"));
+        boolean fsync = !opt.get("fsync").equals("off");
+        long t0 = System.nanoTime();
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("scenario", "jobs");
+        json.put("engine", "db-scheduler " + Machine.version("db-scheduler"));
+        json.put("git", System.getProperty("bench.git", "unknown"));
+        json.put("started_at", Instant.now().toString());
+        json.put("load_avg_before", Machine.loadAverage());
+        Map<String, Object> params = new LinkedHashMap<>();
+        params.put("n", n);
+        params.put("threads", threads);
+        params.put("polling", "lock-and-fetch(" + lower + ", " + upper + ")");
+        params.put("hikari_pool", pool);
+        params.put("warmup_jobs", warmup);
+        params.put("repeat", repeat);
+        json.put("params", params);
+        boolean ok;
+        try (BenchDb db = BenchDb.open(url, fsync); HikariDataSource ds = db.pool("db-scheduler", pool)) {
+            json.put("db", db.describe(ds));
+            if (warmup > 0) {
+                // the same regime as the bench's: rounds of at most n, each on a fresh table and scheduler
+                int round = Math.max(1, Math.min(warmup, n));
+                Bench.log("db-scheduler warm-up: " + warmup + " no-op tasks in rounds of " + round);
+                List<Object> rates = new ArrayList<>();
+                for (int done = 0; done < warmup; done += round) {
+                    rates.add(burnDown(ds, Math.min(round, warmup - done), threads, lower, upper, stall).get("jobs_per_s"));
+                }
+                json.put("warmup", Map.of("jobs", warmup, "rounds_jobs_per_s", rates));
+            }
+            List<Map<String, Object>> runs = new ArrayList<>();
+            for (int i = 0; i < repeat; i++) {
+                Bench.log("db-scheduler: " + n + " no-op tasks, " + threads + " threads, lock-and-fetch (run "
+                        + (i + 1) + " of " + repeat + ")");
+                Map<String, Object> r = burnDown(ds, n, threads, lower, upper, stall);
+                Bench.log(String.format(java.util.Locale.ROOT, "db-scheduler: %,.0f/s  cpu %s",
+                        (double) r.get("jobs_per_s"), r.get("cpu")));
+                runs.add(r);
+            }
+            ok = runs.stream().allMatch(r -> Boolean.TRUE.equals(r.get("complete")));
+            List<Object> rates = runs.stream().map(r -> r.get("jobs_per_s")).toList();
+            runs.sort(java.util.Comparator.comparingDouble(r -> (double) r.get("jobs_per_s")));
+            Map<String, Object> median = new LinkedHashMap<>(runs.get((runs.size() - 1) / 2));
+            median.put("runs_jobs_per_s", rates);
+            json.put("complete", ok);
+            json.put("results", median);
+        }
+        json.put("jvm", Machine.jvm());
+        json.put("elapsed_s", (System.nanoTime() - t0) / 1e9);
+        System.out.println(JsonOut.write(json));
+        System.out.flush();
+        System.exit(ok ? 0 : 1);
+    }
+
+    static Map<String, Object> burnDown(HikariDataSource ds, int n, int threads, double lower, double upper,
+                                        int stallSeconds) throws Exception {
+        String schema = BenchDb.newSchema("dbscheduler");
+        String table = schema + ".scheduled_tasks";
+        BenchDb.exec(ds, "CREATE SCHEMA " + schema);
+        BenchDb.exec(ds, String.format(DDL, schema));
+        Map<String, Object> r = new LinkedHashMap<>();
+        try {
+            OneTimeTask<Void> noop = Tasks.oneTime("noop").execute((instance, ctx) -> {
+            });
+            SchedulerClient client = SchedulerClient.Builder.create(ds, noop).tableName(table).build();
+            long l0 = System.nanoTime();
+            for (int from = 0; from < n; from += 1000) {
+                List<TaskInstance<?>> batch = new ArrayList<>(1000);
+                for (int i = from; i < Math.min(n, from + 1000); i++) {
+                    batch.add(noop.instance("job-" + i));
+                }
+                client.scheduleBatch(batch, Instant.now());
+            }
+            r.put("preinsert_rows_per_s", n * 1e9 / (System.nanoTime() - l0));
+            BenchDb.exec(ds, "ANALYZE " + table);
+
+            Progress progress = new Progress(k -> true);
+            progress.arm(n);
+            Scheduler scheduler = Scheduler.create(ds, noop).tableName(table).threads(threads)
+                    .pollUsingLockAndFetch(lower, upper)
+                    .addSchedulerListener(new AbstractSchedulerListener() {
+                        @Override
+                        public void onExecutionComplete(ExecutionComplete complete) {
+                            // called after the completion (the row's delete) committed
+                            if (complete.getResult() == ExecutionComplete.Result.OK) {
+                                progress.tick();
+                            }
+                        }
+                    })
+                    .build();
+            Machine.Split cpu = Machine.Split.now(ds);
+            long t0 = System.nanoTime();
+            scheduler.start();
+            boolean complete = progress.await(stallSeconds);
+            long end = progress.tEnd() == 0 ? System.nanoTime() : progress.tEnd();
+            double seconds = (end - t0) / 1e9;
+            long counted = progress.tEnd() == 0 ? progress.count() : n;
+            r.put("jobs", counted);
+            r.put("seconds", seconds);
+            r.put("jobs_per_s", counted / seconds);
+            r.put("steady_jobs_per_s", progress.steadyRate());
+            r.put("first_10pct_s", progress.t10() == 0 ? null : (progress.t10() - t0) / 1e9);
+            r.put("cpu", cpu.since());
+            r.put("heap_used_mb", Machine.heapUsedMb());
+            scheduler.stop();
+            long left = BenchDb.queryLong(ds, "SELECT count(*) FROM " + table);
+            r.put("rows_left", left);
+            r.put("complete", complete && left == 0);
+        } finally {
+            BenchDb.exec(ds, "DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        }
+        return r;
+    }
+}
