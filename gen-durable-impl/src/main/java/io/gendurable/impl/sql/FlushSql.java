@@ -49,8 +49,10 @@ public final class FlushSql {
                              set_result, result, error, awaits_op, awaits, await_deadline, set_rate, rate_limit, weight,
                              key_op, new_key, keep_lock, lease_until)
                 ), owned AS (
-                    SELECT g.id FROM %1$s g JOIN u ON u.id = g.id
-                    WHERE g.locked_by = u.worker AND g.attempt = u.claimed_attempt AND g.status = 'executing'
+                    -- primary-key lookups (not a join the planner may turn into a scan of every
+                    -- executing row); the per-row guard is re-checked by the UPDATE below
+                    SELECT g.id FROM %1$s g
+                    WHERE g.id = ANY (?::bigint[]) AND g.status = 'executing'
                     ORDER BY g.id
                     FOR NO KEY UPDATE OF g
                 )
@@ -299,6 +301,7 @@ public final class FlushSql {
             ps.setArray(p++, Jdbc.texts(c, newKey));
             ps.setArray(p++, Jdbc.bools(c, keepLock));
             ps.setArray(p++, Jdbc.texts(c, leaseUntil));
+            ps.setArray(p++, c.createArrayOf("bigint", id));
             ps.setObject(p, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
