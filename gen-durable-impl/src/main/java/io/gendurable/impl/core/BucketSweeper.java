@@ -158,7 +158,6 @@ final class BucketSweeper {
     }
 
     private static String name(String key) {
-        int colon = key.indexOf(':');
-        return colon < 0 ? key : key.substring(0, colon);
+        return LimitsConfig.nameOf(key);
     }
 }

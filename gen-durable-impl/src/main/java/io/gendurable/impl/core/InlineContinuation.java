@@ -87,10 +87,6 @@ final class InlineContinuation {
     }
 
     private boolean isGate(String key) {
-        if (key == null) {
-            return false;
-        }
-        int colon = key.indexOf(':');
-        return limits.concurrencyLimits().containsKey(colon < 0 ? key : key.substring(0, colon));
+        return limits.gateFor(key) != null;
     }
 }

@@ -33,11 +33,7 @@ final class InstanceRows {
      * forever). An unconfigured name is allowed: it stalls and is counted, as documented.
      */
     void checkWeight(String rateKey, int weight) {
-        if (rateKey == null) {
-            return;
-        }
-        int colon = rateKey.indexOf(':');
-        LimitsConfig.RateLimit r = limits.rateLimits().get(colon < 0 ? rateKey : rateKey.substring(0, colon));
+        LimitsConfig.RateLimit r = limits.rateFor(rateKey);
         if (r != null && weight > r.burst()) {
             throw new IllegalArgumentException("weight " + weight + " exceeds the burst "
                     + java.math.BigDecimal.valueOf(r.burst()).stripTrailingZeros().toPlainString() + " of rate limit '"

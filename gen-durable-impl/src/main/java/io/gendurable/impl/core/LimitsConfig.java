@@ -75,6 +75,22 @@ public record LimitsConfig(Map<String, RateLimit> rateLimits, Map<String, Gate> 
         return new LimitsConfig(Map.of(), Map.of());
     }
 
+    /** @param key a concurrency or rate-limit key ({@code name} or {@code name:partition}) @return its name */
+    public static String nameOf(String key) {
+        int colon = key.indexOf(':');
+        return colon < 0 ? key : key.substring(0, colon);
+    }
+
+    /** @param key a concurrency key @return its gate, or null when its name is not a configured gate (K = 1) */
+    public Gate gateFor(String key) {
+        return key == null ? null : concurrencyLimits.get(nameOf(key));
+    }
+
+    /** @param rateKey a rate-limit key @return its rate limit, or null when the name is not configured */
+    public RateLimit rateFor(String rateKey) {
+        return rateKey == null ? null : rateLimits.get(nameOf(rateKey));
+    }
+
     /** @return whether anything is configured */
     public boolean isEmpty() {
         return rateLimits.isEmpty() && concurrencyLimits.isEmpty();

@@ -163,26 +163,20 @@ final class PostgresLimiter implements Limiter {
 
     private int configuredShards(Shard s) {
         if (s.kind().equals(GATE)) {
-            LimitsConfig.Gate g = limits.concurrencyLimits().get(nameOf(s.key()));
+            LimitsConfig.Gate g = limits.gateFor(s.key());
             return g == null ? 0 : g.shards();
         }
         LimitsConfig.RateLimit r = rateOf(s.key());
         return r == null ? 0 : r.shards();
     }
 
-    private static String nameOf(String key) {
-        int colon = key.indexOf(':');
-        return colon < 0 ? key : key.substring(0, colon);
-    }
-
     private LimitsConfig.RateLimit rateOf(String rateKey) {
-        int colon = rateKey.indexOf(':');
-        return limits.rateLimits().get(colon < 0 ? rateKey : rateKey.substring(0, colon));
+        return limits.rateFor(rateKey);
     }
 
     private void unknownRateLimit(String rateKey) {
         metrics.unknownRateLimit.increment();
-        String name = rateKey.indexOf(':') < 0 ? rateKey : rateKey.substring(0, rateKey.indexOf(':'));
+        String name = LimitsConfig.nameOf(rateKey);
         if (unknownLogged.add(name)) {
             LOG.log(Level.WARNING, "gen-durable: rate limit '" + name + "' is not configured on this node; rows naming it "
                     + "stall until gendurable.rate-limits." + name + ".allowed is set (logged once)");
@@ -211,7 +205,7 @@ final class PostgresLimiter implements Limiter {
         String key = kindKey.substring(slash + 1);
         List<Shard> out = new ArrayList<>();
         if (kind.equals(GATE)) {
-            LimitsConfig.Gate g = limits.concurrencyLimits().get(nameOf(key));
+            LimitsConfig.Gate g = limits.gateFor(key);
             for (int i = 0; i < g.shards(); i++) {
                 out.add(new Shard(GATE, key, i, g.shardCapacity(i), g.shardCapacity(i), null, true));
             }
