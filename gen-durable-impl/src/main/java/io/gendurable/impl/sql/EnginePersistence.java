@@ -30,7 +30,9 @@ public final class EnginePersistence {
     public static EntityManagerFactory create(DataSource dataSource, SchemaName schema) {
         Map<String, Object> settings = Map.of(
                 "hibernate.default_schema", schema.name(),
-                "hibernate.dialect", "org.hibernate.dialect.PostgreSQLDialect",
+                // No JDBC metadata at boot: name the database instead of a dialect class (which logs HHH90000025).
+                "jakarta.persistence.database-product-name", "PostgreSQL",
+                "jakarta.persistence.database-major-version", "12",
                 "hibernate.hbm2ddl.auto", "none",
                 "hibernate.boot.allow_jdbc_metadata_access", "false",
                 "hibernate.transaction.jta.platform", "org.hibernate.engine.transaction.jta.platform.internal.NoJtaPlatform",
