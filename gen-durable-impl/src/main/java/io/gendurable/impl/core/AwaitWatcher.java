@@ -8,8 +8,6 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Finds results committed on other nodes for this node's await callers: ONE probe statement
@@ -20,34 +18,24 @@ final class AwaitWatcher {
     private final Awaiters awaiters;
     private final Db db;
     private final AwaitSql sql;
-    private final ScheduledExecutorService timer;
-    private final Duration tick;
     private final EngineMetrics metrics;
-    private ScheduledFuture<?> loop;
+    private final Periodic loop;
 
     AwaitWatcher(Awaiters awaiters, Db db, AwaitSql sql, ScheduledExecutorService timer, Duration tick,
                  EngineMetrics metrics) {
         this.awaiters = awaiters;
         this.db = db;
         this.sql = sql;
-        this.timer = timer;
-        this.tick = tick;
         this.metrics = metrics;
+        this.loop = new Periodic(timer, tick, () -> Loops.guarded("await watcher", metrics, this::runOnce));
     }
 
-    synchronized void start() {
-        if (loop == null) {
-            long us = tick.toNanos() / 1000;
-            loop = timer.scheduleWithFixedDelay(() -> Loops.guarded("await watcher", metrics, this::runOnce),
-                    us, us, TimeUnit.MICROSECONDS);
-        }
+    void start() {
+        loop.start();
     }
 
-    synchronized void stop() {
-        if (loop != null) {
-            loop.cancel(false);
-            loop = null;
-        }
+    void stop() {
+        loop.stop();
     }
 
     /** One probe for every waiter, if any. */

@@ -5,8 +5,6 @@ import io.gendurable.impl.sql.GcSql;
 
 import java.time.InstantSource;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Deletes terminal rows older than the retention, a batch at a time, sweeping again at once
@@ -18,10 +16,9 @@ public final class Gc {
     private final Db db;
     private final GcSql sql;
     private final BucketSweeper buckets;
-    private final ScheduledExecutorService timer;
     private final InstantSource clock;
     private final EngineMetrics metrics;
-    private ScheduledFuture<?> loop;
+    private final Periodic loop;
 
     Gc(EngineConfig.GcConfig config, Db db, GcSql sql, BucketSweeper buckets, ScheduledExecutorService timer,
        InstantSource clock, EngineMetrics metrics) {
@@ -29,27 +26,21 @@ public final class Gc {
         this.config = config;
         this.db = db;
         this.sql = sql;
-        this.timer = timer;
         this.clock = clock;
         this.metrics = metrics;
+        this.loop = new Periodic(timer, config.interval(), () -> {
+            Loops.guarded("gc", metrics, this::runOnce);
+            Loops.guarded("gc of rate buckets", metrics, this::sweepRateBuckets);
+            Loops.guarded("gate reconciler", metrics, this::reconcileGates);
+        });
     }
 
-    synchronized void start() {
-        if (loop == null) {
-            long ms = config.interval().toMillis();
-            loop = timer.scheduleWithFixedDelay(() -> {
-                Loops.guarded("gc", metrics, this::runOnce);
-                Loops.guarded("gc of rate buckets", metrics, this::sweepRateBuckets);
-                Loops.guarded("gate reconciler", metrics, this::reconcileGates);
-            }, ms, ms, TimeUnit.MILLISECONDS);
-        }
+    void start() {
+        loop.start();
     }
 
-    synchronized void stop() {
-        if (loop != null) {
-            loop.cancel(false);
-            loop = null;
-        }
+    void stop() {
+        loop.stop();
     }
 
     /** @return how many idle or orphaned rate-bucket shards were deleted */

@@ -10,8 +10,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Returns rows whose lease expired (their worker died or lost the database) to {@code runnable}
@@ -26,10 +24,9 @@ public final class Reaper {
     private final LeaseSql sql;
     private final io.gendurable.impl.sql.AwaitSql awaitSql;
     private final Poke poke;
-    private final ScheduledExecutorService timer;
     private final InstantSource clock;
     private final EngineMetrics metrics;
-    private ScheduledFuture<?> loop;
+    private final Periodic loop;
 
     Reaper(EngineConfig.ReaperConfig config, Db db, LeaseSql sql, io.gendurable.impl.sql.AwaitSql awaitSql, Poke poke, ScheduledExecutorService timer,
            InstantSource clock, EngineMetrics metrics) {
@@ -38,44 +35,28 @@ public final class Reaper {
         this.sql = sql;
         this.awaitSql = awaitSql;
         this.poke = poke;
-        this.timer = timer;
         this.clock = clock;
         this.metrics = metrics;
+        this.loop = new Periodic(timer, config.interval(), () -> {
+            Loops.guarded("reaper", metrics, this::runOnce);
+            Loops.guarded("await-timeout sweep", metrics, this::fireTimeouts);
+        });
     }
 
-    synchronized void start() {
-        if (loop == null) {
-            long ms = config.interval().toMillis();
-            loop = timer.scheduleWithFixedDelay(() -> {
-                Loops.guarded("reaper", metrics, this::runOnce);
-                Loops.guarded("await-timeout sweep", metrics, this::fireTimeouts);
-            }, ms, ms, TimeUnit.MILLISECONDS);
-        }
+    void start() {
+        loop.start();
     }
 
-    synchronized void stop() {
-        if (loop != null) {
-            loop.cancel(false);
-            loop = null;
-        }
+    void stop() {
+        loop.stop();
     }
 
     /** @return how many expired leases were reclaimed (sweeps until a batch comes back short) */
     public int runOnce() {
-        int total = 0;
-        Set<String> queues = new LinkedHashSet<>();
-        while (true) {
-            List<LeaseSql.Reaped> reaped = db.inTransaction(c -> sql.reap(c, clock.instant(), config.batch()));
-            total += reaped.size();
-            reaped.forEach(r -> queues.add(r.queue()));
-            if (reaped.size() < config.batch()) {
-                break;
-            }
-        }
+        int total = sweep(c -> sql.reap(c, clock.instant(), config.batch()));
         if (total > 0) {
             metrics.reaped.add(total);
             LOG.log(Level.INFO, "gen-durable reaper: " + total + " expired leases returned to runnable");
-            queues.forEach(poke::poke);
         }
         return total;
     }
@@ -87,20 +68,24 @@ public final class Reaper {
      * @return how many awaits timed out
      */
     public int fireTimeouts() {
+        int total = sweep(c -> awaitSql.fireTimeouts(c, clock.instant(), config.batch()));
+        metrics.awaitTimeouts.add(total);
+        return total;
+    }
+
+    /** Runs one batched statement until a batch comes back short, then pokes the queues of the rows it made runnable. */
+    private int sweep(Db.Work<List<LeaseSql.Reaped>> batch) {
         int total = 0;
         Set<String> queues = new LinkedHashSet<>();
         while (true) {
-            List<LeaseSql.Reaped> woken = db.inTransaction(c -> awaitSql.fireTimeouts(c, clock.instant(), config.batch()));
-            total += woken.size();
-            woken.forEach(r -> queues.add(r.queue()));
-            if (woken.size() < config.batch()) {
+            List<LeaseSql.Reaped> rows = db.inTransaction(batch);
+            total += rows.size();
+            rows.forEach(r -> queues.add(r.queue()));
+            if (rows.size() < config.batch()) {
                 break;
             }
         }
-        if (total > 0) {
-            metrics.awaitTimeouts.add(total);
-            queues.forEach(poke::poke);
-        }
+        queues.forEach(poke::poke);
         return total;
     }
 }
