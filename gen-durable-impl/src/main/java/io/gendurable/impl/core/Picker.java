@@ -6,6 +6,7 @@ import io.gendurable.impl.sql.ClaimedRow;
 import io.gendurable.impl.sql.Db;
 import io.gendurable.impl.sql.InboxSql;
 import io.gendurable.impl.sql.LeaseSql;
+import io.gendurable.impl.sql.SqlErrors;
 
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -59,7 +60,7 @@ final class Picker {
             try {
                 return db.inTransaction(c -> pick(c, demand));
             } catch (RuntimeException e) {
-                if (attempt < 3 && PostgresLimiter.isUniqueViolation(e)) {
+                if (attempt < 3 && SqlErrors.isUniqueViolation(e)) {
                     metrics.contended.increment();
                     continue;
                 }

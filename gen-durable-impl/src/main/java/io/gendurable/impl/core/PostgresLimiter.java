@@ -3,6 +3,7 @@ package io.gendurable.impl.core;
 import io.gendurable.impl.sql.BucketSql;
 import io.gendurable.impl.sql.BucketSql.Shard;
 import io.gendurable.impl.sql.Db;
+import io.gendurable.impl.sql.SqlErrors;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -57,7 +58,7 @@ final class PostgresLimiter implements Limiter {
             try {
                 return db.inTransaction(c -> admitOnce(c, candidates));
             } catch (RuntimeException e) {
-                if (attempt < ATTEMPTS && isUniqueViolation(e)) {
+                if (attempt < ATTEMPTS && SqlErrors.isUniqueViolation(e)) {
                     metrics.contended.increment();
                     continue;  // a racing mint won: recompute from its committed rows
                 }
@@ -261,14 +262,5 @@ final class PostgresLimiter implements Limiter {
     @Override
     public void renew(List<Slot> slots) {
         // Counters do not expire: nothing to renew. (A lease-based backend would extend its holders here.)
-    }
-
-    static boolean isUniqueViolation(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException s && "23505".equals(s.getSQLState())) {
-                return true;
-            }
-        }
-        return false;
     }
 }
