@@ -32,7 +32,20 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
 
     private static final InsertOptions DEFAULTS = new InsertOptions(null, 0, null, null, null, null, null, null, 1);
 
-    /** Validates every field. */
+    /**
+     * Validates every field.
+     *
+     * @param queue the queue; default {@link DurableFsm#queue()}
+     * @param priority lower runs first; 0 or more; default 0
+     * @param scheduledAt not picked before this instant; default now
+     * @param step the first step; default {@link DurableFsm#initialStep()}
+     * @param correlationKey a business key that addresses the instance and deduplicates inserts
+     * @param correlationScope the statuses in which the key is held; default the non-terminal ones
+     * @param concurrencyKey at most K instances with this key execute at once, cluster-wide
+     *                       (K = 1 unless the key's name, the part before ':', is a configured gate)
+     * @param rateLimit the rate-limit key of the first step: {@code name} or {@code name:partition}
+     * @param weight the tokens the first step takes from its rate limit; 1 or more
+     */
     public InsertOptions {
         Validation.optionalQueue(queue);
         if (priority < 0) {
@@ -85,19 +98,28 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
         private Builder() {
         }
 
-        /** @param queue the queue @return this builder */
+        /**
+         * @param queue the queue
+         * @return this builder
+         */
         public Builder queue(String queue) {
             this.queue = queue;
             return this;
         }
 
-        /** @param priority 0 or more, lower runs first @return this builder */
+        /**
+         * @param priority 0 or more, lower runs first
+         * @return this builder
+         */
         public Builder priority(int priority) {
             this.priority = priority;
             return this;
         }
 
-        /** @param at not picked before this instant @return this builder */
+        /**
+         * @param at not picked before this instant
+         * @return this builder
+         */
         public Builder scheduleAt(Instant at) {
             this.scheduledAt = at;
             this.scheduleIn = null;
@@ -119,31 +141,46 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
             return this;
         }
 
-        /** @param step the first step @return this builder */
+        /**
+         * @param step the first step
+         * @return this builder
+         */
         public Builder step(String step) {
             this.step = step;
             return this;
         }
 
-        /** @param correlationKey the business key @return this builder */
+        /**
+         * @param correlationKey the business key
+         * @return this builder
+         */
         public Builder correlationKey(String correlationKey) {
             this.correlationKey = correlationKey;
             return this;
         }
 
-        /** @param statuses the statuses in which the key is held @return this builder */
+        /**
+         * @param statuses the statuses in which the key is held
+         * @return this builder
+         */
         public Builder correlationScope(Status... statuses) {
             this.correlationScope = statuses.length == 0 ? EnumSet.noneOf(Status.class) : EnumSet.of(statuses[0], statuses);
             return this;
         }
 
-        /** @param key the concurrency key (K = 1 unless its name is a configured gate) @return this builder */
+        /**
+         * @param key the concurrency key (K = 1 unless its name is a configured gate)
+         * @return this builder
+         */
         public Builder concurrencyKey(String key) {
             this.concurrencyKey = key;
             return this;
         }
 
-        /** @param name a configured rate limit the first step draws from @return this builder */
+        /**
+         * @param name a configured rate limit the first step draws from
+         * @return this builder
+         */
         public Builder rateLimit(String name) {
             if (name != null && name.indexOf(':') >= 0) {
                 throw new IllegalArgumentException("a rate-limit name cannot contain ':'; use rateLimit(name, partition)");
@@ -165,7 +202,10 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
             return this;
         }
 
-        /** @param weight tokens the first step takes from its rate limit; 1 or more @return this builder */
+        /**
+         * @param weight tokens the first step takes from its rate limit; 1 or more
+         * @return this builder
+         */
         public Builder weight(int weight) {
             this.weight = weight;
             return this;

@@ -11,7 +11,13 @@ import java.util.Objects;
  */
 public record NewInstance(String fsm, Object state, InsertOptions options) {
 
-    /** Validates the name and defaults the options. */
+    /**
+     * Validates the name and defaults the options.
+     *
+     * @param fsm the registered FSM name (see {@link DurableFsm#name()})
+     * @param state the initial state, serialized through JSON-B
+     * @param options the options; never null
+     */
     public NewInstance {
         Validation.requireName("fsm", fsm);
         options = options == null ? InsertOptions.defaults() : options;

@@ -117,7 +117,13 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
      * @param options rate limit, weight and concurrency-key change of the move
      */
     record Next(String step, Object state, TransitionOptions options) implements Outcome {
-        /** Validates the step name; null options mean the defaults. */
+        /**
+         * Validates the step name; null options mean the defaults.
+         *
+         * @param step the next step; not blank
+         * @param state the new state
+         * @param options rate limit, weight and concurrency-key change of the move
+         */
         public Next {
             Validation.requireName("step", step);
             options = options == null ? TransitionOptions.defaults() : options;
@@ -195,7 +201,12 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
      * @param state a new state, or null to keep the current one
      */
     record Retry(Duration delay, Object state) implements Outcome {
-        /** Validates the delay. */
+        /**
+         * Validates the delay.
+         *
+         * @param delay the delay; zero or more
+         * @param state a new state, or null to keep the current one
+         */
         public Retry {
             Objects.requireNonNull(delay, "delay must not be null");
             if (delay.isNegative()) {
@@ -213,7 +224,14 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
      * @param timeout  the longest wait, or null for none
      */
     record Await(Set<String> signals, String nextStep, Object state, Duration timeout) implements Outcome {
-        /** Validates names and timeout. */
+        /**
+         * Validates names and timeout.
+         *
+         * @param signals the awaited names
+         * @param nextStep the step to run when woken
+         * @param state the state to park with
+         * @param timeout the longest wait, or null for none
+         */
         public Await {
             Objects.requireNonNull(signals, "signals must not be null");
             if (signals.isEmpty()) {
@@ -238,7 +256,13 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
      * @param state    the state to park with
      */
     record ScheduleChildren(List<NewInstance> children, String nextStep, Object state) implements Outcome {
-        /** Validates the children and the step. */
+        /**
+         * Validates the children and the step.
+         *
+         * @param children the children to insert
+         * @param nextStep the step to run after the join
+         * @param state the state to park with
+         */
         public ScheduleChildren {
             Objects.requireNonNull(children, "children must not be null");
             for (int i = 0; i < children.size(); i++) {
@@ -265,7 +289,11 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
      * @param error the reason; not null
      */
     record Stop(String error) implements Outcome {
-        /** Validates the error text. */
+        /**
+         * Validates the error text.
+         *
+         * @param error the reason; not null
+         */
         public Stop {
             Objects.requireNonNull(error, "error must not be null");
         }

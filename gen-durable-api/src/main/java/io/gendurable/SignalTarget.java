@@ -20,18 +20,28 @@ public sealed interface SignalTarget permits SignalTarget.Id, SignalTarget.Corre
      * @param key the correlation key; not blank
      */
     record CorrelationKey(String key) implements SignalTarget {
-        /** Validates the key. */
+        /**
+         * Validates the key.
+         *
+         * @param key the correlation key; not blank
+         */
         public CorrelationKey {
             Validation.requireName("correlationKey", key);
         }
     }
 
-    /** @param id an instance id @return the target */
+    /**
+     * @param id an instance id
+     * @return the target
+     */
     static SignalTarget id(long id) {
         return new Id(id);
     }
 
-    /** @param key a correlation key @return the target */
+    /**
+     * @param key a correlation key
+     * @return the target
+     */
     static SignalTarget correlationKey(String key) {
         return new CorrelationKey(key);
     }

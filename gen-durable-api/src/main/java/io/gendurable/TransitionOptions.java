@@ -8,7 +8,8 @@ package io.gendurable;
  * @param weight         the tokens the next step takes from its rate limit; 1 or more
  * @param keyChange      what happens to the concurrency key
  * @param concurrencyKey the new key with {@link KeyChange#SWITCH}, else null
- * @param inline         run the next step in the same worker (true), requeue it (false), or follow
+ * @param inline         run the next step in the same worker (true), requeue it (false),
+     *               or follow
  *                       {@link DurableFsm#inlineExecution()} (null)
  */
 public record TransitionOptions(String rateLimit, int weight, KeyChange keyChange, String concurrencyKey,
@@ -26,7 +27,16 @@ public record TransitionOptions(String rateLimit, int weight, KeyChange keyChang
 
     private static final TransitionOptions DEFAULTS = new TransitionOptions(null, 1, KeyChange.KEEP, null, null);
 
-    /** Validates the fields. */
+    /**
+     * Validates the fields.
+     *
+     * @param rateLimit the rate-limit key of the next step ({@code name} or {@code name:partition}), or null
+     * @param weight the tokens the next step takes from its rate limit; 1 or more
+     * @param keyChange what happens to the concurrency key
+     * @param concurrencyKey the new key with {@link KeyChange#SWITCH}, else null
+     * @param inline run the next step in the same worker (true), requeue it (false),
+     *               or follow {@link DurableFsm#inlineExecution()} (null)
+     */
     public TransitionOptions {
         Validation.optionalName("rateLimit", rateLimit);
         if (weight < 1) {
