@@ -1,0 +1,8 @@
+package io.gendurable.docs.samples.signals;
+
+/**
+ * A signal payload.
+ *
+ * @param user who approved
+ */
+public record Vote(String user) {}
