@@ -734,7 +734,7 @@ public final class Bench {
                 .withMinDemand(Math.min(o.integer("min-demand"), o.integer("concurrency") + o.integer("prefetch")))
                 .withPoll(Duration.ofMillis(o.integer("poll-ms")), Duration.ofMillis(o.integer("max-poll-ms")))
                 .withFlushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), o.integer("flush-batch"),
-                        Duration.ofMillis(o.integer("flush-delay-ms")))));
+                        Duration.ofMillis(o.integer("flush-delay-ms")), o.integer("flush-parallelism"))));
     }
 
     private Map<String, Object> config() {

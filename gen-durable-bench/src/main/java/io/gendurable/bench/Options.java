@@ -29,6 +29,7 @@ public final class Options {
         def("max-poll-ms", "5000", "idle poll backoff ceiling");
         def("flush-batch", "64", "flusher max-batch");
         def("flush-delay-ms", "2", "flusher max-delay");
+        def("flush-parallelism", "2", "flush transactions open at once");
         def("pool", "16", "Hikari pool size");
         def("timer-threads", "4", "threads of the engine's timer (fills, flushes, heartbeats)");
         def("insert-threads", "8", "threads of the insert scenario");

@@ -102,7 +102,12 @@ public final class DataSourceResolver {
      * @return the pool size
      */
     static int poolSize(EngineConfig config) {
-        return Math.max(10, 2 * config.queues().size() + config.flushers().size() + 2 + 4);
+        return Math.max(10, 2 * config.queues().size() + flushConnections(config) + 2 + 4);
+    }
+
+    /** @param config the engine configuration @return the flush transactions that may be open at once */
+    static int flushConnections(EngineConfig config) {
+        return config.flushers().stream().mapToInt(EngineConfig.FlusherConfig::parallelism).sum();
     }
 
     private static List<String> jndiNames(String name) {

@@ -91,7 +91,7 @@ public final class ExecutorResolver {
      * @return the timer pool's size
      */
     static int timerThreads(EngineConfig config) {
-        return Math.max(2, 2 * config.queues().size() + config.flushers().size() + 2);
+        return Math.max(2, 2 * config.queues().size() + DataSourceResolver.flushConnections(config) + 2);
     }
 
     private static ThreadFactory daemon(String prefix) {

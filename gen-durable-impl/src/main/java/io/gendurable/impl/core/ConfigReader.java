@@ -27,7 +27,7 @@ public final class ConfigReader {
             "gc.enabled", "gc.interval", "gc.retention", "gc.batch", "schema", "migrate-at-start",
             "datasource", "jdbc.url", "jdbc.user", "jdbc.password", "executor", "scheduled-executor",
             "poke", "await.tick", "jta-datasource");
-    private static final Pattern FLUSHER_KEY = Pattern.compile("flushers\\[(\\d+)]\\.(queues|max-batch|max-delay)");
+    private static final Pattern FLUSHER_KEY = Pattern.compile("flushers\\[(\\d+)]\\.(queues|max-batch|max-delay|parallelism)");
     private static final Pattern RATE_KEY = Pattern.compile("rate-limits\\.([^.]+)\\.(allowed|period|burst|shards)");
     private static final Pattern GATE_KEY = Pattern.compile("concurrency-limits\\.([^.]+)\\.(limit|shards)");
     private static final String PREFIX = "gendurable.";
@@ -75,7 +75,7 @@ public final class ConfigReader {
             if (!KEYS.contains(k) && !FLUSHER_KEY.matcher(k).matches() && !RATE_KEY.matcher(k).matches()
                     && !GATE_KEY.matcher(k).matches()) {
                 throw new ConfigException(name, "unknown key; accepted: " + new TreeSet<>(KEYS)
-                        + ", flushers[i].queues|max-batch|max-delay, rate-limits.<name>.allowed|period|burst|shards"
+                        + ", flushers[i].queues|max-batch|max-delay|parallelism, rate-limits.<name>.allowed|period|burst|shards"
                         + " and concurrency-limits.<name>.limit|shards (all prefixed gendurable.)");
             }
         }
@@ -177,12 +177,13 @@ public final class ConfigReader {
             Optional<String> queues = string(p + "queues");
             Optional<Integer> maxBatch = integer(p + "max-batch");
             Optional<Duration> maxDelay = duration(p + "max-delay");
-            if (queues.isEmpty() && maxBatch.isEmpty() && maxDelay.isEmpty()) {
+            Optional<Integer> parallelism = integer(p + "parallelism");
+            if (queues.isEmpty() && maxBatch.isEmpty() && maxDelay.isEmpty() && parallelism.isEmpty()) {
                 break;
             }
             List<String> names = queues.map(ConfigReader::splitList).orElse(List.of("*"));
             out.add(new EngineConfig.FlusherConfig(names, maxBatch.orElse(fallback.maxBatch()),
-                    maxDelay.orElse(fallback.maxDelay())));
+                    maxDelay.orElse(fallback.maxDelay()), parallelism.orElse(fallback.parallelism())));
         }
         if (out.stream().noneMatch(f -> f.queues().contains("*"))) {
             out.add(fallback);  // queues no flusher names go to a default one

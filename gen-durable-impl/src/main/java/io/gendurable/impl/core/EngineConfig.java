@@ -69,8 +69,18 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
     /**
      * A group-commit flusher. @param queues the queues it serves, or {@code *} for all
      * @param maxBatch flush when this many outcomes wait @param maxDelay or this long after the first
+     * @param parallelism how many flush transactions may be open at once (outcomes that arrive
+     *                    while one commits start the next instead of waiting for it)
      */
-    public record FlusherConfig(List<String> queues, int maxBatch, Duration maxDelay) {
+    public record FlusherConfig(List<String> queues, int maxBatch, Duration maxDelay, int parallelism) {
+        /** The default number of concurrent flush transactions per flusher. */
+        public static final int DEFAULT_PARALLELISM = 2;
+
+        /** A flusher with the default parallelism. */
+        public FlusherConfig(List<String> queues, int maxBatch, Duration maxDelay) {
+            this(queues, maxBatch, maxDelay, DEFAULT_PARALLELISM);
+        }
+
         public FlusherConfig {
             queues = List.copyOf(queues);
             if (queues.isEmpty()) {
@@ -82,6 +92,9 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
             Objects.requireNonNull(maxDelay, "maxDelay");
             if (maxDelay.isNegative()) {
                 throw new ConfigException("gendurable.flushers[].max-delay", maxDelay.toString(), "a duration of zero or more");
+            }
+            if (parallelism < 1 || parallelism > 16) {
+                throw new ConfigException("gendurable.flushers[].parallelism", String.valueOf(parallelism), "an integer from 1 to 16");
             }
         }
 

@@ -19,8 +19,12 @@ import java.util.concurrent.TimeUnit;
 /**
  * Group commit. Step threads hand their outcome here and block until it is durable; the
  * flusher coalesces every waiting outcome into ONE transaction ({@link FlushSql}): at
- * {@code maxBatch} outcomes, or {@code maxDelay} after the first. Outcomes that arrive while a
- * flush runs are flushed right after it, all together, so the batch grows with the load.
+ * {@code maxBatch} outcomes, or {@code maxDelay} after the first. Up to {@code parallelism}
+ * flush transactions are open at once: outcomes that arrive while one commits start the next
+ * (after {@code maxDelay}, or at once at {@code maxBatch}), and when every slot is busy they wait
+ * and go all together right after, so the batch grows with the load. Two open flushes of one
+ * node touch disjoint rows and are no different from two nodes' flushes, which the lock order
+ * of {@link FlushSql} already serializes where they meet (parents, gate counters).
  */
 public final class Flusher {
     private static final Logger LOG = System.getLogger("io.gendurable");
@@ -58,7 +62,7 @@ public final class Flusher {
     private final EngineEvents events;
     private final Object lock = new Object();
     private List<Pending> pending = new ArrayList<>();
-    private boolean flushing;
+    private int inFlight;
     private boolean stopped;
     private ScheduledFuture<?> delayed;
 
@@ -87,7 +91,7 @@ public final class Flusher {
                 return p.done;
             }
             pending.add(p);
-            if (!flushing) {
+            if (inFlight < config.parallelism()) {
                 if (pending.size() >= config.maxBatch() || config.maxDelay().isZero()) {
                     cancelDelayed();
                     timer.execute(this::flush);
@@ -107,7 +111,7 @@ public final class Flusher {
         flush();
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (lock) {
-            while ((flushing || !pending.isEmpty()) && System.nanoTime() < deadline) {
+            while ((inFlight > 0 || !pending.isEmpty()) && System.nanoTime() < deadline) {
                 try {
                     lock.wait(10);
                 } catch (InterruptedException e) {
@@ -122,10 +126,10 @@ public final class Flusher {
     void flush() {
         List<Pending> batch;
         synchronized (lock) {
-            if (flushing || pending.isEmpty()) {
+            if (inFlight >= config.parallelism() || pending.isEmpty()) {
                 return;
             }
-            flushing = true;
+            inFlight++;
             cancelDelayed();
             batch = pending;
             pending = new ArrayList<>();
@@ -134,10 +138,10 @@ public final class Flusher {
             write(batch);
         } finally {
             synchronized (lock) {
-                flushing = false;
+                inFlight--;
                 lock.notifyAll();
                 if (!pending.isEmpty()) {
-                    // These waited through a whole flush: write them now, all together.
+                    // These waited for a free slot: write them now, all together.
                     timer.execute(this::flush);
                 }
             }

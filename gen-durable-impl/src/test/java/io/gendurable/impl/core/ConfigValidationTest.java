@@ -179,4 +179,19 @@ class ConfigValidationTest {
         assertThat(c.flusherFor("default").queues()).containsExactly("*");
         assertThat(read("gendurable.queues", "none").queues()).isEmpty();
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "-1", "17", "two"})
+    void a_flusher_parallelism_outside_one_to_sixteen_is_rejected_naming_the_key(String value) {
+        ConfigException e = rejected("gendurable.flushers[0].parallelism", value);
+        assertThat(e.getMessage()).contains("parallelism").contains(value);
+    }
+
+    @Test
+    void a_flusher_parallelism_is_read_and_defaults_to_two() {
+        EngineConfig c = read("gendurable.flushers[0].queues", "*", "gendurable.flushers[0].parallelism", "4");
+        assertThat(c.flushers()).hasSize(1);
+        assertThat(c.flushers().get(0).parallelism()).isEqualTo(4);
+        assertThat(EngineConfig.defaults().flushers().get(0).parallelism()).isEqualTo(2);
+    }
 }
