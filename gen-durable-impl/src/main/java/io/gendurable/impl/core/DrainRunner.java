@@ -103,24 +103,28 @@ public final class DrainRunner {
     /**
      * One pick of {@code queue} for up to {@code demand} rows, then every picked step, in pick
      * order, in this thread; each step's outcome is durable before the next starts. An inline
-     * FSM's chained steps run too, while {@code mayChain} says so.
+     * FSM's chained steps run too, as long as every picked row can still run within
+     * {@code maxSteps}; past that, the chain's next step is committed runnable as usual.
      *
+     * @param queue    the queue
+     * @param demand   rows to claim at most (capped at {@code maxSteps})
+     * @param maxSteps steps to run at most in this call
      * @return the steps that ran (empty: nothing was due and admitted)
      * @throws IllegalStateException when the engine was started (its schedulers would race this)
      */
-    public synchronized List<Ran> runOnce(String queue, int demand, BooleanSupplier mayChain) {
+    public synchronized List<Ran> runOnce(String queue, int demand, int maxSteps) {
         if (engineStarted.getAsBoolean()) {
             throw new IllegalStateException("a drain needs an engine that was prepared, not started: "
                     + "its schedulers would race the drain for the same rows");
         }
-        if (demand < 1) {
-            throw new IllegalArgumentException("demand must be 1 or more, got " + demand);
+        if (demand < 1 || maxSteps < 1) {
+            throw new IllegalArgumentException("demand and maxSteps must be 1 or more, got " + demand + " and " + maxSteps);
         }
         String worker = workers.computeIfAbsent(queue, q -> config.nodeId() + ":" + q + "@drain-"
                 + UUID.randomUUID().toString().substring(0, 8));
         Picker picker = pickers.computeIfAbsent(queue, q -> new Picker(q, worker, config, db, claimSql, leaseSql,
                 inboxSql, childrenSql, limiter, clock, metrics));
-        List<Picked> rows = picker.pick(demand);
+        List<Picked> rows = picker.pick(Math.min(demand, maxSteps));
         metrics.picks.increment();
         metrics.picked.add(rows.size());
         events.picked(queue, rows.size());
@@ -129,6 +133,10 @@ public final class DrainRunner {
         try {
             for (Picked p : rows) {
                 started++;
+                int unstarted = rows.size() - started;
+                // Asked before each step runs: may its next step chain inline? Only if this step, the
+                // chained one and one step of every row still waiting fit within maxSteps.
+                BooleanSupplier mayChain = () -> ran.size() + 2 + unstarted <= maxSteps;
                 runner.run(p, worker, flusher, mayChain);
             }
         } finally {
