@@ -77,8 +77,10 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final Limiter limiter;
     private final LimitsSeeder limitsSeeder;
     private final EngineEvents events;
+    private final DrainRunner drainRunner;
     private final Object lifecycle = new Object();
-    private boolean started;
+    private volatile boolean started;
+    private boolean prepared;
     private boolean stopped;
 
     private Engine(Builder b) {
@@ -129,6 +131,8 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.signaller = new Signaller(json, db, new SignalSql(schema), poke, clock, metrics, callerTx);
         this.gc = new Gc(config.gc(), db, new GcSql(schema),
                 new BucketSweeper(config.limits(), db, new BucketSql(schema), clock, metrics), timer, clock, metrics);
+        this.drainRunner = new DrainRunner(config, registry, json, db, schema, instanceRows, limiter, events,
+                afterCommit, reaper, clock, metrics, () -> started);
     }
 
     private void afterCommit(List<OutcomeRow> committed, FlushSql.Flushed flushed, Poke poke) {
@@ -161,12 +165,7 @@ public final class Engine implements GenDurable, AutoCloseable {
             if (stopped) {
                 throw new IllegalStateException("a stopped engine cannot start again; build a new one");
             }
-            LOG.log(Level.INFO, "gen-durable starting: " + config.describe() + " fsms=" + registry.describe());
-            if (config.migrateAtStart()) {
-                int applied = Migrations.migrate(dataSource, schema);
-                LOG.log(Level.INFO, "gen-durable schema " + schema.name() + ": " + applied + " migrations applied");
-            }
-            limitsSeeder.seed();
+            prepare();
             for (Scheduler s : schedulers) {
                 localPoke.register(s);
                 s.start();
@@ -182,6 +181,29 @@ public final class Engine implements GenDurable, AutoCloseable {
                 postgresPoke.start();
             }
             started = true;
+        }
+    }
+
+    /**
+     * What {@link #start()} does first, and only that: migrates (unless {@code migrate-at-start=false})
+     * and seeds the limits, starting no background service. An engine driven only through its
+     * {@link #drainRunner()} (users' tests) is prepared, never started. Idempotent.
+     */
+    public void prepare() {
+        synchronized (lifecycle) {
+            if (prepared) {
+                return;
+            }
+            if (stopped) {
+                throw new IllegalStateException("a stopped engine cannot start again; build a new one");
+            }
+            LOG.log(Level.INFO, "gen-durable starting: " + config.describe() + " fsms=" + registry.describe());
+            if (config.migrateAtStart()) {
+                int applied = Migrations.migrate(dataSource, schema);
+                LOG.log(Level.INFO, "gen-durable schema " + schema.name() + ": " + applied + " migrations applied");
+            }
+            limitsSeeder.seed();
+            prepared = true;
         }
     }
 
@@ -303,6 +325,11 @@ public final class Engine implements GenDurable, AutoCloseable {
     /** @return the backend pid of the postgres poke listener, or -1 (for tests) */
     public int pokeListenerPid() {
         return postgresPoke == null ? -1 : postgresPoke.listenerPid();
+    }
+
+    /** @return the synchronous pick/run seam of {@code io.gendurable.testing} (for a prepared, unstarted engine) */
+    public DrainRunner drainRunner() {
+        return drainRunner;
     }
 
     /** @return the GC */

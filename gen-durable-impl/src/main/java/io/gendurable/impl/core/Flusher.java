@@ -66,6 +66,10 @@ public final class Flusher {
     private boolean stopped;
     private ScheduledFuture<?> delayed;
 
+    /**
+     * @param timer runs the flushes; null makes a synchronous flusher, whose {@link #submit} writes
+     *              the outcome in the caller's thread before it returns (the test drain: no engine thread)
+     */
     public Flusher(EngineConfig.FlusherConfig config, Db db, FlushSql sql, ScheduledExecutorService timer,
                    InstantSource clock, EngineMetrics metrics, AfterCommit afterCommit, EngineEvents events) {
         this.afterCommit = afterCommit;
@@ -91,7 +95,9 @@ public final class Flusher {
                 return p.done;
             }
             pending.add(p);
-            if (inFlight < config.parallelism()) {
+            if (timer == null) {
+                // synchronous: flushed below, in this thread
+            } else if (inFlight < config.parallelism()) {
                 if (pending.size() >= config.maxBatch() || config.maxDelay().isZero()) {
                     cancelDelayed();
                     timer.execute(this::flush);
@@ -99,6 +105,9 @@ public final class Flusher {
                     delayed = timer.schedule(this::flush, config.maxDelay().toNanos(), TimeUnit.NANOSECONDS);
                 }
             }
+        }
+        if (timer == null) {
+            flush();
         }
         return p.done;
     }
@@ -140,7 +149,7 @@ public final class Flusher {
             synchronized (lock) {
                 inFlight--;
                 lock.notifyAll();
-                if (!pending.isEmpty()) {
+                if (!pending.isEmpty() && timer != null) {
                     // These waited for a free slot: write them now, all together.
                     timer.execute(this::flush);
                 }

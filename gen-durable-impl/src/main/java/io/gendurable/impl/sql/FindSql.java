@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Reads of single instances through the read-only entity. By id: the primary key. By
+ * Reads of instances through the read-only entity. By id: the primary key. By
  * correlation key: {@code gen_durable_correlation} (the guard is non-null only while the row
- * holds its key).
+ * holds its key). By FSM name: a scan, for test assertions only (no index serves it).
  */
 public final class FindSql {
 
@@ -22,5 +22,12 @@ public final class FindSql {
                 .setParameter("key", key)
                 .getResultList();
         return rows.stream().findFirst();
+    }
+
+    /** @return every instance of the FSM named {@code fsm}, in id order (tests: a scan) */
+    public List<InstanceRow> byFsm(EntityManager em, String fsm) {
+        return em.createQuery("SELECT r FROM InstanceRow r WHERE r.fsm = :fsm ORDER BY r.id", InstanceRow.class)
+                .setParameter("fsm", fsm)
+                .getResultList();
     }
 }

@@ -30,4 +30,21 @@ public final class Migrations {
                 .migrate();
         return result.migrationsExecuted;
     }
+
+    /**
+     * Drops the schema and everything in it (test clean-up: {@code io.gendurable.testing}).
+     *
+     * @param dataSource the database
+     * @param schema     the schema to drop
+     */
+    public static void dropSchema(DataSource dataSource, SchemaName schema) {
+        try (java.sql.Connection c = dataSource.getConnection(); java.sql.Statement s = c.createStatement()) {
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+            s.execute("DROP SCHEMA IF EXISTS " + schema.name() + " CASCADE");
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("could not drop schema " + schema.name() + ": " + e.getMessage(), e);
+        }
+    }
 }

@@ -1,0 +1,139 @@
+package io.gendurable.testing;
+
+import io.gendurable.impl.core.DrainRunner;
+import io.gendurable.impl.sql.DrainSql.Backlog;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The drain's policy over the engine's {@link DrainRunner}: one probe of what is runnable, one pick
+ * (and its steps) of each queue that has something due, again, until nothing is due; then, when
+ * delays collapse, move the test clock to the next scheduled start or retry and go on. Rows that are due but never admitted (a rate limit or gate) move the clock by 1 s,
+ * doubling, up to {@value #MAX_STALLS} times before failing. Await timeouts are never fired
+ * here: that is {@link DurableTesting#fireTimeouts()}.
+ */
+final class Drainer {
+    /** Rows claimed per pick: a production-like batch, still in strict pick order. */
+    static final int BATCH = 10;
+    /** Clock moves (1 s, 2 s, 4 s, …) allowed while due rows are never admitted. */
+    static final int MAX_STALLS = 20;
+
+    private final DrainRunner runner;
+    private final TestClock clock;
+
+    Drainer(DrainRunner runner, TestClock clock) {
+        this.runner = runner;
+        this.clock = clock;
+    }
+
+    DrainResult drain(DrainOptions o) {
+        Set<String> served = runner.servedQueues();
+        List<String> queues = o.queues().isEmpty() ? List.copyOf(served) : o.queues();
+        List<RanStep> ran = new ArrayList<>();
+        int stalls = 0;
+        while (true) {
+            // One statement says which queues have work; only those are picked.
+            Map<String, Backlog> backlog = backlogOf(queues);
+            List<String> due = backlog.entrySet().stream().filter(e -> e.getValue().due() > 0).map(Map.Entry::getKey)
+                    .toList();
+            boolean future = backlog.values().stream().anyMatch(b -> b.total() > b.due());
+            int left = o.maxSteps() - ran.size();
+            if (left <= 0) {
+                if (!due.isEmpty() || (o.collapseDelays() && future)) {
+                    throw runaway(ran, o);
+                }
+                break;
+            }
+            if (!due.isEmpty()) {
+                boolean progressed = false;
+                for (String q : due) {
+                    int budget = o.maxSteps() - ran.size();
+                    if (budget <= 0) {
+                        break;
+                    }
+                    List<DrainRunner.Ran> r = runner.runOnce(q, Math.min(BATCH, budget), budget);
+                    r.forEach(x -> ran.add(new RanStep(x.id(), x.fsm(), x.step(), x.queue(), x.outcome(), x.error())));
+                    progressed |= !r.isEmpty();
+                }
+                if (progressed) {
+                    stalls = 0;
+                    continue;
+                }
+                // due, yet the pick admitted none: a rate limit or a gate holds them
+                if (!o.collapseDelays()) {
+                    break;
+                }
+                if (++stalls > MAX_STALLS) {
+                    throw stalled(backlog);
+                }
+                clock.advance(Duration.ofSeconds(1L << (stalls - 1)));
+                continue;
+            }
+            if (!o.collapseDelays() || !future) {
+                break;
+            }
+            backlog.values().stream().map(Backlog::nextEligible).min(Comparator.naturalOrder()).ifPresent(clock::advanceTo);
+        }
+        return finish(ran, o, served);
+    }
+
+    private DrainResult finish(List<RanStep> ran, DrainOptions o, Set<String> served) {
+        if (o.queues().isEmpty()) {
+            Map<String, Backlog> elsewhere = new LinkedHashMap<>(runner.backlog(clock.instant()));
+            elsewhere.keySet().removeAll(served);
+            if (!elsewhere.isEmpty()) {
+                throw new DrainException("rows are runnable in queues this engine does not serve, so they would never "
+                        + "run: " + elsewhere.entrySet().stream().map(e -> "'" + e.getKey() + "' (" + e.getValue().total()
+                        + " rows)").collect(Collectors.joining(", ")) + "; served queues: " + served
+                        + ". Add them to the engine's gendurable.queues (@GenDurableTest(config = \"gendurable.queues=…\")).");
+            }
+        }
+        return new DrainResult(ran, clock.instant());
+    }
+
+    private Map<String, Backlog> backlogOf(List<String> queues) {
+        Map<String, Backlog> all = runner.backlog(clock.instant());
+        Map<String, Backlog> out = new LinkedHashMap<>();
+        for (String q : queues) {
+            if (all.containsKey(q)) {
+                out.put(q, all.get(q));
+            }
+        }
+        return out;
+    }
+
+    private static DrainException runaway(List<RanStep> ran, DrainOptions o) {
+        Map<Long, List<RanStep>> byInstance = ran.stream().collect(Collectors.groupingBy(RanStep::id,
+                LinkedHashMap::new, Collectors.toList()));
+        String busiest = byInstance.values().stream()
+                .sorted(Comparator.comparingInt((List<RanStep> l) -> l.size()).reversed())
+                .limit(5)
+                .map(l -> {
+                    RanStep last = l.get(l.size() - 1);
+                    return "instance " + last.id() + " of FSM '" + last.fsm() + "' ran " + l.size()
+                            + " steps, the last '" + last.step() + "' -> " + last.outcome();
+                })
+                .collect(Collectors.joining("; "));
+        return new DrainException("drain ran " + ran.size() + " steps (maxSteps " + o.maxSteps()
+                + ") and work is still runnable: a runaway FSM? " + busiest
+                + ". Raise DrainOptions.maxSteps if this much work is expected.");
+    }
+
+    private DrainException stalled(Map<String, Backlog> backlog) {
+        return new DrainException("rows are due but the pick admits none of them, even after moving the clock ahead "
+                + "by 1 s, doubling, " + MAX_STALLS + " times: " + backlog.entrySet().stream()
+                .filter(e -> e.getValue().due() > 0)
+                .map(e -> "queue '" + e.getKey() + "': " + e.getValue().due() + " due")
+                .collect(Collectors.joining(", "))
+                + ". Causes: a rate limit this engine does not configure (gendurable.rate-limits.<name>.*), or a "
+                + "concurrency key held by an executing row outside the drain.");
+    }
+}
