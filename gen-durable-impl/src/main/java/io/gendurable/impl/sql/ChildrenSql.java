@@ -58,6 +58,11 @@ public final class ChildrenSql {
                 """.formatted(t, schema.statusType());
     }
 
+    /** @return the children load's SQL text, for plan checks ({@code EXPLAIN}); parameter: the parent ids */
+    public String loadSql() {
+        return loadSql;
+    }
+
     /** A child as loaded for its parent. */
     public record ChildRow(long id, long parentId, String fsm, String status, String resultJson, String lastError) {
     }

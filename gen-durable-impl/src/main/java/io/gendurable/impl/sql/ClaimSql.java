@@ -95,6 +95,11 @@ public final class ClaimSql {
         return rows;
     }
 
+    /** @return the claim's SQL text, for plan checks ({@code EXPLAIN}); parameters in the order {@link #claim} binds them */
+    public String sql() {
+        return sql;
+    }
+
     /** @return the schema the statement was built for */
     public SchemaName schema() {
         return schema;

@@ -11,8 +11,8 @@ import java.util.List;
 /**
  * GC of terminal rows: two steps in one short transaction. SELECT a batch of ids through
  * {@code gen_durable_gc} in termination order (skip-locked, sparing terminal children whose
- * parent is still mid-join), then DELETE by primary key: the delete scales with the batch,
- * never with the table.
+ * parent is still mid-join: the parent is read by primary key), then DELETE by primary key: the
+ * delete scales with the batch, never with the table.
  */
 public final class GcSql {
     private final String selectSql;
@@ -23,14 +23,21 @@ public final class GcSql {
         this.selectSql = """
                 SELECT g.id FROM %1$s g
                 WHERE g.status IN ('done', 'failed') AND g.updated_at < ?
-                  AND NOT EXISTS (SELECT 1 FROM %1$s p
-                                  WHERE g.parent_id IS NOT NULL AND p.id = g.parent_id
-                                    AND p.status = 'awaiting_children')
+                  -- a scalar subquery, not NOT EXISTS: the planner turns an anti-join into a hash
+                  -- join over a Seq Scan of the whole table; this stays a primary-key probe per child
+                  AND (g.parent_id IS NULL
+                       OR (SELECT p.status FROM %1$s p WHERE p.id = g.parent_id)
+                          IS DISTINCT FROM 'awaiting_children')
                 ORDER BY g.updated_at
                 LIMIT ?
                 FOR UPDATE OF g SKIP LOCKED  -- full strength: the rows are about to be deleted
                 """.formatted(t);
         this.deleteSql = "DELETE FROM " + t + " WHERE id = ANY(?::bigint[])";
+    }
+
+    /** @return the GC's candidate SELECT, for plan checks ({@code EXPLAIN}); parameters: the cutoff, the batch */
+    public String selectSql() {
+        return selectSql;
     }
 
     /** @return how many terminal rows were deleted (at most {@code batch}) */

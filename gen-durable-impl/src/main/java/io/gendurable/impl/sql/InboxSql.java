@@ -27,6 +27,11 @@ public final class InboxSql {
                 """.formatted(schema.qualify("signals"));
     }
 
+    /** @return the inbox load's SQL text, for plan checks ({@code EXPLAIN}); parameter: the target ids */
+    public String sql() {
+        return sql;
+    }
+
     /** One inbox entry. */
     public record SignalRow(long id, long targetId, String name, String payloadJson, String dedupKey,
                             Instant insertedAt) {
