@@ -111,7 +111,9 @@ class InlineExecutionTest {
         assertThat(e.metrics().steps("next_inline")).isBetween(2L, 4L);
         assertThat(e.metrics().steps("next")).isGreaterThanOrEqualTo(4);
         assertThat(e.metrics().rateThrottled.sum()).isPositive();
-        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE locked_by IS NOT NULL")).isZero();
+        // nothing stays claimed (a poll may claim the denied row for the instant its admission takes)
+        await().atMost(Duration.ofSeconds(5)).until(() ->
+                h.queryLong("SELECT count(*) FROM gen_durable WHERE locked_by IS NOT NULL") == 0);
         assertThat(List.of(first, second)).allSatisfy(id -> assertThat(
                 h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + id + " AND concurrency_key = 'plain:' || id"))
                 .isEqualTo(1));
