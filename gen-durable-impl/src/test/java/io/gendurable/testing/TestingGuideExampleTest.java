@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.Set;
 
-/** The main example of docs/testing.md, compiled and run. */
+/** The main example of docs/testing.md, compiled and run (the page includes its tagged parts). */
+// tag::extension[]
 @GenDurableTest(fsms = TestingGuideExampleTest.Approval.class)
 class TestingGuideExampleTest {
 
@@ -58,5 +59,20 @@ class TestingGuideExampleTest {
         t.fireTimeouts();   // the clock jumps 3 days ahead
         t.drain();
         t.assertFailed(id, "no decision within 3 days");
+    }
+    // end::extension[]
+
+    @Test
+    void a_drain_returns_every_step_it_ran_in_order(GenDurable durable, DurableTesting t) {
+        long id = durable.insert(Approval.class, new Request("dee", 500)).id();
+        // tag::drain-result[]
+        DrainResult r = t.drain();
+        r.stepNamesOf(id);          // ["start"]
+        r.countOf("approval");      // steps of one FSM
+        r.steps().get(0).outcome(); // next, retry, await, schedule_children, done or stop
+        // end::drain-result[]
+        org.assertj.core.api.Assertions.assertThat(r.stepNamesOf(id)).containsExactly("start");
+        org.assertj.core.api.Assertions.assertThat(r.countOf("approval")).isEqualTo(1);
+        org.assertj.core.api.Assertions.assertThat(r.steps().get(0).outcome()).isEqualTo("await");
     }
 }

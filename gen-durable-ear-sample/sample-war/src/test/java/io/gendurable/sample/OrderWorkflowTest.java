@@ -23,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * engine in the test thread, the application's own gendurable.* configuration (queues, the psp
  * rate limit and gate).
  */
+// tag::registered[]
 @GenDurableTest(fsms = ShipmentJob.class, configFile = "META-INF/microprofile-config.properties")
 class OrderWorkflowTest {
 
@@ -32,6 +33,7 @@ class OrderWorkflowTest {
         workflow.paymentTimeout = Duration.ofMinutes(10);   // what @ConfigProperty injects in the server
         t.register(workflow);
     }
+    // end::registered[]
 
     private static long order(GenDurable durable, String orderId, String account, int parcels) {
         return durable.insert(OrderWorkflow.class, OrderState.placed(orderId, account, parcels),
