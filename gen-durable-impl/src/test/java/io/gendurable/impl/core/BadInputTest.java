@@ -67,6 +67,26 @@ class BadInputTest {
         }
     }
 
+    @DurableFsm(name = " ")
+    public static class BlankName extends Parker {
+    }
+
+    @DurableFsm(initialStep = "")
+    public static class BlankInitialStep extends Parker {
+    }
+
+    @DurableFsm(version = 0)
+    public static class VersionZero extends Parker {
+    }
+
+    @DurableFsm(queue = "my queue")
+    public static class BadQueue extends Parker {
+    }
+
+    @DurableFsm(maxAttempts = 0)
+    public static class NoAttempts extends Parker {
+    }
+
     EngineHarness h;
     Engine engine;
 
@@ -267,5 +287,19 @@ class BadInputTest {
                 .contains("not registered");
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable")).isEqualTo(1);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE parent_id IS NOT NULL")).isZero();
+    }
+
+    @Test
+    void a_durable_fsm_annotation_with_a_blank_name_or_step_a_bad_version_queue_or_max_attempts_is_refused_at_registration() {
+        Map<Class<? extends Parker>, String> bad = Map.of(
+                BlankName.class, "@DurableFsm name must be a non-blank name",
+                BlankInitialStep.class, "@DurableFsm initialStep must be a non-blank name",
+                VersionZero.class, "@DurableFsm version must be 1 or more",
+                BadQueue.class, "@DurableFsm queue must use only letters",
+                NoAttempts.class, "@DurableFsm maxAttempts must be 1 or more");
+        bad.forEach((type, message) -> assertThatThrownBy(() -> FsmDefinition.of(type, Parker::new))
+                .as(type.getSimpleName()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(message).hasMessageContaining(type.getName()));
+        assertThat(FsmDefinition.of(Parker.class, Parker::new).name()).isEqualTo(Parker.class.getName());
     }
 }
