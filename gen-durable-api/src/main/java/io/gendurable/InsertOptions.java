@@ -13,10 +13,11 @@ import java.util.Set;
  *
  * @param queue            the queue; default {@link DurableFsm#queue()}
  * @param priority         lower runs first; 0 or more; default 0
- * @param scheduledAt      not picked before this instant; default now
+ * @param scheduledAt      not picked before this instant (years 1 to 9999); default now
  * @param step             the first step; default {@link DurableFsm#initialStep()}
  * @param correlationKey   a business key that addresses the instance and deduplicates inserts
- * @param correlationScope the statuses in which the key is held; default the non-terminal ones
+ * @param correlationScope the statuses in which the key is held; default the non-terminal ones; when
+ *                         given, it holds every non-terminal status and may add DONE or FAILED
  * @param concurrencyKey   at most K instances with this key execute at once, cluster-wide (K = 1 unless the
  *                         key's name, the part before ':', is a configured gate)
  * @param rateLimit        the rate-limit key of the first step: {@code name} or {@code name:partition}
@@ -51,6 +52,10 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
         if (priority < 0) {
             throw new IllegalArgumentException("priority must be 0 or more (lower runs first), got " + priority);
         }
+        if (scheduledAt != null
+                && (scheduledAt.isAfter(Validation.MAX_INSTANT) || scheduledAt.isBefore(Validation.MIN_INSTANT))) {
+            throw new IllegalArgumentException("scheduledAt must be within the years 1 to 9999, got " + scheduledAt);
+        }
         Validation.optionalName("step", step);
         Validation.optionalName("correlationKey", correlationKey);
         if (correlationScope != null) {
@@ -59,6 +64,12 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
                         + java.util.Arrays.toString(Status.values()) + " (default: the non-terminal ones)");
             }
             correlationScope = Collections.unmodifiableSet(EnumSet.copyOf(correlationScope));
+            if (!correlationScope.containsAll(LIVE_STATUSES)) {
+                // A key released while the instance still lives (e.g. when it is claimed) lets a
+                // second instance take it; the first could then never move back into the scope.
+                throw new IllegalArgumentException("correlationScope must hold every live status " + LIVE_STATUSES
+                        + " (DONE and FAILED may be added), got " + correlationScope);
+            }
         }
         Validation.optionalName("concurrencyKey", concurrencyKey);
         Validation.optionalName("rateLimit", rateLimit);
@@ -136,6 +147,7 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
             if (delay.isNegative()) {
                 throw new IllegalArgumentException("scheduleIn must be zero or positive, got " + delay);
             }
+            Validation.maxDelay("scheduleIn", delay);
             this.scheduleIn = delay;
             this.scheduledAt = null;
             return this;

@@ -27,7 +27,7 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
     /**
      * Runs the same step again after a delay, with the state unchanged; {@code attempt} goes up by one.
      *
-     * @param delay how long to wait; zero or more
+     * @param delay how long to wait; zero to 1,000 years
      * @return the outcome
      */
     static Retry retry(Duration delay) {
@@ -37,7 +37,7 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
     /**
      * Runs the same step again after a delay with a new state; {@code attempt} goes up by one.
      *
-     * @param delay how long to wait; zero or more
+     * @param delay how long to wait; zero to 1,000 years
      * @param state the state to retry with; null keeps the current one
      * @return the outcome
      */
@@ -65,7 +65,7 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
      * @param signals  the signal names to wait for
      * @param nextStep the step to run when woken
      * @param state    the state to park with
-     * @param timeout  the longest wait; positive
+     * @param timeout  the longest wait; positive, at most 1,000 years
      * @return the outcome
      */
     static Await await(Set<String> signals, String nextStep, Object state, Duration timeout) {
@@ -197,7 +197,7 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
     /**
      * Redo the current step after {@code delay}.
      *
-     * @param delay the delay; zero or more
+     * @param delay the delay; zero to 1,000 years
      * @param state a new state, or null to keep the current one
      */
     record Retry(Duration delay, Object state) implements Outcome {
@@ -212,6 +212,7 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
             if (delay.isNegative()) {
                 throw new IllegalArgumentException("delay must be zero or positive, got " + delay);
             }
+            Validation.maxDelay("delay", delay);
         }
     }
 
@@ -245,6 +246,7 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
             if (timeout != null && (timeout.isZero() || timeout.isNegative())) {
                 throw new IllegalArgumentException("timeout must be positive, got " + timeout);
             }
+            Validation.maxDelay("timeout", timeout);
         }
     }
 

@@ -1,5 +1,8 @@
 package io.gendurable;
 
+import java.time.Duration;
+import java.time.Instant;
+
 /** Argument checks shared by the API records. */
 final class Validation {
     /** The longest name (step, queue, fsm, keys) accepted. */
@@ -15,6 +18,28 @@ final class Validation {
         if (value.length() > MAX_NAME_LENGTH) {
             throw new IllegalArgumentException(field + " must be at most " + MAX_NAME_LENGTH
                     + " characters, got " + value.length());
+        }
+        if (value.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException(field + " must not contain a NUL character (PostgreSQL text cannot store it)");
+        }
+        return value;
+    }
+
+    /**
+     * The longest delay, timeout or schedule offset accepted: anything longer is a unit mistake
+     * (and past year 9999 PostgreSQL's timestamps stop where Java's continue).
+     */
+    static final Duration MAX_DELAY = Duration.ofDays(365L * 1000);
+
+    /** The latest instant an instance may be scheduled at: the end of year 9999. */
+    static final Instant MAX_INSTANT = Instant.parse("9999-12-31T23:59:59Z");
+
+    /** The earliest instant an instance may be scheduled at: the start of year 1. */
+    static final Instant MIN_INSTANT = Instant.parse("0001-01-01T00:00:00Z");
+
+    static Duration maxDelay(String field, Duration value) {
+        if (value != null && value.compareTo(MAX_DELAY) > 0) {
+            throw new IllegalArgumentException(field + " must be at most 1,000 years (" + MAX_DELAY + "), got " + value);
         }
         return value;
     }

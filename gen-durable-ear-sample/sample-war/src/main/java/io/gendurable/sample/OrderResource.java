@@ -28,11 +28,9 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * The sample's REST endpoints, under {@code /api/orders}:
@@ -43,7 +41,8 @@ import java.util.regex.Pattern;
  *   <li>{@code POST /{orderId}/transactional?fail=false}: the same, through the {@link OrderService}
  *       EJB's JTA transaction; {@code fail=true} rolls it back (409) and no workflow exists;</li>
  *   <li>{@code POST /{orderId}/signals/{name}}: signals the order's live workflow (an optional
- *       JSON body is the payload; an {@code Idempotency-Key} header deduplicates);</li>
+ *       JSON body of at most 64 KiB is the payload; an {@code Idempotency-Key} header of visible
+ *       ASCII deduplicates);</li>
  *   <li>{@code GET /{orderId}}: the order's live workflow, by correlation key;</li>
  *   <li>{@code GET /instance/{id}?wait=PT5S&until=terminal}: waits up to {@code wait} through
  *       {@code GenDurable.await}: 200 done (with the result), 422 failed, 202 still running or
@@ -54,8 +53,6 @@ import java.util.regex.Pattern;
 @Path("orders")
 @Produces(MediaType.APPLICATION_JSON)
 public class OrderResource {
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
-    private static final Duration MAX_WAIT = Duration.ofSeconds(30);
     private static final Jsonb JSONB = JsonbBuilder.create();
 
     @Inject
@@ -81,14 +78,13 @@ public class OrderResource {
     @Path("{orderId}")
     public Response create(@PathParam("orderId") String orderId,
                            @QueryParam("account") @DefaultValue("acme") String account,
-                           @QueryParam("parcels") @DefaultValue("2") int parcels) {
-        if (!NAME.matcher(orderId).matches() || !NAME.matcher(account).matches()) {
-            return badRequest("orderId and account must match " + NAME.pattern());
+                           @QueryParam("parcels") @DefaultValue("2") String parcels) {
+        String bad = first(OrderInput.name("orderId", orderId), OrderInput.name("account", account),
+                OrderInput.parcels(parcels));
+        if (bad != null) {
+            return badRequest(bad);
         }
-        if (parcels < 1 || parcels > 20) {
-            return badRequest("parcels must be from 1 to 20");
-        }
-        Inserted r = durable.insert(OrderWorkflow.class, OrderState.placed(orderId, account, parcels),
+        Inserted r = durable.insert(OrderWorkflow.class, OrderState.placed(orderId, account, Integer.parseInt(parcels)),
                 InsertOptions.builder().correlationKey(correlationKey(orderId)).build());
         return Response.status(r.duplicate() ? Response.Status.OK : Response.Status.CREATED)
                 .entity(Map.of("id", r.id(), "duplicate", r.duplicate(),
@@ -107,8 +103,9 @@ public class OrderResource {
     @Path("{orderId}/transactional")
     public Response createInTransaction(@PathParam("orderId") String orderId,
                                         @QueryParam("fail") @DefaultValue("false") boolean fail) {
-        if (!NAME.matcher(orderId).matches()) {
-            return badRequest("orderId must match " + NAME.pattern());
+        String bad = OrderInput.name("orderId", orderId);
+        if (bad != null) {
+            return badRequest(bad);
         }
         try {
             Inserted r = orders.insertInTransaction(orderId, fail);
@@ -134,8 +131,10 @@ public class OrderResource {
     @Consumes({MediaType.APPLICATION_JSON, MediaType.TEXT_PLAIN, MediaType.WILDCARD})
     public Response signal(@PathParam("orderId") String orderId, @PathParam("name") String name,
                            @HeaderParam("Idempotency-Key") String dedupKey, String body) {
-        if (!NAME.matcher(orderId).matches() || !NAME.matcher(name).matches()) {
-            return badRequest("orderId and signal name must match " + NAME.pattern());
+        String bad = first(OrderInput.name("orderId", orderId), OrderInput.name("signal name", name),
+                OrderInput.idempotencyKey(dedupKey), OrderInput.body(body));
+        if (bad != null) {
+            return badRequest(bad);
         }
         Object payload;
         try {
@@ -162,8 +161,9 @@ public class OrderResource {
     @GET
     @Path("{orderId}")
     public Response find(@PathParam("orderId") String orderId) {
-        if (!NAME.matcher(orderId).matches()) {
-            return badRequest("orderId must match " + NAME.pattern());
+        String bad = OrderInput.name("orderId", orderId);
+        if (bad != null) {
+            return badRequest(bad);
         }
         return durable.find(correlationKey(orderId))
                 .map(s -> Response.ok(view(s)).build())
@@ -175,30 +175,23 @@ public class OrderResource {
      * Reads an instance, waiting up to {@code wait} for it to finish ({@code until=terminal},
      * the default) or to finish or park ({@code until=settled}).
      *
-     * @param id    the instance id
+     * @param instanceId the instance id (a positive number)
      * @param wait  an ISO-8601 duration up to PT30S; PT0S (the default) reads at once
      * @param until {@code terminal} or {@code settled}
      * @return 200 done, 422 failed, 202 running or parked, 404 unknown, 400 bad parameters
      */
     @GET
     @Path("instance/{id}")
-    public Response read(@PathParam("id") long id, @QueryParam("wait") @DefaultValue("PT0S") String wait,
+    public Response read(@PathParam("id") String instanceId, @QueryParam("wait") @DefaultValue("PT0S") String wait,
                          @QueryParam("until") @DefaultValue("terminal") String until) {
-        Duration timeout;
-        try {
-            timeout = Duration.parse(wait);
-        } catch (DateTimeParseException e) {
-            return badRequest("wait must be an ISO-8601 duration such as PT5S, got '" + wait + "'");
+        Duration timeout = OrderInput.waitOrNull(wait);
+        String bad = first(OrderInput.id(instanceId), timeout == null ? OrderInput.waitError(wait) : null,
+                OrderInput.until(until));
+        if (bad != null) {
+            return badRequest(bad);
         }
-        if (timeout.isNegative() || timeout.compareTo(MAX_WAIT) > 0) {
-            return badRequest("wait must be from PT0S to " + MAX_WAIT);
-        }
-        AwaitUntil mode;
-        try {
-            mode = AwaitUntil.valueOf(until.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            return badRequest("until must be terminal or settled, got '" + until + "'");
-        }
+        long id = Long.parseLong(instanceId);
+        AwaitUntil mode = AwaitUntil.valueOf(until.toUpperCase(Locale.ROOT));
         AwaitResult r = durable.await(id, timeout, mode);
         if (r instanceof AwaitResult.Done d) {
             Map<String, Object> v = new LinkedHashMap<>();
@@ -244,6 +237,15 @@ public class OrderResource {
     /** @return the stored JSON as plain maps, lists, strings, numbers and booleans */
     private static Object plain(DurableValue value) {
         return value == null || value.isNull() ? null : value.as(Object.class);
+    }
+
+    private static String first(String... problems) {
+        for (String p : problems) {
+            if (p != null) {
+                return p;
+            }
+        }
+        return null;
     }
 
     private static Response badRequest(String message) {

@@ -8,6 +8,10 @@ import com.zaxxer.hikari.HikariDataSource;
  * engine has to build its own pool from {@code gendurable.jdbc.url}.
  */
 final class HikariPools {
+    /** A {@code password=} parameter of a JDBC URL, with the separator before it and any after it. */
+    private static final java.util.regex.Pattern URL_PASSWORD =
+            java.util.regex.Pattern.compile("([?&])password=([^&]*)&?", java.util.regex.Pattern.CASE_INSENSITIVE);
+
     private HikariPools() {
     }
 
@@ -33,15 +37,34 @@ final class HikariPools {
     static HikariDataSource open(String url, String user, String password, int maxSize) {
         HikariConfig c = new HikariConfig();
         c.setPoolName("gendurable");
-        c.setJdbcUrl(url);
+        // The driver logs the URL it connects with (at FINE): a password travels as a property instead.
+        String[] split = withoutPassword(url);
+        String urlPassword = split[1];
+        c.setJdbcUrl(split[0]);
         if (user != null) {
             c.setUsername(user);
         }
         if (password != null) {
             c.setPassword(password);
+        } else if (urlPassword != null) {
+            c.setPassword(urlPassword);
         }
         c.setMaximumPoolSize(maxSize);
         c.setMinimumIdle(Math.min(2, maxSize));
         return new HikariDataSource(c);
+    }
+
+    /**
+     * @param url a JDBC URL
+     * @return the URL without its {@code password=} parameter, and that password (URL-decoded), or null
+     */
+    static String[] withoutPassword(String url) {
+        java.util.regex.Matcher m = URL_PASSWORD.matcher(url);
+        if (!m.find()) {
+            return new String[]{url, null};
+        }
+        String password = java.net.URLDecoder.decode(m.group(2), java.nio.charset.StandardCharsets.UTF_8);
+        String rest = url.substring(0, m.start()) + m.group(1) + url.substring(m.end());
+        return new String[]{rest.replaceAll("[?&]$", ""), password};
     }
 }

@@ -34,7 +34,9 @@ final class AwaitBridge {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("timeout must be zero or positive, got " + timeout);
         }
-        long deadline = System.nanoTime() + Math.min(timeout.toNanos(), Long.MAX_VALUE / 4);
+        // Duration.toNanos overflows past ~292 years: such a timeout means "as long as it takes".
+        long cap = Long.MAX_VALUE / 4;
+        long deadline = System.nanoTime() + (timeout.compareTo(Duration.ofNanos(cap)) > 0 ? cap : timeout.toNanos());
         while (true) {
             // Register before reading: a commit between the read and the wait still wakes us.
             Awaiters.Waiter w = awaiters.register(id, until);

@@ -17,13 +17,23 @@ public final class Durations {
      */
     public static Duration parse(String key, String value) {
         String v = value.trim();
+        Duration d;
         try {
             if (v.chars().allMatch(Character::isDigit) && !v.isEmpty()) {
-                return Duration.ofMillis(Long.parseLong(v));
+                d = Duration.ofMillis(Long.parseLong(v));
+            } else {
+                d = Duration.parse(v.toUpperCase(Locale.ROOT));
             }
-            return Duration.parse(v.toUpperCase(Locale.ROOT));
         } catch (DateTimeParseException | NumberFormatException | ArithmeticException e) {
             throw new ConfigException(key, value, "an ISO-8601 duration (PT60S, PT0.5S, P1D) or milliseconds (60000)");
         }
+        if (d.compareTo(MAX) > 0) {
+            // a unit mistake; also, the engine counts some durations in milliseconds and nanoseconds
+            throw new ConfigException(key, value, "a duration of at most 1,000 years (" + MAX + ")");
+        }
+        return d;
     }
+
+    /** The longest configurable duration. */
+    public static final Duration MAX = Duration.ofDays(365L * 1000);
 }

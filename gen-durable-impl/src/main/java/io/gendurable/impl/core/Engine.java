@@ -101,7 +101,8 @@ public final class Engine implements GenDurable, AutoCloseable {
             localPoke.poke(q);
             remote.poke(q);
         };
-        InstanceRows instanceRows = new InstanceRows(registry, json, config.limits());
+        ValueSize valueSize = new ValueSize(config.maxValueBytes());
+        InstanceRows instanceRows = new InstanceRows(registry, json, config.limits(), valueSize);
         CallerTransactions callerTx = b.callerTransactions == null ? CallerTransactions.NONE : b.callerTransactions;
         this.events = b.events == null ? EngineEvents.NONE : b.events;
         this.inserter = new Inserter(instanceRows, db, new InsertSql(schema), poke, clock, callerTx);
@@ -128,7 +129,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.reaper = new Reaper(config.reaper(), db, leaseSql, awaitSql, poke, timer, clock, metrics);
         this.awaitWatcher = new AwaitWatcher(awaiters, db, awaitSql, timer, config.awaitTick(), metrics);
         this.awaitBridge = new AwaitBridge(awaiters, this::find);
-        this.signaller = new Signaller(json, db, new SignalSql(schema), poke, clock, metrics, callerTx);
+        this.signaller = new Signaller(json, db, new SignalSql(schema), poke, clock, metrics, callerTx, valueSize);
         this.gc = new Gc(config.gc(), db, new GcSql(schema),
                 new BucketSweeper(config.limits(), db, new BucketSql(schema), clock, metrics), timer, clock, metrics);
         this.drainRunner = new DrainRunner(config, registry, json, db, schema, instanceRows, limiter, events,
@@ -294,6 +295,7 @@ public final class Engine implements GenDurable, AutoCloseable {
     @Override
     public Optional<InstanceSnapshot> find(String correlationKey) {
         Objects.requireNonNull(correlationKey, "correlationKey must not be null");
+        SignalTarget.correlationKey(correlationKey);  // the same checks as every other correlation key
         return db.withEntityManager(em -> findSql.byCorrelationKey(em, correlationKey)).map(r -> Snapshots.of(r, json));
     }
 

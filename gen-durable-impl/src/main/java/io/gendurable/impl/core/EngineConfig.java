@@ -27,12 +27,19 @@ import java.util.Objects;
  * @param poke              how inserts and wakes reach the schedulers: local, or postgres (every node)
  * @param awaitTick         how often the await bridge probes rows committed by other nodes
  * @param limits            the rate limits and concurrency gates
+ * @param maxValueBytes     the largest JSON value (state, result, signal payload) accepted, in UTF-8 bytes
  */
 public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration leaseTtl, Duration heartbeatInterval,
                            Duration pollInterval, Duration maxPollInterval, int prefetch, int minDemand,
                            Duration drainTimeout, ReaperConfig reaper, GcConfig gc, List<FlusherConfig> flushers,
                            String schema, boolean migrateAtStart, PokeTransport poke, Duration awaitTick,
-                           LimitsConfig limits) {
+                           LimitsConfig limits, int maxValueBytes) {
+
+    /** The default of {@code gendurable.max-value-bytes}: 1 MiB. */
+    public static final int DEFAULT_MAX_VALUE_BYTES = 1 << 20;
+
+    /** The largest {@code gendurable.max-value-bytes}: 64 MiB (a jsonb value stops at 255 MiB, a claim batch far earlier). */
+    public static final int MAX_VALUE_BYTES_CEILING = 64 << 20;
 
     /** How inserts and engine-driven wakes announce runnable work. */
     public enum PokeTransport {
@@ -163,6 +170,10 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
         Objects.requireNonNull(poke, "poke");
         Objects.requireNonNull(limits, "limits");
         positive("gendurable.await.tick", awaitTick);
+        if (maxValueBytes < 1024 || maxValueBytes > MAX_VALUE_BYTES_CEILING) {
+            throw new ConfigException("gendurable.max-value-bytes", String.valueOf(maxValueBytes),
+                    "an integer from 1024 to " + MAX_VALUE_BYTES_CEILING + " (bytes; default " + DEFAULT_MAX_VALUE_BYTES + ")");
+        }
     }
 
     static void positive(String key, Duration d) {
@@ -180,7 +191,8 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
                 new ReaperConfig(true, Duration.ofSeconds(30), 1000),
                 new GcConfig(true, Duration.ofSeconds(60), Duration.ofDays(1), 10_000),
                 List.of(new FlusherConfig(List.of("*"), 100, Duration.ofMillis(10))), "gendurable", true,
-                PokeTransport.LOCAL, Duration.ofMillis(25), LimitsConfig.none());
+                PokeTransport.LOCAL, Duration.ofMillis(25), LimitsConfig.none(),
+                DEFAULT_MAX_VALUE_BYTES);
     }
 
     /** @return the flusher serving {@code queue} (the first that matches) */
@@ -189,23 +201,24 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
                 .orElseThrow(() -> new IllegalStateException("no flusher serves queue " + queue));
     }
 
-    public EngineConfig withNodeId(String v) { return new EngineConfig(v, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
-    public EngineConfig withQueues(Map<String, Integer> v) { return new EngineConfig(nodeId, v, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
-    public EngineConfig withLease(Duration ttl, Duration heartbeat) { return new EngineConfig(nodeId, queues, ttl, heartbeat, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
-    public EngineConfig withPoll(Duration poll, Duration maxPoll) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, poll, maxPoll, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
-    public EngineConfig withPrefetch(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, v, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
-    public EngineConfig withMinDemand(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, v, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
-    public EngineConfig withDrainTimeout(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, v, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
-    public EngineConfig withReaper(ReaperConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, v, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
-    public EngineConfig withGc(GcConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, v, flushers, schema, migrateAtStart, poke, awaitTick, limits); }
-    public EngineConfig withFlushers(List<FlusherConfig> v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, v, schema, migrateAtStart, poke, awaitTick, limits); }
-    public EngineConfig withSchema(String v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, v, migrateAtStart, poke, awaitTick, limits); }
-    public EngineConfig withMigrateAtStart(boolean v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, v, poke, awaitTick, limits); }
+    public EngineConfig withNodeId(String v) { return new EngineConfig(v, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withQueues(Map<String, Integer> v) { return new EngineConfig(nodeId, v, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withLease(Duration ttl, Duration heartbeat) { return new EngineConfig(nodeId, queues, ttl, heartbeat, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withPoll(Duration poll, Duration maxPoll) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, poll, maxPoll, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withPrefetch(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, v, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withMinDemand(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, v, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withDrainTimeout(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, v, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withReaper(ReaperConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, v, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withGc(GcConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, v, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withFlushers(List<FlusherConfig> v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, v, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withSchema(String v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, v, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withMigrateAtStart(boolean v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, v, poke, awaitTick, limits, maxValueBytes); }
 
-    public EngineConfig withPokeTransport(PokeTransport v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, v, awaitTick, limits); }
-    public EngineConfig withAwaitTick(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, v, limits); }
+    public EngineConfig withPokeTransport(PokeTransport v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, v, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withAwaitTick(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, v, limits, maxValueBytes); }
 
-    public EngineConfig withLimits(LimitsConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, v); }
+    public EngineConfig withMaxValueBytes(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, v); }
+    public EngineConfig withLimits(LimitsConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, v, maxValueBytes); }
 
     /** @return the effective configuration as one log line (no secrets: none are held here) */
     public String describe() {
@@ -215,6 +228,6 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
                 + " reaper=" + reaper + " gc=" + gc + " flushers=" + flushers + " schema=" + schema
                 + " migrate-at-start=" + migrateAtStart + " poke=" + poke.name().toLowerCase(java.util.Locale.ROOT)
                 + " await.tick=" + awaitTick + " rate-limits=" + limits.rateLimits().values()
-                + " concurrency-limits=" + limits.concurrencyLimits().values();
+                + " concurrency-limits=" + limits.concurrencyLimits().values() + " max-value-bytes=" + maxValueBytes;
     }
 }

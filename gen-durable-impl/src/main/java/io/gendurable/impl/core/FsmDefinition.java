@@ -26,6 +26,8 @@ public record FsmDefinition(String name, int version, String initialStep, String
 
     public FsmDefinition {
         Objects.requireNonNull(name, "name");
+        storableName("name", name, beanClass);
+        storableName("initialStep", initialStep, beanClass);
         if (version < 1) {
             throw new IllegalArgumentException("@DurableFsm version must be 1 or more on " + beanClass.getName());
         }
@@ -35,6 +37,14 @@ public record FsmDefinition(String name, int version, String initialStep, String
         }
         if (maxAttempts < 1) {
             throw new IllegalArgumentException("@DurableFsm maxAttempts must be 1 or more on " + beanClass.getName());
+        }
+    }
+
+    /** Names are stored in every row as text: not blank, at most 255 characters, no NUL. */
+    private static void storableName(String field, String value, Class<?> beanClass) {
+        if (value == null || value.isBlank() || value.length() > 255 || value.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("@DurableFsm " + field + " must be a non-blank name of at most 255 "
+                    + "characters without NUL on " + beanClass.getName() + ", got '" + value + "'");
         }
     }
 

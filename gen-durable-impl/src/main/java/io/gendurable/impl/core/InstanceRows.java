@@ -15,17 +15,21 @@ import java.util.Set;
  * fan-out children; every check happens here, before any statement.
  */
 final class InstanceRows {
-    /** The largest serialized state accepted (characters): keeps one instance from bloating every claim. */
-    static final int MAX_STATE_CHARS = 1 << 20;
-
     private final FsmRegistry registry;
     private final Json json;
     private final LimitsConfig limits;
+    private final ValueSize valueSize;
 
-    InstanceRows(FsmRegistry registry, Json json, LimitsConfig limits) {
+    InstanceRows(FsmRegistry registry, Json json, LimitsConfig limits, ValueSize valueSize) {
         this.registry = registry;
         this.json = json;
         this.limits = limits;
+        this.valueSize = valueSize;
+    }
+
+    /** @return the size limit on JSON values, shared with the outcome encoder */
+    ValueSize valueSize() {
+        return valueSize;
     }
 
     /**
@@ -52,10 +56,7 @@ final class InstanceRows {
             throw new IllegalArgumentException("the state of a new '" + ni.fsm() + "' cannot be serialized as JSON: "
                     + e.getMessage(), e);
         }
-        if (state != null && state.length() > MAX_STATE_CHARS) {
-            throw new IllegalArgumentException("the state of a new '" + ni.fsm() + "' is " + state.length()
-                    + " characters as JSON; the limit is " + MAX_STATE_CHARS);
-        }
+        valueSize.check("the state of a new '" + ni.fsm() + "'", state);
         checkWeight(o.rateLimit(), o.weight());
         Set<Status> scope = o.effectiveCorrelationScope();
         String scopeLiteral = o.correlationKey() == null ? null

@@ -54,7 +54,7 @@ final class OutcomeEncoder {
             // An inline continue that keeps its key keeps its slot: nothing to credit.
             boolean keepsSlot = inline && n.options().keyChange() == io.gendurable.TransitionOptions.KeyChange.KEEP;
             return new OutcomeRow(id, worker, attempt, (inline ? Status.EXECUTING : Status.RUNNABLE).dbName(), n.step(),
-                    true, json.write(n.state()), AttemptOp.RESET, now, false, null, error, AwaitsOp.CLEAR, null, null,
+                    true, write("the state of the next step", n.state()), AttemptOp.RESET, now, false, null, error, AwaitsOp.CLEAR, null, null,
                     consume, false, null, null, null, true, n.options().rateLimit(), n.options().weight(),
                     n.options().keyChange().name(), n.options().concurrencyKey(),
                     keepsSlot ? null : slotKey(picked), keepsSlot ? null : slotShard(picked), inline, inlineLease);
@@ -62,7 +62,7 @@ final class OutcomeEncoder {
         if (outcome instanceof Outcome.Retry r) {
             checkStorable("retry delay", now, r.delay());
             return new OutcomeRow(id, worker, attempt, Status.RUNNABLE.dbName(), null, r.state() != null,
-                    json.write(r.state()), AttemptOp.INCREMENT, now.plus(r.delay()), false, null, error,
+                    write("the state of the retry", r.state()), AttemptOp.INCREMENT, now.plus(r.delay()), false, null, error,
                     AwaitsOp.KEEP, null, null, null, false, null, null, null, false, null, 1, null, null,
                     slotKey(picked), slotShard(picked), false, null);
         }
@@ -78,7 +78,7 @@ final class OutcomeEncoder {
             // (never presented as awaited) still wakes the park's recheck at once.
             List<Long> presented = picked.awaited().stream().map(SignalRow::id).toList();
             return new OutcomeRow(id, worker, attempt, Status.AWAITING_SIGNAL.dbName(), a.nextStep(), true,
-                    json.write(a.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.SET,
+                    write("the state of the await", a.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.SET,
                     a.signals().stream().sorted().toList(), a.timeout() == null ? null : now.plus(a.timeout()),
                     null, false, presented, null, null, true, null, 1, null, null, slotKey(picked), slotShard(picked), false, null);
         }
@@ -96,12 +96,12 @@ final class OutcomeEncoder {
             }
             List<Long> consume = picked.awaited().stream().map(SignalRow::id).toList();
             return new OutcomeRow(id, worker, attempt, Status.AWAITING_CHILDREN.dbName(), f.nextStep(), true,
-                    json.write(f.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.CLEAR, null, null,
+                    write("the state of the parent", f.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.CLEAR, null, null,
                     consume, false, null, null, children, true, null, 1, null, null, slotKey(picked), slotShard(picked), false, null);
         }
         if (outcome instanceof Outcome.Done d) {
             return new OutcomeRow(id, worker, attempt, Status.DONE.dbName(), null, false, null, AttemptOp.KEEP, null,
-                    true, json.write(d.result()), error, AwaitsOp.CLEAR, null, null, null, true, null,
+                    true, write("the result", d.result()), error, AwaitsOp.CLEAR, null, null, null, true, null,
                     picked.row().parentId(), null, false, null, 1, null, null, slotKey(picked), slotShard(picked), false, null);
         }
         Outcome.Stop s = (Outcome.Stop) outcome;
@@ -118,6 +118,13 @@ final class OutcomeEncoder {
         return new OutcomeRow(continuation.row().id(), worker, continuation.row().attempt(), Status.RUNNABLE.dbName(),
                 null, false, null, AttemptOp.KEEP, now, false, null, null, AwaitsOp.KEEP, null, null, null, false, null,
                 null, null, false, null, 1, null, null, slotKey(continuation), slotShard(continuation), false, null);
+    }
+
+    /** Serializes a value and holds it to the size limit, before anything is written. */
+    private String write(String what, Object value) {
+        String written = json.write(value);
+        instanceRows.valueSize().check(what, written);
+        return written;
     }
 
     private static String slotKey(Picked p) {

@@ -14,9 +14,8 @@ import java.util.Objects;
  * Inside a caller's transaction the delivery joins it and the poke waits for its commit.
  */
 final class Signaller {
-    /** The longest signal name, dedup key and the largest payload accepted. */
+    /** The longest signal name and dedup key accepted. */
     static final int MAX_NAME = 255;
-    static final int MAX_PAYLOAD_CHARS = 1 << 20;
 
     private final Json json;
     private final Db db;
@@ -25,10 +24,12 @@ final class Signaller {
     private final InstantSource clock;
     private final EngineMetrics metrics;
     private final CallerTransactions callerTransactions;
+    private final ValueSize valueSize;
 
     Signaller(Json json, Db db, SignalSql sql, Poke poke, InstantSource clock, EngineMetrics metrics,
-              CallerTransactions callerTransactions) {
+              CallerTransactions callerTransactions, ValueSize valueSize) {
         this.callerTransactions = callerTransactions;
+        this.valueSize = valueSize;
         this.json = json;
         this.db = db;
         this.sql = sql;
@@ -50,10 +51,7 @@ final class Signaller {
             throw new IllegalArgumentException("the payload of signal '" + name + "' cannot be serialized as JSON: "
                     + e.getMessage(), e);
         }
-        if (payloadJson != null && payloadJson.length() > MAX_PAYLOAD_CHARS) {
-            throw new IllegalArgumentException("the payload of signal '" + name + "' is " + payloadJson.length()
-                    + " characters as JSON; the limit is " + MAX_PAYLOAD_CHARS);
-        }
+        valueSize.check("the payload of signal '" + name + "'", payloadJson);
         Long id = target instanceof SignalTarget.Id i ? i.id() : null;
         String key = target instanceof SignalTarget.CorrelationKey k ? k.key() : null;
         Db.Work<SignalSql.Delivery> work = c -> sql.deliver(c, id, key, name, payloadJson, dedupKey, clock.instant());
@@ -85,6 +83,9 @@ final class Signaller {
         if (value.length() > MAX_NAME) {
             throw new IllegalArgumentException(field + " must be at most " + MAX_NAME + " characters, got "
                     + value.length());
+        }
+        if (value.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException(field + " must not contain a NUL character (PostgreSQL text cannot store it)");
         }
     }
 }

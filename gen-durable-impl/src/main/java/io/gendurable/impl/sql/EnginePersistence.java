@@ -28,7 +28,8 @@ public final class EnginePersistence {
 
     /** @return the engine's entity manager factory on {@code dataSource}, tables in {@code schema} */
     public static EntityManagerFactory create(DataSource dataSource, SchemaName schema) {
-        Map<String, Object> settings = Map.of(
+        Map<String, Object> settings = new java.util.HashMap<>(HiddenSettings.masks(System.getProperties()));
+        settings.putAll(Map.of(
                 "hibernate.default_schema", schema.name(),
                 // No JDBC metadata at boot: name the database instead of a dialect class (which logs HHH90000025).
                 "jakarta.persistence.database-product-name", "PostgreSQL",
@@ -36,7 +37,7 @@ public final class EnginePersistence {
                 "hibernate.hbm2ddl.auto", "none",
                 "hibernate.boot.allow_jdbc_metadata_access", "false",
                 "hibernate.transaction.jta.platform", "org.hibernate.engine.transaction.jta.platform.internal.NoJtaPlatform",
-                "hibernate.query.plan_cache_enabled", "true");
+                "hibernate.query.plan_cache_enabled", "true"));
         return new HibernatePersistenceProvider().createContainerEntityManagerFactory(new Unit(dataSource), settings);
     }
 

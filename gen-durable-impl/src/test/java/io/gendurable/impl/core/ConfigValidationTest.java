@@ -2,6 +2,7 @@ package io.gendurable.impl.core;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
@@ -193,5 +194,52 @@ class ConfigValidationTest {
         assertThat(c.flushers()).hasSize(1);
         assertThat(c.flushers().get(0).parallelism()).isEqualTo(4);
         assertThat(EngineConfig.defaults().flushers().get(0).parallelism()).isEqualTo(2);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"gendurable.lease-ttl", "gendurable.heartbeat-interval", "gendurable.poll-interval",
+            "gendurable.max-poll-interval", "gendurable.drain-timeout", "gendurable.reaper.interval",
+            "gendurable.gc.interval", "gendurable.gc.retention", "gendurable.await.tick",
+            "gendurable.flushers[0].max-delay", "gendurable.rate-limits.psp.period"})
+    void every_duration_key_rejects_garbage_and_durations_over_a_thousand_years_naming_the_key(String key) {
+        String[] extra = key.startsWith("gendurable.rate-limits.") ? new String[]{"gendurable.rate-limits.psp.allowed", "5"}
+                : new String[0];
+        for (String bad : List.of("soon", "P365001D", "PT2562047788015215H", "99999999999999999999")) {
+            String[] kv = new String[extra.length + 2];
+            System.arraycopy(extra, 0, kv, 0, extra.length);
+            kv[extra.length] = key;
+            kv[extra.length + 1] = bad;
+            ConfigException e = rejected(kv);
+            assertThat(e.key()).as(bad).isEqualTo(key);
+            assertThat(e.getMessage()).as(bad).contains(key + "=" + bad);
+            if (bad.equals("P365001D")) {
+                assertThat(e.getMessage()).contains("at most 1,000 years");
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', value = {
+            "gendurable.max-value-bytes       | 1023            | from 1024 to",
+            "gendurable.max-value-bytes       | 67108865        | from 1024 to",
+            "gendurable.max-value-bytes       | 1MB             | an integer",
+            "gendurable.reaper.batch          | 0               | 1 or more",
+            "gendurable.min-demand            | 0               | 1 or more",
+            "gendurable.gc.batch              | 2147483648      | an integer",
+            "gendurable.flushers[0].max-batch | 0               | 1 or more",
+            "gendurable.node-id               | " + "n123456789n123456789n123456789n123456789n123456789n123456789n123456789n123456789n123456789n1234567890 | at most 100 characters"})
+    void an_integer_or_name_out_of_its_range_is_rejected_naming_the_key_and_the_accepted_values(String key, String value,
+                                                                                                String accepted) {
+        ConfigException e = rejected(key, value);
+
+        assertThat(e.key().replace("[]", "[0]")).isEqualTo(key);
+        assertThat(e.getMessage()).contains(accepted);
+    }
+
+    @Test
+    void max_value_bytes_is_read_and_defaults_to_one_mebibyte() {
+        assertThat(read().maxValueBytes()).isEqualTo(1 << 20).isEqualTo(EngineConfig.DEFAULT_MAX_VALUE_BYTES);
+        assertThat(read("gendurable.max-value-bytes", "4096").maxValueBytes()).isEqualTo(4096);
+        assertThat(read().describe()).contains("max-value-bytes=1048576");
     }
 }

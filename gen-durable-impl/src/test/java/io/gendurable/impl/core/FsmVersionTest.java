@@ -77,6 +77,21 @@ class FsmVersionTest {
     }
 
     @Test
+    void a_row_whose_fsm_name_no_node_registers_fails_with_a_clear_error_and_the_scheduler_goes_on() {
+        Engine web = h.start("web", c -> c.withQueues(Map.of()), new V2());
+        long orphan = web.insert(V2.class, new Item(1)).id();
+        long fine = web.insert(V2.class, new Item(2)).id();
+        h.exec("UPDATE gen_durable SET fsm = 'renamed.or.Removed' WHERE id = " + orphan);
+        Engine e = h.start("n1", c -> c, new V2());
+        await().atMost(Duration.ofSeconds(10)).until(() -> e.find(orphan).orElseThrow().status() == Status.FAILED
+                && e.find(fine).orElseThrow().status() == Status.DONE);
+        assertThat(e.find(orphan).orElseThrow().lastError())
+                .contains("no FSM registered as 'renamed.or.Removed' version 2").contains("versioned v2");
+        assertThat(e.find(orphan).orElseThrow().attempt()).isEqualTo(1);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'executing'")).isZero();
+    }
+
+    @Test
     void a_state_that_no_longer_reads_as_the_state_type_fails_the_row_not_the_scheduler() {
         Engine web = h.start("web", c -> c.withQueues(Map.of()), new V2());
         long bad = web.insert(V2.class, new Item(1)).id();

@@ -557,7 +557,7 @@ class SignalsTest {
         assertThatThrownBy(() -> e.signal(t, "g".repeat(256), new Doc("p"))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> e.signal(t, "go", new Exploding())).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("go").hasMessageContaining("serialize");
-        assertThatThrownBy(() -> e.signal(t, "go", "p".repeat(Signaller.MAX_PAYLOAD_CHARS)))
+        assertThatThrownBy(() -> e.signal(t, "go", "p".repeat(EngineConfig.DEFAULT_MAX_VALUE_BYTES)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("limit");
         assertThatThrownBy(() -> e.signal(t, "go", new Doc("p"), "d".repeat(256))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("dedupKey");

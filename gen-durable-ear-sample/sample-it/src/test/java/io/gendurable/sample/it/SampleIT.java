@@ -202,6 +202,8 @@ class SampleIT {
     void theRestEndpointsRejectBadInput() throws Exception {
         assertEquals(400, post("/sample/api/orders/bad%20id").statusCode());
         assertEquals(400, get("/sample/api/orders/instance/1?wait=soon").statusCode());
+        assertEquals(400, get("/sample/api/orders/instance/abc").statusCode());
+        assertEquals(400, post("/sample/api/orders/rest-p?parcels=many").statusCode());
         assertEquals(404, get("/sample/api/orders/instance/999999999").statusCode());
         assertEquals(404, post("/sample/api/orders/nobody/signals/payment_settled").statusCode());
         HttpResponse<String> rolledBack = post("/sample/api/orders/rest-tx/transactional?fail=true");
