@@ -11,10 +11,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The group-commit flush: every buffered outcome's transition in ONE guarded
- * {@code UPDATE … FROM unnest(…)}, then its riders as batched statements in the same
- * transaction. Rows are locked in id order first (two flushes touching the same rows queue
- * instead of deadlocking), and each row commits only while
+ * The group-commit flush: the batch's rows locked in id order by one primary-key statement (two
+ * flushes touching the same rows queue instead of deadlocking), every buffered outcome's
+ * transition in ONE guarded {@code UPDATE … FROM unnest(…)}, then its riders as batched
+ * statements in the same transaction. Each row commits only while
  * {@code locked_by = worker AND attempt = claimed attempt AND status = 'executing'}: a row
  * whose guard fails is absent from the answer, commits nothing, and is reported stale.
  * Riders, over committed rows only: consume (progress deletes the exact awaited signal ids,
@@ -26,6 +26,7 @@ import java.util.Map;
  * same transaction as the park, so a delivery racing it queues on the park's row lock).
  */
 public final class FlushSql {
+    private final String lockSql;
     private final String updateSql;
     private final String consumeSql;
     private final String recheckSql;
@@ -39,6 +40,16 @@ public final class FlushSql {
         this.childrenSql = new ChildrenSql(schema);
         String t = schema.instances();
         String signals = schema.qualify("signals");
+        // The batch's rows, locked in id order by primary-key lookups before the update touches
+        // them. A statement of its own: joined into the update, the planner's generic plan (the
+        // one a server-prepared statement settles on) re-ran the 22-array unnest once per locked
+        // row, a quadratic join that cost ~7 ms for 64 outcomes instead of ~0.7 ms.
+        this.lockSql = """
+                SELECT g.id FROM %1$s g
+                WHERE g.id = ANY (?::bigint[]) AND g.status = 'executing'
+                ORDER BY g.id
+                FOR NO KEY UPDATE OF g
+                """.formatted(t);
         this.updateSql = """
                 WITH u AS (
                     SELECT * FROM unnest(?::bigint[], ?::text[], ?::int[], ?::text[], ?::text[], ?::boolean[],
@@ -48,13 +59,6 @@ public final class FlushSql {
                         AS t(id, worker, claimed_attempt, status, step, set_state, state, attempt_op, eligible_at,
                              set_result, result, error, awaits_op, awaits, await_deadline, set_rate, rate_limit, weight,
                              key_op, new_key, keep_lock, lease_until)
-                ), owned AS (
-                    -- primary-key lookups (not a join the planner may turn into a scan of every
-                    -- executing row); the per-row guard is re-checked by the UPDATE below
-                    SELECT g.id FROM %1$s g
-                    WHERE g.id = ANY (?::bigint[]) AND g.status = 'executing'
-                    ORDER BY g.id
-                    FOR NO KEY UPDATE OF g
                 )
                 UPDATE %1$s g
                 SET status = u.status::%2$s,
@@ -80,7 +84,7 @@ public final class FlushSql {
                                              WHEN u.key_op = 'KEEP' THEN g.concurrency_shard
                                              WHEN u.key_op = 'SWITCH' THEN -1 END,
                     updated_at = ?
-                FROM u JOIN owned ON owned.id = u.id
+                FROM u
                 WHERE g.id = u.id AND g.locked_by = u.worker AND g.attempt = u.claimed_attempt
                   AND g.status = 'executing'
                 RETURNING g.id, u.keep_lock AND EXISTS (SELECT 1 FROM %3$s s WHERE s.target_id = g.id) AS has_signals
@@ -277,6 +281,14 @@ public final class FlushSql {
             leaseUntil[i] = Jdbc.isoOrNull(r.leaseUntil());
         }
         java.util.Set<Long> committed = new java.util.HashSet<>(n * 2);
+        try (PreparedStatement ps = c.prepareStatement(lockSql)) {
+            ps.setArray(1, c.createArrayOf("bigint", id));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    // locked; the update re-checks each row's guard
+                }
+            }
+        }
         try (PreparedStatement ps = c.prepareStatement(updateSql)) {
             int p = 1;
             ps.setArray(p++, c.createArrayOf("bigint", id));
@@ -301,7 +313,6 @@ public final class FlushSql {
             ps.setArray(p++, Jdbc.texts(c, newKey));
             ps.setArray(p++, Jdbc.bools(c, keepLock));
             ps.setArray(p++, Jdbc.texts(c, leaseUntil));
-            ps.setArray(p++, c.createArrayOf("bigint", id));
             ps.setObject(p, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -91,7 +91,7 @@ class FlushPipelineTest {
             xMayFinish.countDown();
             // x's flush is now stuck on the outsider's lock
             await().atMost(Duration.ofSeconds(10)).until(() -> h.queryLong(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH u AS%'") == 1);
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%SELECT g.id FROM%FOR NO KEY UPDATE OF g%'") == 1);
             yMayFinish.countDown();
             if (yCommitsWhileXIsStuck) {
                 await().atMost(Duration.ofSeconds(10)).until(() -> e.find(y).orElseThrow().status() == Status.DONE);
