@@ -128,6 +128,16 @@ public final class FlushSql {
                           java.util.Set<String> childQueues, java.util.Set<Long> continuingWithSignals) {
     }
 
+    /** @return the lock statement's text (for plan checks) */
+    public String lockSql() {
+        return lockSql;
+    }
+
+    /** @return the transition update's text (for plan checks) */
+    public String updateSql() {
+        return updateSql;
+    }
+
     /** Runs the transition and its riders; call inside one transaction. */
     public Flushed flush(Connection c, List<OutcomeRow> rows, Instant now) throws SQLException {
         java.util.Set<Long> withSignals = new java.util.HashSet<>();

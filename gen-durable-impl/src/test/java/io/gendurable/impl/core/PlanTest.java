@@ -3,6 +3,7 @@ package io.gendurable.impl.core;
 import io.gendurable.impl.sql.ChildrenSql;
 import io.gendurable.impl.sql.ClaimSql;
 import io.gendurable.impl.sql.GcSql;
+import io.gendurable.impl.sql.FlushSql;
 import io.gendurable.impl.sql.InboxSql;
 import io.gendurable.impl.sql.SchemaName;
 import io.gendurable.impl.support.EngineHarness;
@@ -171,6 +172,33 @@ class PlanTest {
         JsonObject children = explain(new ChildrenSql(schema).loadSql(), mode, parents);
         assertThat(indexesOn(children, "gen_durable")).contains("gen_durable_parent");
         assertThat(seqScans(children)).doesNotContain("gen_durable");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"force_custom_plan", "force_generic_plan"})
+    void the_flush_locks_and_updates_its_rows_by_primary_key_never_through_the_lease_index(String mode) {
+        String ids = idArray("SELECT id FROM gen_durable WHERE status = 'executing' ORDER BY id LIMIT " + BATCH);
+        FlushSql flush = new FlushSql(schema);
+        JsonObject lock = explain(flush.lockSql(), mode, ids);
+        assertThat(indexesOn(lock, "gen_durable")).containsExactly("gen_durable_pkey");
+
+        String n = "ARRAY[" + BATCH + "]";
+        JsonObject update = explain(flush.updateSql(), mode, ids,
+                "array_fill('node:default@x'::text, " + n + ")", "array_fill(1, " + n + ")",
+                "array_fill('done'::text, " + n + ")", "array_fill(NULL::text, " + n + ")",
+                "array_fill(false, " + n + ")", "array_fill(NULL::text, " + n + ")",
+                "array_fill('KEEP'::text, " + n + ")", "array_fill(NULL::text, " + n + ")",
+                "array_fill(true, " + n + ")", "array_fill('{}'::text, " + n + ")",
+                "array_fill(NULL::text, " + n + ")", "array_fill('CLEAR'::text, " + n + ")",
+                "array_fill(NULL::text, " + n + ")", "array_fill(NULL::text, " + n + ")",
+                "array_fill(false, " + n + ")", "array_fill(NULL::text, " + n + ")",
+                "array_fill(1, " + n + ")", "array_fill('KEEP'::text, " + n + ")",
+                "array_fill(NULL::text, " + n + ")", "array_fill(false, " + n + ")",
+                "array_fill(NULL::text, " + n + ")", "now()");
+        // one primary-key probe per outcome; a plan over gen_durable_lease reads every executing
+        // row (and the dead entries a burn-down leaves) per flush
+        assertThat(indexesOn(update, "gen_durable")).contains("gen_durable_pkey").doesNotContain("gen_durable_lease");
+        assertThat(seqScans(update)).doesNotContain("gen_durable");
     }
 
     /** @return the ids the query selects, as a {@code bigint[]} literal */
