@@ -35,7 +35,7 @@ public final class ChaosChild implements Fsm<ChaosChild.State> {
     @Override
     public Outcome step(String step, State s, StepContext ctx) {
         StepLog.Execution x = log.begin(ctx);
-        StepLog.work(20, 60);
+        StepLog.work(50, 150);
         Outcome o = switch (step) {
             case "start" -> Outcome.next("finish", new State(s.parent(), s.index(), s.seq() + 1));
             case "finish" -> Outcome.done(Map.of("seq", s.seq() + 1));

@@ -34,7 +34,7 @@ public final class ChaosOrder implements Fsm<ChaosOrder.State> {
     @Override
     public Outcome step(String step, State s, StepContext ctx) {
         StepLog.Execution x = log.begin(ctx);
-        StepLog.work(10, 60);
+        StepLog.work(30, 150);
         Outcome o = switch (step) {
             case "start" -> Outcome.next("reserve", new State(s.n(), s.seq() + 1, null));
             case "reserve" -> Outcome.await(Set.of("paid"), "ship", new State(s.n(), s.seq() + 1, null));

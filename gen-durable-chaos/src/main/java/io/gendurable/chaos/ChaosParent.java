@@ -39,7 +39,7 @@ public final class ChaosParent implements Fsm<ChaosParent.State> {
     @Override
     public Outcome step(String step, State s, StepContext ctx) {
         StepLog.Execution x = log.begin(ctx);
-        StepLog.work(5, 20);
+        StepLog.work(10, 40);
         Outcome o = switch (step) {
             case "start" -> {
                 List<NewInstance> children = new ArrayList<>();

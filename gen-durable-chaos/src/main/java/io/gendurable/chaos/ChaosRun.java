@@ -110,8 +110,9 @@ public final class ChaosRun {
             workload.stopFeeding();
             saboteur.stop();
             say("chaos window over: " + saboteur.summary());
+            int relaunched = 0;
             for (WorkerProcess w : workers) {
-                w.awaitReady(120_000);
+                relaunched += w.awaitReadyOrRelaunch(120_000) ? 1 : 0;
             }
             workload.awaitSignalsSent(60_000);
             long settleStart = System.currentTimeMillis();
@@ -137,6 +138,7 @@ public final class ChaosRun {
                     + " duplicate signals, " + workload.retries() + " driver calls retried\n"
                     + "  faults: " + saboteur.summary() + "\n"
                     + "  recovery: " + Recovery.scan(logs) + "\n"
+                    + (relaunched > 0 ? "  NOTE: " + relaunched + " worker JVMs never got ready after the window and were launched again (see their logs)\n" : "")
                     + report
                     + "  events:\n    " + String.join("\n    ", saboteur.events()) + "\n";
             Files.writeString(new File(s.dir(), "summary.txt").toPath(), summary + "\n",

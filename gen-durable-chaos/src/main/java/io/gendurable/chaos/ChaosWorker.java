@@ -78,7 +78,11 @@ public final class ChaosWorker {
                 engine.start();
                 return engine;
             } catch (RuntimeException e) {
-                System.err.println("chaos worker " + node + ": start attempt " + attempt + " failed: " + e);
+                System.err.println("chaos worker " + node + ": start attempt " + attempt + " failed: " + e
+                        + "; a direct connection " + probe(ds.getJdbcUrl()));
+                if (attempt % 10 == 0) {
+                    dumpPoolThreads();
+                }
                 if (engine != null) {
                     try {
                         engine.stop();
@@ -92,6 +96,29 @@ public final class ChaosWorker {
                 Thread.sleep(1_000);
             }
         }
+    }
+
+    /** @return what a connection outside the pool gets: the pool's own errors are not logged here */
+    private static String probe(String url) {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+             java.sql.Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity")) {
+            rs.next();
+            return "works (" + rs.getInt(1) + " backends)";
+        } catch (java.sql.SQLException e) {
+            return "fails: " + e.getMessage();
+        }
+    }
+
+    private static void dumpPoolThreads() {
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            if (t.getName().contains("chaos-") || t.getName().contains("Hikari")) {
+                System.err.println("thread " + t.getName() + " " + t.getState());
+                for (StackTraceElement e : stack) {
+                    System.err.println("    at " + e);
+                }
+            }
+        });
     }
 
     /** @return the workers' engine configuration */

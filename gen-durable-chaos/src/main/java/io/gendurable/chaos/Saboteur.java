@@ -11,7 +11,8 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The faults. One thread kills a random worker with SIGKILL now and then and starts it again,
+ * The faults. One thread kills a random worker with SIGKILL now and then (waiting up to 3 s for
+ * it to hold claims, so the kill lands mid-step) and starts it again,
  * alternately under the same node id and a new one; another watches {@code pg_stat_activity} and
  * terminates engine backends caught in a claim or in a flush transaction (and sometimes every
  * engine backend at once, LISTEN connections included); the server itself is restarted once.
@@ -33,6 +34,9 @@ public final class Saboteur {
             WHERE application_name LIKE 'chaos-engine-%' AND pid <> pg_backend_pid()
             """;
 
+    private static final String HELD = "SELECT count(*) FROM " + ChaosSchema.ENGINE
+            + ".gen_durable WHERE status = 'executing' AND locked_by LIKE ?";
+
     private final ChaosDatabase db;
     private final List<WorkerProcess> workers;
     private final Random random;
@@ -40,6 +44,7 @@ public final class Saboteur {
     private final long restartAtMillis;
     private final AtomicInteger kills = new AtomicInteger();
     private final AtomicInteger newNodeIds = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong claimsAtKill = new java.util.concurrent.atomic.AtomicLong();
     private final AtomicInteger midClaim = new AtomicInteger();
     private final AtomicInteger midFlush = new AtomicInteger();
     private final AtomicInteger massTerminations = new AtomicInteger();
@@ -110,18 +115,46 @@ public final class Saboteur {
             }
             WorkerProcess w = workers.get(random.nextInt(workers.size()));
             String old = w.node();
+            long held = waitForClaims(old, 3_000);
             w.kill9();
             kills.incrementAndGet();
+            claimsAtKill.addAndGet(Math.max(0, held));
             sleep(500 + random.nextInt(1500));
             if (kills.get() % 2 == 0) {
                 String fresh = old.replaceAll("-r\\d+$", "") + "-r" + newNodeIds.incrementAndGet();
-                event("kill -9 " + old + "; restarted as new node " + fresh + " (its old claims wait for a reaper)");
+                event("kill -9 " + old + " holding " + held + " claims; restarted as new node " + fresh
+                        + " (its old claims wait for a reaper)");
                 w.startAs(fresh);
             } else {
-                event("kill -9 " + old + "; restarted under the same node id (start-up reclaim)");
+                event("kill -9 " + old + " holding " + held + " claims; restarted under the same node id (start-up reclaim)");
                 w.start();
             }
         }
+    }
+
+    /** Waits (up to {@code withinMillis}) until the node holds claims, so that the kill lands mid-step. */
+    private long waitForClaims(String node, long withinMillis) {
+        long deadline = System.currentTimeMillis() + withinMillis;
+        long held = -1;
+        try (Connection c = DriverManager.getConnection(db.url());
+             PreparedStatement ps = c.prepareStatement(HELD)) {
+            ps.setString(1, node.replace("_", "\\_") + ":%");
+            do {
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    held = rs.getLong(1);
+                }
+                if (held > 0) {
+                    return held;
+                }
+                Thread.sleep(20);
+            } while (running && System.currentTimeMillis() < deadline);
+        } catch (SQLException e) {
+            return -1;  // the server is restarting: kill anyway
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return held;
     }
 
     private void sniperLoop() {
@@ -201,7 +234,7 @@ public final class Saboteur {
     /** @return a one-line summary of the faults injected */
     public String summary() {
         return "worker kills (SIGKILL)=" + kills.get() + " (restarted under a new node id: " + newNodeIds.get()
-                + "), backends terminated mid-claim=" + midClaim.get() + ", mid-flush=" + midFlush.get()
+                + "; claims held at the kills: " + claimsAtKill.get() + "), backends terminated mid-claim=" + midClaim.get() + ", mid-flush=" + midFlush.get()
                 + ", mass terminations=" + massTerminations.get() + " (" + massTerminated.get() + " backends)"
                 + ", PostgreSQL restarts=" + db.restarts() + (pgRestartMillis >= 0 ? " (down " + pgRestartMillis + " ms)" : "");
     }

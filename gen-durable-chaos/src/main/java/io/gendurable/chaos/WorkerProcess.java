@@ -90,6 +90,26 @@ public final class WorkerProcess {
         throw new IllegalStateException("worker " + node + " not ready after " + timeoutMillis + " ms; see " + logFile);
     }
 
+    /**
+     * Waits for {@link ChaosWorker#READY}; a JVM that does not get there in time is killed and
+     * launched once more (the caller reports it: a worker that cannot start is a harness problem
+     * to look at in its log, not an engine invariant).
+     *
+     * @return whether a second launch was needed
+     */
+    public boolean awaitReadyOrRelaunch(long timeoutMillis) {
+        try {
+            awaitReady(timeoutMillis);
+            return false;
+        } catch (IllegalStateException e) {
+            System.out.println("chaos: " + e.getMessage() + "; launching it again");
+            kill9();
+            start();
+            awaitReady(timeoutMillis);
+            return true;
+        }
+    }
+
     /** SIGKILL, and waits for the JVM to be gone. */
     public synchronized void kill9() {
         if (process != null) {

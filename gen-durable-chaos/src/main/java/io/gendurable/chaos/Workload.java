@@ -44,10 +44,10 @@ public final class Workload {
         this.durable = durable;
     }
 
-    /** Starts feeding: one order every 125 ms, one parent every 500 ms. */
+    /** Starts feeding: one order every 100 ms, one parent every 400 ms. */
     public void start() {
         feeding = true;
-        timer.scheduleWithFixedDelay(this::tick, 0, 125, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(this::tick, 0, 100, TimeUnit.MILLISECONDS);
     }
 
     /** Stops inserting; scheduled signals still go out. */
