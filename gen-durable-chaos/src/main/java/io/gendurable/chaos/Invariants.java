@@ -69,6 +69,7 @@ public final class Invariants {
         terminalWithExpectedState(rows, orders, parents);
         everyStepLogged(rows);
         noDoubleCommit(rows);
+        noInstanceRunTwiceAtOnce();
         noK1Overlap();
         gateNeverOverAdmitted(gate);
         noSignalLost(orders, firstSignals);
@@ -221,6 +222,26 @@ public final class Invariants {
                 FROM %s WHERE key LIKE '%s' GROUP BY exec, key
             ), done AS (SELECT * FROM ex WHERE b IS NOT NULL AND e IS NOT NULL)
             """;
+
+    /** One row, one claim at a time: two executions of one instance overlapping means a live claim was taken away. */
+    private void noInstanceRunTwiceAtOnce() {
+        String sql = """
+                WITH ex AS (
+                    SELECT exec, instance_id, min(at) FILTER (WHERE phase = 'begin') AS b, min(at) FILTER (WHERE phase = 'end') AS e
+                    FROM %s GROUP BY exec, instance_id
+                ), done AS (SELECT * FROM ex WHERE b IS NOT NULL AND e IS NOT NULL)
+                SELECT count(*) FROM (
+                    SELECT b, max(e) OVER (PARTITION BY instance_id ORDER BY b, exec
+                                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+                    FROM done) x
+                WHERE b < prev_end
+                """.formatted(ChaosSchema.LOG);
+        long overlaps = count(sql);
+        if (overlaps > 0) {
+            violate(overlaps + " executions overlapped an earlier execution of the same instance");
+        }
+        lines.add("claims: executions overlapping another of the same instance: " + overlaps);
+    }
 
     private void noK1Overlap() {
         String with = EXECUTIONS.formatted(ChaosSchema.LOG, "acct:%");
