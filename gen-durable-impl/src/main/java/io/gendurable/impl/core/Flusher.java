@@ -2,6 +2,7 @@ package io.gendurable.impl.core;
 
 import io.gendurable.impl.sql.Db;
 import io.gendurable.impl.sql.FlushSql;
+import io.gendurable.impl.sql.UnknownCommitException;
 import io.gendurable.impl.sql.OutcomeRow;
 
 import java.lang.System.Logger;
@@ -185,6 +186,18 @@ public final class Flusher {
                     p.done.complete(!committed.contains(p.row.id()) ? Result.STALE
                             : flushed.continuingWithSignals().contains(p.row.id()) ? Result.COMMITTED_WITH_SIGNALS
                             : Result.COMMITTED);
+                }
+                return;
+            } catch (UnknownCommitException e) {
+                // Never write these again: if the commit landed, the rows are runnable, this very
+                // worker may already have claimed one again (same worker id, same attempt), and a
+                // second write of the old outcome would pass the guard and undo that running claim.
+                // If it did not land, the leases expire and the reaper re-runs the steps.
+                metrics.flushErrors.increment();
+                LOG.log(Level.WARNING, "gen-durable flush of " + rows.size() + " outcomes: " + e.getMessage()
+                        + "; not writing them again (their steps re-run after lease expiry if it was not applied)");
+                for (Pending p : batch) {
+                    p.done.completeExceptionally(e);
                 }
                 return;
             } catch (RuntimeException e) {

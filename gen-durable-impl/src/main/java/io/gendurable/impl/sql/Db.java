@@ -32,14 +32,21 @@ public final class Db implements AutoCloseable {
         return withEntityManager(em -> em.unwrap(Session.class).doReturningWork(work::run));
     }
 
-    /** Runs {@code work} with an entity manager inside one transaction (reads through entities). */
+    /**
+     * Runs {@code work} with an entity manager inside one transaction (reads through entities).
+     * A failure of the commit itself is an {@link UnknownCommitException}: it may have been applied.
+     */
     public <T> T withEntityManager(Function<EntityManager, T> work) {
         EntityManager em = emf.createEntityManager();
         EntityTransaction tx = em.getTransaction();
         try {
             tx.begin();
             T result = work.apply(em);
-            tx.commit();
+            try {
+                tx.commit();
+            } catch (RuntimeException e) {
+                throw new UnknownCommitException(e);
+            }
             return result;
         } catch (RuntimeException e) {
             if (tx.isActive()) {

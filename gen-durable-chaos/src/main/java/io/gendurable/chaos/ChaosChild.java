@@ -1,0 +1,52 @@
+package io.gendurable.chaos;
+
+import io.gendurable.DurableFsm;
+import io.gendurable.Fsm;
+import io.gendurable.Outcome;
+import io.gendurable.StepContext;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** A fan-out child: two steps under the gate key {@link #GATE_KEY} (gate {@code pool}, limit {@link #GATE_LIMIT}). */
+@DurableFsm(name = "chaos-child", queue = "fanout", maxAttempts = 100_000)
+public final class ChaosChild implements Fsm<ChaosChild.State> {
+    /** The gate's name (configured on every worker). */
+    public static final String GATE = "pool";
+    /** The gate's limit. */
+    public static final int GATE_LIMIT = 3;
+    /** The key every child runs under. */
+    public static final String GATE_KEY = GATE + ":main";
+    /** The steps, in order. */
+    public static final List<String> STEPS = List.of("start", "finish");
+
+    /** @param parent the parent's number @param index the child's index @param seq committed transitions */
+    public record State(int parent, int index, int seq) {
+    }
+
+    private final StepLog log;
+
+    /** @param log the step log */
+    public ChaosChild(StepLog log) {
+        this.log = log;
+    }
+
+    @Override
+    public Outcome step(String step, State s, StepContext ctx) {
+        StepLog.Execution x = log.begin(ctx);
+        StepLog.work(50, 150);
+        Outcome o = switch (step) {
+            case "start" -> Outcome.next("finish", new State(s.parent(), s.index(), s.seq() + 1));
+            case "finish" -> Outcome.done(Map.of("seq", s.seq() + 1));
+            default -> throw new IllegalStateException("unknown step " + step);
+        };
+        log.end(x);
+        return o;
+    }
+
+    @Override
+    public Outcome onError(String step, State state, StepContext ctx, Throwable error) {
+        return Outcome.retry(Duration.ofMillis(200));
+    }
+}

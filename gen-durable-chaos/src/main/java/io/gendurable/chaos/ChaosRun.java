@@ -1,0 +1,200 @@
+package io.gendurable.chaos;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.gendurable.impl.core.Engine;
+import io.gendurable.impl.core.EngineConfig;
+import io.gendurable.impl.core.FsmDefinition;
+import io.gendurable.impl.core.FsmRegistry;
+
+import java.io.File;
+
+
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * One chaos run: starts the suite's PostgreSQL, migrates, launches {@link #WORKERS} worker JVMs,
+ * feeds the workload while the {@link Saboteur} injects faults for the chaos window, lets the
+ * system settle (every instance terminal, the gate refilled), stops the workers and checks the
+ * {@link Invariants}. {@code main} runs it from the command line; the JUnit suite runs the short one.
+ */
+public final class ChaosRun {
+    /** Worker JVMs. */
+    public static final int WORKERS = 3;
+
+    /**
+     * @param window          how long faults are injected while work is fed
+     * @param killEveryMillis mean time between worker kills
+     * @param restartAtMillis when the server restarts, from the start of the window
+     * @param settleMillis    how long the system may take to finish everything afterwards
+     * @param seed            the random seed
+     * @param dir             logs, the data directory and the summary
+     */
+    public record Settings(Duration window, long killEveryMillis, long restartAtMillis, long settleMillis, long seed,
+                           File dir) {
+        /** @param minutes 0 for the short CI run, else the window in minutes @param dir the output directory */
+        public static Settings of(double minutes, File dir) {
+            long seed = Long.getLong("chaos.seed", System.nanoTime());
+            if (minutes <= 0) {
+                return new Settings(Duration.ofSeconds(70), 14_000, 32_000, 150_000, seed, dir);
+            }
+            Duration w = Duration.ofMillis((long) (minutes * 60_000));
+            return new Settings(w, 30_000, w.toMillis() * 2 / 5, 600_000, seed, dir);
+        }
+    }
+
+    /** What a run found. @param report the invariants @param summary the printable summary */
+    public record Result(Invariants.Report report, String summary) {
+    }
+
+    private ChaosRun() {
+    }
+
+    /** Runs the chaos suite; args: [minutes] (default 0: the short run), [output directory]. */
+    public static void main(String[] args) throws Exception {
+        double minutes = args.length > 0 ? Double.parseDouble(args[0]) : 0;
+        File dir = new File(args.length > 1 ? args[1] : "target/chaos");
+        Result r = run(Settings.of(minutes, dir));
+        System.out.println(r.summary());
+        System.exit(r.report().passed() ? 0 : 1);
+    }
+
+    /** Runs once. */
+    public static Result run(Settings s) throws Exception {
+        Instant began = Instant.now();
+        s.dir().mkdirs();
+        File logs = new File(s.dir(), "run-" + began.toEpochMilli());
+        logs.mkdirs();
+        say("seed " + s.seed() + ", window " + s.window() + ", logs in " + logs);
+        List<WorkerProcess> workers = new ArrayList<>();
+        ScheduledExecutorService timer = Executors.newScheduledThreadPool(2);
+        ExecutorService steps = Executors.newCachedThreadPool();
+        try (ChaosDatabase db = new ChaosDatabase(new File(s.dir(), "pg-data"))) {
+            db.start();
+            HikariDataSource pool = ChaosWorker.pool(db.url(), "chaos-driver", 8);
+            Engine driver = driverEngine(pool, timer, steps);
+            ChaosSchema.create(pool);
+            for (int i = 1; i <= WORKERS; i++) {
+                WorkerProcess w = new WorkerProcess(db.url(), logs, "w" + i);
+                workers.add(w);
+                w.start();
+            }
+            for (WorkerProcess w : workers) {
+                w.awaitReady(120_000);
+            }
+            say("workers ready; chaos window starts");
+            Workload workload = new Workload(driver);
+            Saboteur saboteur = new Saboteur(db, workers, s.seed(), s.killEveryMillis(), s.restartAtMillis());
+            GateProbe gate = new GateProbe(pool);
+            var probing = timer.scheduleWithFixedDelay(gate::sample, 500, 500, java.util.concurrent.TimeUnit.MILLISECONDS);
+            long t0 = System.currentTimeMillis();
+            workload.start();
+            saboteur.start();
+            while (System.currentTimeMillis() - t0 < s.window().toMillis()) {
+                Thread.sleep(Math.min(10_000, s.window().toMillis() - (System.currentTimeMillis() - t0) + 1));
+                say("inserted " + workload.inserted() + " orders; non-terminal rows " + safeCount(pool,
+                        "SELECT count(*) FROM " + ChaosSchema.ENGINE + ".gen_durable WHERE status NOT IN ('done', 'failed')"));
+            }
+            workload.stopFeeding();
+            saboteur.stop();
+            say("chaos window over: " + saboteur.summary());
+            int relaunched = 0;
+            for (WorkerProcess w : workers) {
+                relaunched += w.awaitReadyOrRelaunch(120_000) ? 1 : 0;
+            }
+            workload.awaitSignalsSent(60_000);
+            long settleStart = System.currentTimeMillis();
+            long settled = waitFor(pool, "SELECT count(*) FROM " + ChaosSchema.ENGINE
+                    + ".gen_durable WHERE status NOT IN ('done', 'failed')", s.settleMillis());
+            long gateLeft = waitFor(pool, "SELECT count(*) FROM " + ChaosSchema.ENGINE
+                    + ".gen_durable_buckets WHERE kind = 'conc' AND available <> capacity", 30_000);
+            long settleMillis = System.currentTimeMillis() - settleStart;
+            probing.cancel(false);
+            say("settled in " + settleMillis + " ms (non-terminal " + settled + ", gate shards short " + gateLeft + ")");
+            for (WorkerProcess w : workers) {
+                w.stop();
+            }
+            workload.close();
+            driver.stop();
+            Invariants.Report report = new Invariants(pool).check(workload.orders(), workload.parents(), workload.firstSignals(),
+                    gate.finish());
+            pool.close();
+            String summary = "chaos run " + began + " seed=" + s.seed() + " window=" + s.window() + " wall="
+                    + Duration.between(began, Instant.now()).toSeconds() + "s settle=" + settleMillis + "ms\n"
+                    + "  workload: " + workload.orders().size() + " orders, " + workload.parents().size() + " parents ("
+                    + workload.parents().size() * ChaosParent.CHILDREN + " children), " + workload.duplicatesSent()
+                    + " duplicate signals, " + workload.retries() + " driver calls retried\n"
+                    + "  faults: " + saboteur.summary() + "\n"
+                    + "  recovery: " + Recovery.scan(logs) + "\n"
+                    + (relaunched > 0 ? "  NOTE: " + relaunched + " worker JVMs never got ready after the window and were launched again (see their logs)\n" : "")
+                    + report
+                    + "  events:\n    " + String.join("\n    ", saboteur.events()) + "\n";
+            Files.writeString(new File(s.dir(), "summary.txt").toPath(), summary + "\n",
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            return new Result(report, summary);
+        } finally {
+            for (WorkerProcess w : workers) {
+                w.kill9();
+            }
+            timer.shutdownNow();
+            steps.shutdownNow();
+        }
+    }
+
+    /** The driver's engine: migrates, inserts and signals; it runs no chaos step (its only queue is empty). */
+    private static Engine driverEngine(HikariDataSource pool, ScheduledExecutorService timer, ExecutorService steps) {
+        StepLog unused = new StepLog(pool, "driver");
+        FsmRegistry registry = new FsmRegistry();
+        registry.register(FsmDefinition.of(new ChaosOrder(unused)));
+        registry.register(FsmDefinition.of(new ChaosParent(unused)));
+        registry.register(FsmDefinition.of(new ChaosChild(unused)));
+        EngineConfig config = ChaosWorker.config("driver").withQueues(Map.of("driver", 1)).withMigrateAtStart(true)
+                .withReaper(new EngineConfig.ReaperConfig(false, Duration.ofSeconds(1), 1000))
+                .withGc(new EngineConfig.GcConfig(false, Duration.ofSeconds(60), Duration.ofDays(1), 10_000));
+        Engine e = Engine.builder().dataSource(pool).config(config).registry(registry).timer(timer).steps(steps).build();
+        e.start();
+        return e;
+    }
+
+    private static long waitFor(HikariDataSource pool, String countSql, long timeoutMillis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        long n = safeCount(pool, countSql);
+        long lastSay = System.currentTimeMillis();
+        while (n != 0 && System.currentTimeMillis() < deadline) {
+            Thread.sleep(250);
+            n = safeCount(pool, countSql);
+            if (System.currentTimeMillis() - lastSay > 10_000) {
+                say("waiting: " + n + " left for " + countSql);
+                lastSay = System.currentTimeMillis();
+            }
+        }
+        return n;
+    }
+
+    private static long safeCount(HikariDataSource pool, String sql) {
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            return -1;
+        }
+    }
+
+    private static void say(String what) {
+        System.out.printf("%tT chaos: %s%n", System.currentTimeMillis(), what);
+        System.out.flush();
+    }
+
+}

@@ -1,0 +1,168 @@
+package io.gendurable.chaos;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.gendurable.impl.core.Engine;
+import io.gendurable.impl.core.EngineConfig;
+import io.gendurable.impl.core.EngineMetrics;
+import io.gendurable.impl.core.FsmDefinition;
+import io.gendurable.impl.core.FsmRegistry;
+import io.gendurable.impl.core.LimitsConfig;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * One chaos worker: a separate JVM running an engine with the chaos FSMs until it is killed
+ * ({@code kill -9}) or terminated (SIGTERM: a graceful drain). Arguments: JDBC URL, node id.
+ * The engine's pool is HikariCP, as outside an application server.
+ */
+public final class ChaosWorker {
+    /** The line a worker prints once its engine runs. */
+    public static final String READY = "CHAOS-WORKER-READY";
+    /** The lease: long against the steps' few ms, and against a worker JVM's restart (so that a
+     * restart under the same node id can beat the other nodes' reapers to its start-up reclaim). */
+    public static final Duration LEASE = Duration.ofSeconds(15);
+    /** The rate limit of {@link ChaosOrder}'s finish step. */
+    public static final String RATE = "psp";
+
+    private ChaosWorker() {
+    }
+
+    /** @param args JDBC URL, node id */
+    public static void main(String[] args) throws Exception {
+        if (args.length != 2) {
+            throw new IllegalArgumentException("usage: ChaosWorker <jdbc-url> <node-id>");
+        }
+        String url = args[0];
+        String node = args[1];
+        HikariDataSource ds = pool(url, "chaos-engine-" + node, 12);
+        HikariDataSource logDs = pool(url, "chaos-log-" + node, 8);
+        StepLog log = new StepLog(logDs, node);
+        ScheduledExecutorService timer = Executors.newScheduledThreadPool(4);
+        ExecutorService steps = Executors.newCachedThreadPool();
+        Engine engine = startEngine(ds, log, node, timer, steps);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            engine.stop();
+            timer.shutdownNow();
+            steps.shutdownNow();
+            ds.close();
+            logDs.close();
+        }));
+        System.out.println(READY + " " + node);
+        System.out.flush();
+        while (true) {
+            Thread.sleep(5_000);
+            System.out.println(describe(engine.metrics()));
+            System.out.flush();
+        }
+    }
+
+    /** Builds and starts the engine; retries while the database is unreachable (a restart under way). */
+    private static Engine startEngine(HikariDataSource ds, StepLog log, String node, ScheduledExecutorService timer,
+                                      ExecutorService steps) throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            FsmRegistry registry = new FsmRegistry();
+            registry.register(FsmDefinition.of(new ChaosOrder(log)));
+            registry.register(FsmDefinition.of(new ChaosParent(log)));
+            registry.register(FsmDefinition.of(new ChaosChild(log)));
+            Engine engine = null;
+            try {
+                engine = Engine.builder().dataSource(ds).config(config(node)).registry(registry)
+                        .timer(timer).steps(steps).build();
+                engine.start();
+                return engine;
+            } catch (RuntimeException e) {
+                System.err.println("chaos worker " + node + ": start attempt " + attempt + " failed: " + e
+                        + "; a direct connection " + probe(ds.getJdbcUrl()));
+                if (attempt % 10 == 0) {
+                    dumpPoolThreads();
+                }
+                if (engine != null) {
+                    try {
+                        engine.stop();
+                    } catch (RuntimeException ignored) {
+                        // a half-started engine: its leases expire
+                    }
+                }
+                if (attempt >= 60) {
+                    throw e;
+                }
+                Thread.sleep(1_000);
+            }
+        }
+    }
+
+    /** @return what a connection outside the pool gets: the pool's own errors are not logged here */
+    private static String probe(String url) {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+             java.sql.Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity")) {
+            rs.next();
+            return "works (" + rs.getInt(1) + " backends)";
+        } catch (java.sql.SQLException e) {
+            return "fails: " + e.getMessage();
+        }
+    }
+
+    private static void dumpPoolThreads() {
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            if (t.getName().contains("chaos-") || t.getName().contains("Hikari")) {
+                System.err.println("thread " + t.getName() + " " + t.getState());
+                for (StackTraceElement e : stack) {
+                    System.err.println("    at " + e);
+                }
+            }
+        });
+    }
+
+    /** @return the workers' engine configuration */
+    static EngineConfig config(String node) {
+        return EngineConfig.defaults().withNodeId(node).withSchema(ChaosSchema.ENGINE)
+                .withQueues(Map.of("orders", 4, "fanout", 4))
+                .withMigrateAtStart(false)  // the driver migrated once, before any worker
+                .withPoll(Duration.ofMillis(50), Duration.ofMillis(500))
+                .withLease(LEASE, Duration.ofSeconds(2))
+                .withPrefetch(2)
+                .withDrainTimeout(Duration.ofSeconds(3))
+                .withReaper(new EngineConfig.ReaperConfig(true, Duration.ofSeconds(1), 1000))
+                // the GC's loop runs the gate reconciler; terminal rows stay (the checks read them)
+                .withGc(new EngineConfig.GcConfig(true, Duration.ofSeconds(2), Duration.ofDays(1), 10_000))
+                .withPokeTransport(EngineConfig.PokeTransport.POSTGRES)
+                .withFlushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), 100, Duration.ofMillis(5))))
+                .withLimits(limits());
+    }
+
+    /** @return the rate limit {@code psp} and the gate {@code pool} */
+    static LimitsConfig limits() {
+        return new LimitsConfig(
+                Map.of(RATE, new LimitsConfig.RateLimit(RATE, 40, Duration.ofSeconds(1), 20, 1)),
+                Map.of(ChaosChild.GATE, new LimitsConfig.Gate(ChaosChild.GATE, ChaosChild.GATE_LIMIT, 1)));
+    }
+
+    /** @return a pool on the chaos database, named in pg_stat_activity */
+    static HikariDataSource pool(String url, String applicationName, int size) {
+        HikariConfig c = new HikariConfig();
+        c.setJdbcUrl(url);
+        c.setMaximumPoolSize(size);
+        c.setMinimumIdle(1);
+        c.setConnectionTimeout(2_000);
+        c.setValidationTimeout(1_000);
+        c.setInitializationFailTimeout(-1);  // the database may be restarting when a worker starts
+        c.addDataSourceProperty("ApplicationName", applicationName);
+        c.setPoolName(applicationName);
+        return new HikariDataSource(c);
+    }
+
+    private static String describe(EngineMetrics m) {
+        return "metrics picks=" + m.picks.sum() + " picked=" + m.picked.sum() + " flushes=" + m.flushes.sum()
+                + " flushErrors=" + m.flushErrors.sum() + " stale=" + m.stale.sum() + " reaped=" + m.reaped.sum()
+                + " reclaimed=" + m.reclaimed.sum() + " loopErrors=" + m.loopErrors.sum()
+                + " pokeReconnects=" + m.pokeReconnects.sum() + " bucketsReconciled=" + m.bucketsReconciled.sum();
+    }
+}

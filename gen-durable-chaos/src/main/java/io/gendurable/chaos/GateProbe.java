@@ -1,0 +1,81 @@
+package io.gendurable.chaos;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * Samples the gate {@link ChaosChild#GATE_KEY} during the run: in one statement (one snapshot),
+ * its free slots and the executing rows holding a slot. Free plus held is the capacity when the
+ * counter tells the truth; less is a leak (a crash between claim and credit, healed by the GC's
+ * reconciler); more would be over-credit, which could over-admit. A missing key reads as full
+ * (the reconciler deletes idle keys). Held means admitted: a claimed row awaiting admission has
+ * shard -1 and holds nothing yet, as in the reconciler's own count.
+ */
+public final class GateProbe {
+    private static final String SAMPLE = """
+            SELECT (SELECT sum(available) FROM %1$s.gen_durable_buckets WHERE kind = 'conc' AND key = '%2$s'),
+                   (SELECT sum(capacity) FROM %1$s.gen_durable_buckets WHERE kind = 'conc' AND key = '%2$s'),
+                   (SELECT count(*) FROM %1$s.gen_durable WHERE status = 'executing' AND concurrency_key = '%2$s'
+                      AND concurrency_shard >= 0)  -- -1: claimed, not yet admitted
+            """.formatted(ChaosSchema.ENGINE, ChaosChild.GATE_KEY);
+
+    private final DataSource ds;
+    private int samples;
+    private int leaking;
+    private long maxLeak;
+    private int overCredited;
+
+    /** What the probe saw. */
+    public record Stats(int samples, int leaking, long maxLeak, int overCredited, long finalLeak, String finalState) {
+    }
+
+    /** @param ds a pool on the chaos database */
+    public GateProbe(DataSource ds) {
+        this.ds = ds;
+    }
+
+    /** Takes one sample; a database error skips it (the server may be restarting). */
+    public synchronized void sample() {
+        try {
+            long leak = leak();
+            samples++;
+            if (leak > 0) {
+                leaking++;
+                maxLeak = Math.max(maxLeak, leak);
+            } else if (leak < 0) {
+                overCredited++;
+            }
+        } catch (SQLException e) {
+            // skipped
+        }
+    }
+
+    /** @return the stats, with a final sample taken now (after the run settled) */
+    public synchronized Stats finish() {
+        try {
+            long leak = leak();
+            return new Stats(samples, leaking, maxLeak, overCredited, leak,
+                    leak == 0 ? "free + held = capacity (or the idle key was deleted: full)" : leak + " slots leaked");
+        } catch (SQLException e) {
+            throw new IllegalStateException("gate probe: " + e.getMessage(), e);
+        }
+    }
+
+    /** @return capacity - free - held (0: the truth) */
+    private long leak() throws SQLException {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(SAMPLE)) {
+            rs.next();
+            double free = rs.getDouble(1);
+            boolean missing = rs.wasNull();
+            double capacity = rs.getDouble(2);
+            long held = rs.getLong(3);
+            if (missing) {
+                return 0;  // a missing key is minted full by the next claim
+            }
+            return Math.round(capacity - free - held);
+        }
+    }
+}

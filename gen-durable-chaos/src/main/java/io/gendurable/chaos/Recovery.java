@@ -1,0 +1,52 @@
+package io.gendurable.chaos;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Sums what the workers' logs say about recovery: rows the reapers and the start-up reclaims returned. */
+final class Recovery {
+    private static final Pattern REAPED = Pattern.compile("reaper: (\\d+) expired leases returned");
+    private static final Pattern RECLAIMED = Pattern.compile("released (\\d+) claims of a dead predecessor");
+    private static final Pattern RELEASED = Pattern.compile("released (\\d+) buffered claims on stop");
+    private static final Pattern POKE = Pattern.compile("poke listener reconnected");
+
+    private Recovery() {
+    }
+
+    /** @param logs the run's log directory @return a one-line summary */
+    static String scan(File logs) {
+        long reaped = 0;
+        long reclaimed = 0;
+        long released = 0;
+        long pokeReconnects = 0;
+        long loopFailures = 0;
+        File[] files = logs.listFiles((d, n) -> n.startsWith("worker-"));
+        for (File f : files == null ? new File[0] : files) {
+            String text;
+            try {
+                text = Files.readString(f.toPath());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            reaped += sum(REAPED.matcher(text));
+            reclaimed += sum(RECLAIMED.matcher(text));
+            released += sum(RELEASED.matcher(text));
+            pokeReconnects += POKE.matcher(text).results().count();
+            loopFailures += Pattern.compile("failed; it will run again").matcher(text).results().count();
+        }
+        return "reaper returned " + reaped + " rows, start-up reclaim " + reclaimed + ", drain released " + released
+                + "; poke listener reconnects " + pokeReconnects + "; background loop failures survived " + loopFailures;
+    }
+
+    private static long sum(Matcher m) {
+        long n = 0;
+        while (m.find()) {
+            n += Long.parseLong(m.group(1));
+        }
+        return n;
+    }
+}

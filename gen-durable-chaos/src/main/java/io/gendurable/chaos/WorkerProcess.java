@@ -1,0 +1,162 @@
+package io.gendurable.chaos;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One worker slot: a {@link ChaosWorker} JVM launched with this JVM's class path. It can be
+ * killed with SIGKILL ({@code kill -9}: no drain, no shutdown hook) and started again, under
+ * the same node id (start-up reclaim) or a new one (only the reaper can free the old claims).
+ */
+public final class WorkerProcess {
+    private final String url;
+    private final File logDir;
+    private final String slot;
+    private String node;
+    private Process process;
+    private File logFile;
+    private int incarnation;
+
+    /** @param url the database @param logDir where each incarnation's output goes @param slot the slot name */
+    public WorkerProcess(String url, File logDir, String slot) {
+        this.url = url;
+        this.logDir = logDir;
+        this.slot = slot;
+        this.node = slot;
+    }
+
+    /** @return the node id of the current (or last) incarnation */
+    public synchronized String node() {
+        return node;
+    }
+
+    /** @return whether the JVM runs */
+    public synchronized boolean alive() {
+        return process != null && process.isAlive();
+    }
+
+    /** Launches an incarnation under the current node id. */
+    public synchronized void start() {
+        incarnation++;
+        logFile = new File(logDir, "worker-" + slot + "-" + incarnation + "-" + node + ".log");
+        List<String> cmd = new ArrayList<>(List.of(
+                new File(System.getProperty("java.home"), "bin/java").getPath(),
+                "-Xmx192m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
+                "-Djava.util.logging.config.file=" + loggingConfig().getPath(),
+                "-cp", System.getProperty("java.class.path"),
+                ChaosWorker.class.getName(), url, node));
+        try {
+            process = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile)).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not launch worker " + node, e);
+        }
+    }
+
+    /** Launches an incarnation under a new node id. */
+    public synchronized void startAs(String newNode) {
+        this.node = newNode;
+        start();
+    }
+
+    /** Waits until the current incarnation printed {@link ChaosWorker#READY}. */
+    public void awaitReady(long timeoutMillis) {
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        while (System.currentTimeMillis() < deadline) {
+            File f;
+            synchronized (this) {
+                f = logFile;
+                if (!process.isAlive()) {
+                    throw new IllegalStateException("worker " + node + " exited with " + process.exitValue() + "; see " + f);
+                }
+            }
+            try {
+                if (f.exists() && Files.readString(f.toPath()).contains(ChaosWorker.READY)) {
+                    return;
+                }
+                Thread.sleep(100);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        throw new IllegalStateException("worker " + node + " not ready after " + timeoutMillis + " ms; see " + logFile);
+    }
+
+    /**
+     * Waits for {@link ChaosWorker#READY}; a JVM that does not get there in time is killed and
+     * launched once more (the caller reports it: a worker that cannot start is a harness problem
+     * to look at in its log, not an engine invariant).
+     *
+     * @return whether a second launch was needed
+     */
+    public boolean awaitReadyOrRelaunch(long timeoutMillis) {
+        try {
+            awaitReady(timeoutMillis);
+            return false;
+        } catch (IllegalStateException e) {
+            System.out.println("chaos: " + e.getMessage() + "; launching it again");
+            kill9();
+            start();
+            awaitReady(timeoutMillis);
+            return true;
+        }
+    }
+
+    /** SIGKILL, and waits for the JVM to be gone. */
+    public synchronized void kill9() {
+        if (process != null) {
+            process.destroyForcibly();
+            waitGone();
+        }
+    }
+
+    /** SIGTERM (the engine drains in its shutdown hook); SIGKILL after 20 s. */
+    public synchronized void stop() {
+        if (process != null && process.isAlive()) {
+            process.destroy();
+            try {
+                if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            waitGone();
+        }
+    }
+
+    private void waitGone() {
+        try {
+            process.waitFor(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private File loggingConfig() {
+        File f = new File(logDir, "logging.properties");
+        if (!f.exists()) {
+            try {
+                Files.writeString(f.toPath(), """
+                        handlers=java.util.logging.ConsoleHandler
+                        .level=INFO
+                        org.hibernate.level=WARNING
+                        com.zaxxer.hikari.level=WARNING
+                        java.util.logging.ConsoleHandler.level=ALL
+                        java.util.logging.SimpleFormatter.format=%1$tT.%1$tL %4$s %3$s: %5$s%6$s%n
+                        """);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return f;
+    }
+}
