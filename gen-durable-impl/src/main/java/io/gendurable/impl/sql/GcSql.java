@@ -11,7 +11,7 @@ import java.util.List;
 /**
  * GC of terminal rows: two steps in one short transaction. SELECT a batch of ids through
  * {@code gen_durable_gc} in termination order (skip-locked, sparing terminal children whose
- * parent is still mid-join: the parent is read by primary key), then DELETE by primary key: the
+ * parent has not finished: the parent is read by primary key), then DELETE by primary key: the
  * delete scales with the batch, never with the table.
  */
 public final class GcSql {
@@ -25,9 +25,11 @@ public final class GcSql {
                 WHERE g.status IN ('done', 'failed') AND g.updated_at < ?
                   -- a scalar subquery, not NOT EXISTS: the planner turns an anti-join into a hash
                   -- join over a Seq Scan of the whole table; this stays a primary-key probe per child
+                  -- a child is spared until its parent finishes (or is gone): a woken parent
+                  -- (runnable, retrying its join step, parked again, running) still reads it
                   AND (g.parent_id IS NULL
-                       OR (SELECT p.status FROM %1$s p WHERE p.id = g.parent_id)
-                          IS DISTINCT FROM 'awaiting_children')
+                       OR COALESCE((SELECT p.status IN ('done', 'failed') FROM %1$s p WHERE p.id = g.parent_id),
+                                   true))
                 ORDER BY g.updated_at
                 LIMIT ?
                 FOR UPDATE OF g SKIP LOCKED  -- full strength: the rows are about to be deleted

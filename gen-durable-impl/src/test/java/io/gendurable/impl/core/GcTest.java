@@ -90,4 +90,31 @@ class GcTest {
         assertThat(e.gc().runOnce()).isEqualTo(1);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + child)).isZero();
     }
+
+    /**
+     * Defect 2: the join completed, so the parent left {@code awaiting_children}; it is runnable
+     * (its join step retrying with a backoff), parked on a signal, or running. Its children
+     * finished more than the retention ago. The GC spared a child only while its parent was
+     * {@code awaiting_children}, so it deleted them here and the parent's next step saw
+     * {@code ctx.children()} without them. A child is spared until its parent is done or failed
+     * (or gone).
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "parent {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"runnable", "awaiting_signal"})
+    void the_children_of_a_woken_parent_are_spared_until_it_finishes(String parentStatus) {
+        List<Long> ids = insert(3);
+        long parent = ids.get(0);
+        List<Long> children = ids.subList(1, 3);
+        h.exec("UPDATE gen_durable SET status = '" + parentStatus + "', children_pending = 0, attempt = 2, "
+                + "awaits = ARRAY['go'], eligible_at = now() + interval '1 hour' WHERE id = " + parent);
+        h.exec("UPDATE gen_durable SET status = 'done', parent_id = " + parent
+                + ", updated_at = now() - interval '2 days' WHERE id IN " + in(children));
+
+        assertThat(e.gc().runOnce()).isZero();
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(children))).isEqualTo(2);
+
+        h.exec("UPDATE gen_durable SET status = 'failed', updated_at = now() WHERE id = " + parent);
+        assertThat(e.gc().runOnce()).isEqualTo(2);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(children))).isZero();
+    }
 }
