@@ -25,7 +25,7 @@ public final class Saboteur {
             WHERE application_name LIKE 'chaos-engine-%' AND pid <> pg_backend_pid()
               AND ((? = 'claim' AND state = 'active' AND query LIKE '%WITH cand AS%')
                 OR (? = 'flush' AND state IN ('active', 'idle in transaction')
-                    AND (query LIKE '%claimed_attempt%' OR query LIKE '%c(target_id, signal_id)%'
+                    AND (query LIKE '%AS t(id, worker, claim_token%' OR query LIKE '%c(target_id, signal_id)%'
                          OR query LIKE '%s.name = ANY (g.awaits)%')))
             LIMIT 1
             """;

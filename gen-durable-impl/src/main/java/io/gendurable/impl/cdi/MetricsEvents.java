@@ -85,6 +85,7 @@ final class MetricsEvents implements EngineEvents {
                 Map.entry("gendurable.scheduler.released", x -> x.released),
                 Map.entry("gendurable.signals.delivered", x -> x.signalsDelivered),
                 Map.entry("gendurable.flush.errors", x -> x.flushErrors),
+                Map.entry("gendurable.flush.deferred", x -> x.flushDeferred),
                 Map.entry("gendurable.loop.errors", x -> x.loopErrors),
                 Map.entry("gendurable.buckets.reconciled", x -> x.bucketsReconciled));
         totals.forEach((name, adder) -> registry.gauge(Metadata.builder().withName(name)

@@ -55,7 +55,7 @@ public final class DrainRunner {
     private final Json json;
     private final Db db;
     private final LeaseSql leaseSql;
-    private final BucketSql bucketSql;
+    private final ClaimRelease releases;
     private final DrainSql drainSql;
     private final FindSql findSql = new FindSql();
     private final Reaper reaper;
@@ -84,7 +84,7 @@ public final class DrainRunner {
         this.leaseSql = new LeaseSql(schema);
         this.inboxSql = new InboxSql(schema);
         this.childrenSql = new ChildrenSql(schema);
-        this.bucketSql = new BucketSql(schema);
+        this.releases = new ClaimRelease(db, leaseSql, new BucketSql(schema), clock);
         this.drainSql = new DrainSql(schema);
         this.limiter = limiter;
         this.reaper = reaper;
@@ -97,7 +97,7 @@ public final class DrainRunner {
         runner.inline(new InlineContinuation(config.limits(), limiter, db, inboxSql, encoder, clock), config.leaseTtl());
         // No timer: each submit writes its outcome in the caller's thread before returning.
         this.flusher = new Flusher(new EngineConfig.FlusherConfig(List.of("*"), 1, Duration.ZERO), db,
-                new FlushSql(schema), null, clock, metrics, afterCommit, events);
+                new FlushSql(schema), null, clock, metrics, afterCommit, events, config.leaseTtl());
     }
 
     /**
@@ -151,16 +151,7 @@ public final class DrainRunner {
 
     /** Gives back claimed rows that never started (a step before them failed to flush), with their gate slots. */
     private void release(String worker, List<Picked> unstarted) {
-        List<Long> ids = unstarted.stream().map(p -> p.row().id()).toList();
-        List<Limiter.Slot> slots = unstarted.stream().map(Picked::slot).filter(s -> s != null).toList();
-        db.inTransaction(c -> {
-            int n = leaseSql.release(c, worker, ids, clock.instant());
-            if (!slots.isEmpty()) {
-                bucketSql.credit(c, slots.stream().map(Limiter.Slot::key).toList(),
-                        slots.stream().map(Limiter.Slot::shard).toList());
-            }
-            return n;
-        });
+        releases.release(worker, unstarted);
     }
 
     /** @return the queues this engine serves: its configured queues and every registered FSM's default queue */

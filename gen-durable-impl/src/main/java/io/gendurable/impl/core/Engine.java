@@ -114,7 +114,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         Map<EngineConfig.FlusherConfig, Flusher> byConfig = new IdentityHashMap<>();
         Flusher.AfterCommit afterCommit = (committed, flushed) -> afterCommit(committed, flushed, poke);
         for (EngineConfig.FlusherConfig fc : config.flushers()) {
-            Flusher f = new Flusher(fc, db, flushSql, timer, clock, metrics, afterCommit, events);
+            Flusher f = new Flusher(fc, db, flushSql, timer, clock, metrics, afterCommit, events, config.leaseTtl());
             byConfig.put(fc, f);
             flushers.add(f);
         }

@@ -27,6 +27,8 @@ public final class EngineMetrics {
     public final LongAdder flushes = new LongAdder();
     /** Outcomes written by those flushes (stale ones included). */
     public final LongAdder flushedOutcomes = new LongAdder();
+    /** Outcomes a flush carried to a later one because another transaction held their row (or parent) locked. */
+    public final LongAdder flushDeferred = new LongAdder();
     /** Flush attempts that failed (retried, then failed to the step). */
     public final LongAdder flushErrors = new LongAdder();
     /** Background loop iterations that threw (logged and counted; the loop goes on). */

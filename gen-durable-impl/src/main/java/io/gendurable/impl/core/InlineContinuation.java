@@ -54,9 +54,10 @@ final class InlineContinuation {
      * Builds the next step's pick from the committed continue, and admits it when it needs a
      * rate token or a new gate slot.
      *
+     * @param token the fencing token the committed continue stamped: the next step's claim
      * @return the next step to run, or null when admission denied it (it was requeued)
      */
-    Picked next(Picked previous, OutcomeRow committed, boolean hasSignals, String worker, Flusher flusher) {
+    Picked next(Picked previous, OutcomeRow committed, boolean hasSignals, long token, String worker, Flusher flusher) {
         ClaimedRow r = previous.row();
         KeyChange change = KeyChange.valueOf(committed.keyOp());
         String key = switch (change) {
@@ -67,7 +68,7 @@ final class InlineContinuation {
         boolean gated = change == KeyChange.KEEP ? r.gated() : change == KeyChange.SWITCH && isGate(key);
         ClaimedRow row = new ClaimedRow(r.id(), r.fsm(), r.fsmVersion(), committed.step(), committed.stateJson(), 1,
                 r.queue(), r.priority(), clock.instant(), r.insertedAt(), r.correlationKey(), key, List.of(), hasSignals,
-                r.parentId(), r.hasChildren(), committed.rateLimit(), committed.weight(), gated, null);
+                r.parentId(), r.hasChildren(), committed.rateLimit(), committed.weight(), gated, null, token);
         List<InboxSql.SignalRow> inbox = hasSignals
                 ? db.inTransaction(c -> inboxSql.load(c, List.of(r.id()))).getOrDefault(r.id(), List.of())
                 : List.of();
@@ -76,7 +77,7 @@ final class InlineContinuation {
         if (committed.rateLimit() == null && !newGate) {
             return next;
         }
-        Limiter.Admission a = limiter.admit(List.of(new Limiter.Candidate(r.id(), newGate ? key : null,
+        Limiter.Admission a = limiter.admit(List.of(new Limiter.Candidate(r.id(), token, newGate ? key : null,
                 committed.rateLimit(), committed.weight())), r.queue());
         if (a.denied().contains(r.id())) {
             flusher.submit(encoder.requeue(next, worker, clock.instant())).join();

@@ -19,11 +19,12 @@ public interface Limiter {
      * A claimed row that needs admission.
      *
      * @param id      the row
+     * @param token   the fencing token of the claim being admitted
      * @param gateKey its concurrency key when that key's name is a configured gate, else null
      * @param rateKey its step's rate-limit key ({@code name} or {@code name:partition}), else null
      * @param weight  the tokens it takes from the rate limit
      */
-    record Candidate(long id, String gateKey, String rateKey, int weight) {
+    record Candidate(long id, long token, String gateKey, String rateKey, int weight) {
     }
 
     /**

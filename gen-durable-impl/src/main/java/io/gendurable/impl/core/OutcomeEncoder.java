@@ -29,7 +29,7 @@ final class OutcomeEncoder {
     }
 
     /**
-     * @param picked the row as picked (attempt for the guard, the signals it saw)
+     * @param picked the row as picked (its claim token for the guard, the signals it saw)
      * @param error  the error text when onError produced this outcome, else null
      */
     OutcomeRow encode(Picked picked, String worker, Outcome outcome, Instant now, String error) {
@@ -42,7 +42,7 @@ final class OutcomeEncoder {
      */
     OutcomeRow encode(Picked picked, String worker, Outcome outcome, Instant now, String error, Instant inlineLease) {
         long id = picked.row().id();
-        int attempt = picked.row().attempt();
+        long token = picked.row().claimToken();
         error = error == null ? null : storable(error);
         if (outcome instanceof Outcome.Next n) {
             if (n.step().indexOf('\0') >= 0) {
@@ -53,7 +53,7 @@ final class OutcomeEncoder {
             boolean inline = inlineLease != null;
             // An inline continue that keeps its key keeps its slot: nothing to credit.
             boolean keepsSlot = inline && n.options().keyChange() == io.gendurable.TransitionOptions.KeyChange.KEEP;
-            return new OutcomeRow(id, worker, attempt, (inline ? Status.EXECUTING : Status.RUNNABLE).dbName(), n.step(),
+            return new OutcomeRow(id, worker, token, (inline ? Status.EXECUTING : Status.RUNNABLE).dbName(), n.step(),
                     true, write("the state of the next step", n.state()), AttemptOp.RESET, now, false, null, error, AwaitsOp.CLEAR, null, null,
                     consume, false, null, null, null, true, n.options().rateLimit(), n.options().weight(),
                     n.options().keyChange().name(), n.options().concurrencyKey(),
@@ -61,7 +61,7 @@ final class OutcomeEncoder {
         }
         if (outcome instanceof Outcome.Retry r) {
             checkStorable("retry delay", now, r.delay());
-            return new OutcomeRow(id, worker, attempt, Status.RUNNABLE.dbName(), null, r.state() != null,
+            return new OutcomeRow(id, worker, token, Status.RUNNABLE.dbName(), null, r.state() != null,
                     write("the state of the retry", r.state()), AttemptOp.INCREMENT, now.plus(r.delay()), false, null, error,
                     AwaitsOp.KEEP, null, null, null, false, null, null, null, false, null, 1, null, null,
                     slotKey(picked), slotShard(picked), false, null);
@@ -77,7 +77,7 @@ final class OutcomeEncoder {
             // cleanly (the accumulate pattern), while a signal that arrived before a first await
             // (never presented as awaited) still wakes the park's recheck at once.
             List<Long> presented = picked.awaited().stream().map(SignalRow::id).toList();
-            return new OutcomeRow(id, worker, attempt, Status.AWAITING_SIGNAL.dbName(), a.nextStep(), true,
+            return new OutcomeRow(id, worker, token, Status.AWAITING_SIGNAL.dbName(), a.nextStep(), true,
                     write("the state of the await", a.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.SET,
                     a.signals().stream().sorted().toList(), a.timeout() == null ? null : now.plus(a.timeout()),
                     null, false, presented, null, null, true, null, 1, null, null, slotKey(picked), slotShard(picked), false, null);
@@ -95,17 +95,17 @@ final class OutcomeEncoder {
                 }
             }
             List<Long> consume = picked.awaited().stream().map(SignalRow::id).toList();
-            return new OutcomeRow(id, worker, attempt, Status.AWAITING_CHILDREN.dbName(), f.nextStep(), true,
+            return new OutcomeRow(id, worker, token, Status.AWAITING_CHILDREN.dbName(), f.nextStep(), true,
                     write("the state of the parent", f.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.CLEAR, null, null,
                     consume, false, null, null, children, true, null, 1, null, null, slotKey(picked), slotShard(picked), false, null);
         }
         if (outcome instanceof Outcome.Done d) {
-            return new OutcomeRow(id, worker, attempt, Status.DONE.dbName(), null, false, null, AttemptOp.KEEP, null,
+            return new OutcomeRow(id, worker, token, Status.DONE.dbName(), null, false, null, AttemptOp.KEEP, null,
                     true, write("the result", d.result()), error, AwaitsOp.CLEAR, null, null, null, true, null,
                     picked.row().parentId(), null, false, null, 1, null, null, slotKey(picked), slotShard(picked), false, null);
         }
         Outcome.Stop s = (Outcome.Stop) outcome;
-        return new OutcomeRow(id, worker, attempt, Status.FAILED.dbName(), null, false, null, AttemptOp.KEEP, null,
+        return new OutcomeRow(id, worker, token, Status.FAILED.dbName(), null, false, null, AttemptOp.KEEP, null,
                 false, null, storable(s.error()), AwaitsOp.CLEAR, null, null, null, true, null,
                 picked.row().parentId(), null, false, null, 1, null, null, slotKey(picked), slotShard(picked), false, null);
     }
@@ -115,7 +115,7 @@ final class OutcomeEncoder {
      * as a normal {@code next} would have left it, giving back any slot it still holds.
      */
     OutcomeRow requeue(Picked continuation, String worker, Instant now) {
-        return new OutcomeRow(continuation.row().id(), worker, continuation.row().attempt(), Status.RUNNABLE.dbName(),
+        return new OutcomeRow(continuation.row().id(), worker, continuation.row().claimToken(), Status.RUNNABLE.dbName(),
                 null, false, null, AttemptOp.KEEP, now, false, null, null, AwaitsOp.KEEP, null, null, null, false, null,
                 null, null, false, null, 1, null, null, slotKey(continuation), slotShard(continuation), false, null);
     }

@@ -29,6 +29,7 @@ final class Picker {
     private final InboxSql inboxSql;
     private final ChildrenSql childrenSql;
     private final Limiter limiter;
+    private final ClaimRelease releases;
     private final String[] gateNames;
     private final InstantSource clock;
     private final EngineMetrics metrics;
@@ -44,6 +45,7 @@ final class Picker {
         this.inboxSql = inboxSql;
         this.childrenSql = childrenSql;
         this.limiter = limiter;
+        this.releases = new ClaimRelease(db, leaseSql, new io.gendurable.impl.sql.BucketSql(claimSql.schema()), clock);
         this.gateNames = config.limits().concurrencyLimits().keySet().toArray(new String[0]);
         this.clock = clock;
         this.metrics = metrics;
@@ -78,7 +80,7 @@ final class Picker {
         for (Picked p : rows) {
             ClaimedRow r = p.row();
             if (r.gated() || r.rateLimit() != null) {
-                candidates.add(new Limiter.Candidate(r.id(), r.gated() ? r.concurrencyKey() : null, r.rateLimit(),
+                candidates.add(new Limiter.Candidate(r.id(), r.claimToken(), r.gated() ? r.concurrencyKey() : null, r.rateLimit(),
                         r.weight()));
             }
         }
@@ -90,14 +92,12 @@ final class Picker {
             a = limiter.admit(candidates, queue);
         } catch (RuntimeException e) {
             // Nothing admitted: give every claimed row back rather than strand it until the reaper.
-            List<Long> ids = rows.stream().map(p -> p.row().id()).toList();
             Loops.guarded("release after a failed admission in queue " + queue, metrics,
-                    () -> db.inTransaction(c -> leaseSql.release(c, worker, ids, clock.instant())));
+                    () -> releases.release(worker, rows));
             throw e;
         }
         if (!a.denied().isEmpty()) {
-            List<Long> denied = List.copyOf(a.denied());
-            db.inTransaction(c -> leaseSql.release(c, worker, denied, clock.instant()));
+            releases.release(worker, rows.stream().filter(p -> a.denied().contains(p.row().id())).toList());
         }
         List<Picked> kept = new ArrayList<>(rows.size());
         for (Picked p : rows) {

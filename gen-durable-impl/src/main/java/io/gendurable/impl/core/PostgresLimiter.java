@@ -151,14 +151,23 @@ final class PostgresLimiter implements Limiter {
         sql.update(c, updates);
         sql.mint(c, mints);
         List<Long> ids = new ArrayList<>();
+        List<Long> tokens = new ArrayList<>();
         List<Integer> shards = new ArrayList<>();
-        admitted.forEach((id, slot) -> {
+        for (Candidate cand : candidates) {
+            Slot slot = admitted.get(cand.id());
             if (slot != null) {
-                ids.add(id);
+                ids.add(cand.id());
+                tokens.add(cand.token());
                 shards.add(slot.shard());
             }
-        });
-        sql.stamp(c, ids, shards);
+        }
+        int stamped = sql.stamp(c, ids, tokens, shards);
+        if (stamped != ids.size()) {
+            // A claim was lost (or its row is locked elsewhere) between the claim and this
+            // admission: roll the whole admission back rather than debit a slot nobody holds.
+            throw new ClaimLostException("admission of " + ids.size() + " gated rows stamped only " + stamped
+                    + ": a claim was lost or its row is locked by another transaction; nothing was admitted");
+        }
         return new Admission(admitted, denied);
     }
 

@@ -41,7 +41,7 @@ public final class Scheduler {
     private final String worker;
     private final Db db;
     private final LeaseSql leaseSql;
-    private final io.gendurable.impl.sql.BucketSql bucketSql;
+    private final ClaimRelease releases;
     private final Picker picker;
     private final EngineEvents events;
     private final StepRunner runner;
@@ -52,8 +52,9 @@ public final class Scheduler {
     private final EngineMetrics metrics;
 
     private final ConcurrentLinkedQueue<Picked> buffer = new ConcurrentLinkedQueue<>();
-    // id → claims held (a reaped row re-claimed by this same worker is held twice for a while)
-    private final Map<Long, Integer> claimed = new ConcurrentHashMap<>();
+    // id → the fencing token of this worker's latest claim of it (a reaped row re-claimed by this
+    // same worker maps to the new claim; the old one's outcome will be stale anyway)
+    private final Map<Long, Long> claimed = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicBoolean fillRequested = new AtomicBoolean();
     private final AtomicBoolean fillRunning = new AtomicBoolean();
@@ -73,7 +74,7 @@ public final class Scheduler {
         this.worker = workerPrefix + UUID.randomUUID().toString().substring(0, 8);
         this.db = db;
         this.leaseSql = leaseSql;
-        this.bucketSql = new io.gendurable.impl.sql.BucketSql(claimSql.schema());
+        this.releases = new ClaimRelease(db, leaseSql, new io.gendurable.impl.sql.BucketSql(claimSql.schema()), clock);
         this.picker = new Picker(queue, worker, config, db, claimSql, leaseSql, inboxSql, childrenSql, limiter, clock,
                 metrics);
         this.events = events;
@@ -215,7 +216,7 @@ public final class Scheduler {
             LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
         }
         for (Picked p : rows) {
-            claimed.merge(p.row().id(), 1, Integer::sum);
+            claimed.put(p.row().id(), p.row().claimToken());
             buffer.add(p);
         }
         if (!running) {
@@ -275,8 +276,12 @@ public final class Scheduler {
 
     private void runStep(Picked picked) {
         long id = picked.row().id();
+        long[] token = {picked.row().claimToken()};
         try {
-            Flusher.Result r = runner.run(picked, worker, flusher, () -> running);
+            Flusher.Result r = runner.run(picked, worker, flusher, () -> running, (row, from, to) -> {
+                claimed.replace(row, from, to);
+                token[0] = to;
+            });
             if (r == Flusher.Result.STALE) {
                 LOG.log(Level.DEBUG, "gen-durable: stale outcome for instance " + id + " dropped");
             }
@@ -285,7 +290,7 @@ public final class Scheduler {
             LOG.log(Level.WARNING, "gen-durable: the outcome of instance " + id
                     + " could not be written; its lease will expire and the step will run again: " + e);
         } finally {
-            unclaim(id);
+            claimed.remove(id, token[0]);
             inFlight.decrementAndGet();
             requestFill();
         }
@@ -296,8 +301,8 @@ public final class Scheduler {
         if (claimed.isEmpty()) {
             return;
         }
-        List<Long> ids = new ArrayList<>(claimed.keySet());
-        db.inTransaction(c -> leaseSql.heartbeat(c, worker, ids, clock.instant().plus(config.leaseTtl())));
+        Map<Long, Long> claims = Map.copyOf(claimed);
+        db.inTransaction(c -> leaseSql.heartbeat(c, worker, claims, clock.instant().plus(config.leaseTtl())));
     }
 
     private void reclaimPredecessor() {
@@ -312,33 +317,20 @@ public final class Scheduler {
     }
 
     private void releaseBuffered() {
-        List<Long> ids = new ArrayList<>();
-        List<Limiter.Slot> slots = new ArrayList<>();
+        List<Picked> rows = new ArrayList<>();
         for (Picked p; (p = buffer.poll()) != null; ) {
-            ids.add(p.row().id());
-            if (p.slot() != null) {
-                slots.add(p.slot());
-            }
+            rows.add(p);
         }
-        if (ids.isEmpty()) {
+        if (rows.isEmpty()) {
             return;
         }
-        // Release and credit in one transaction: the reconciler never sees one without the other.
-        int n = db.inTransaction(c -> {
-            int released = leaseSql.release(c, worker, ids, clock.instant());
-            if (!slots.isEmpty()) {
-                bucketSql.credit(c, slots.stream().map(Limiter.Slot::key).toList(),
-                        slots.stream().map(Limiter.Slot::shard).toList());
-            }
-            return released;
-        });
-        ids.forEach(this::unclaim);
+        // Only the claims still ours go back, and only their slots are credited: a row reaped
+        // while it sat in the buffer may be running elsewhere, holding a slot of the gate.
+        int n = releases.release(worker, rows);
+        rows.forEach(p -> claimed.remove(p.row().id(), p.row().claimToken()));
         metrics.released.add(n);
-        LOG.log(Level.INFO, "gen-durable queue " + queue + ": released " + n + " buffered claims on stop");
-    }
-
-    private void unclaim(long id) {
-        claimed.computeIfPresent(id, (k, n) -> n > 1 ? n - 1 : null);
+        LOG.log(Level.INFO, "gen-durable queue " + queue + ": released " + n + " of " + rows.size()
+                + " buffered claims on stop");
     }
 
     private static void waitUntil(java.util.function.BooleanSupplier condition, long deadline) {

@@ -52,6 +52,29 @@ final class StepRunner {
      * @throws CompletionException when the flush failed (the lease will expire; the reaper re-runs it)
      */
     Flusher.Result run(Picked picked, String worker, Flusher flusher, java.util.function.BooleanSupplier mayChain) {
+        return run(picked, worker, flusher, mayChain, Continued.IGNORED);
+    }
+
+    /** Told when an inline continue moved a claim to a new fencing token (the heartbeat must present it). */
+    interface Continued {
+        /** A listener that ignores the moves. */
+        Continued IGNORED = (id, from, to) -> { };
+
+        /**
+         * @param id   the row
+         * @param from the token of the claim the committed continue ended
+         * @param to   the token of the next step's claim
+         */
+        void moved(long id, long from, long to);
+    }
+
+    /**
+     * @param continued told of each inline continue's new token, before the next step runs
+     * @return what became of the outcome
+     * @throws CompletionException when the flush failed (the lease will expire; the reaper re-runs it)
+     */
+    Flusher.Result run(Picked picked, String worker, Flusher flusher, java.util.function.BooleanSupplier mayChain,
+                       Continued continued) {
         Picked current = picked;
         for (int chained = 0; ; chained++) {
             boolean inlineAllowed = inline != null && chained < InlineContinuation.MAX_CHAIN && mayChain.getAsBoolean();
@@ -59,7 +82,8 @@ final class StepRunner {
             OutcomeRow encoded = decide(current, worker, inlineAllowed);
             long nanos = System.nanoTime() - start;
             metrics.step(encoded.kind(), nanos);
-            Flusher.Result result = flusher.submit(encoded).join();
+            Flusher.Written written = flusher.submit(encoded).join();
+            Flusher.Result result = written.result();
             ClaimedRow row = current.row();
             try {
                 events.stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind(), nanos,
@@ -70,7 +94,9 @@ final class StepRunner {
             if (result == Flusher.Result.STALE || !encoded.keepLock()) {
                 return result;
             }
-            current = inline.next(current, encoded, result == Flusher.Result.COMMITTED_WITH_SIGNALS, worker, flusher);
+            continued.moved(row.id(), row.claimToken(), written.token());
+            current = inline.next(current, encoded, result == Flusher.Result.COMMITTED_WITH_SIGNALS, written.token(),
+                    worker, flusher);
             if (current == null) {
                 return result;  // admission denied the next step: it went back to the queue
             }

@@ -62,11 +62,23 @@ public final class BucketSql {
                      AS m(kind, key, shard, capacity, available, last_refill)
                 ORDER BY kind, key, shard
                 """.formatted(b);
-        // Unguarded by locked_by on purpose: it runs in the admitting pick, before any step starts.
+        // Guarded by the claim's fencing token: an admission that runs after its claim was lost (a
+        // worker paused between its claim and its admission, the row reaped and claimed again)
+        // must not stamp the new claim's row. Rows locked in id order; a row locked elsewhere is
+        // waited for briefly (Jdbc.BRIEF_LOCK_WAIT), then the admission fails and rolls back.
+        // The caller compares the count: a row not stamped rolls the admission back.
         this.stampSql = """
+                WITH s AS (
+                    SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::int[]) AS s(id, token, shard)
+                ), mine AS (
+                    SELECT g.id FROM %1$s g JOIN s ON g.id = s.id
+                    WHERE g.claim_token = s.token AND g.status::text = 'executing'
+                    ORDER BY g.id
+                    FOR NO KEY UPDATE OF g
+                )
                 UPDATE %1$s g SET concurrency_shard = s.shard
-                FROM unnest(?::bigint[], ?::int[]) AS s(id, shard)
-                WHERE g.id = s.id AND g.status = 'executing'
+                FROM s JOIN mine ON mine.id = s.id
+                WHERE g.id = s.id
                 """.formatted(t);
         // LEAST: a slot leaked by a crash and healed by the reconciler must never push a counter
         // over its capacity and sink a flush; credits run inside the flush that frees the slot.
@@ -278,15 +290,18 @@ public final class BucketSql {
     }
 
     /** Stamps the drawn gate shard onto admitted rows. */
-    public void stamp(Connection c, List<Long> ids, List<Integer> shards) throws SQLException {
+    public int stamp(Connection c, List<Long> ids, List<Long> tokens, List<Integer> shards) throws SQLException {
         if (ids.isEmpty()) {
-            return;
+            return 0;
         }
-        try (PreparedStatement ps = c.prepareStatement(stampSql)) {
-            ps.setArray(1, Jdbc.longs(c, ids));
-            ps.setArray(2, Jdbc.ints(c, shards.toArray(new Integer[0])));
-            ps.executeUpdate();
-        }
+        return Jdbc.waitingBriefly(c, () -> {
+            try (PreparedStatement ps = c.prepareStatement(stampSql)) {
+                ps.setArray(1, Jdbc.longs(c, ids));
+                ps.setArray(2, Jdbc.longs(c, tokens));
+                ps.setArray(3, Jdbc.ints(c, shards.toArray(new Integer[0])));
+                return ps.executeUpdate();
+            }
+        });
     }
 
     /** Returns one slot per (key, shard) entry to its gate counter (capped at capacity). */

@@ -19,6 +19,9 @@ import java.util.List;
  * {@code gen_durable_concurrency_active} index is the backstop for a cross-node race (the claim
  * then fails with a unique violation and the caller retries). A gated row gets the provisional
  * shard -1 (out of that index); the limiter admits it after the claim.
+ * Every claim stamps a fresh fencing token ({@code claim_token}, from a sequence): the flush,
+ * the heartbeat and the releases of this claim are guarded by it, so nothing written for an
+ * earlier claim of the row can match.
  * One statement, one round trip. Index: {@code gen_durable_pick}. Each row says whether it has
  * signals (a {@code signals_target} probe) or children (a {@code gen_durable_parent} probe), so
  * the inbox and children loads run only when one does.
@@ -51,6 +54,7 @@ public final class ClaimSql {
                 )
                 UPDATE %1$s g
                 SET status = 'executing', locked_by = ?, lease_expires_at = ?, updated_at = ?,
+                    claim_token = nextval('%3$s'),
                     concurrency_shard = CASE WHEN g.concurrency_key IS NOT NULL AND NOT picked.k1 THEN -1 END
                 FROM picked
                 WHERE g.id = picked.id
@@ -58,8 +62,8 @@ public final class ClaimSql {
                           g.priority, g.eligible_at, g.inserted_at, g.correlation_key, g.concurrency_key, g.awaits,
                           EXISTS (SELECT 1 FROM %2$s s WHERE s.target_id = g.id) AS has_signals, g.parent_id,
                           EXISTS (SELECT 1 FROM %1$s c WHERE c.parent_id = g.id) AS has_children,
-                          g.rate_limit, g.weight, g.concurrency_shard IS NOT NULL AS gated, g.last_error
-                """.formatted(schema.instances(), schema.qualify("signals"));
+                          g.rate_limit, g.weight, g.concurrency_shard IS NOT NULL AS gated, g.last_error, g.claim_token
+                """.formatted(schema.instances(), schema.qualify("signals"), schema.claimTokens());
     }
 
     /** @return the claimed rows, sorted in pick order */
@@ -85,7 +89,7 @@ public final class ClaimSql {
                             awaits(rs.getArray("awaits")), rs.getBoolean("has_signals"),
                             Jdbc.longOrNull(rs, "parent_id"), rs.getBoolean("has_children"),
                             rs.getString("rate_limit"), rs.getInt("weight"), rs.getBoolean("gated"),
-                            rs.getString("last_error")));
+                            rs.getString("last_error"), rs.getLong("claim_token")));
                 }
             }
         }

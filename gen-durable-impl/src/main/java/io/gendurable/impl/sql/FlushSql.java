@@ -15,8 +15,10 @@ import java.util.Map;
  * flushes touching the same rows queue instead of deadlocking), every buffered outcome's
  * transition in ONE guarded {@code UPDATE … FROM unnest(…)}, then its riders as batched
  * statements in the same transaction. Each row commits only while
- * {@code locked_by = worker AND attempt = claimed attempt AND status = 'executing'}: a row
- * whose guard fails is absent from the answer, commits nothing, and is reported stale.
+ * {@code claim_token = the claim's token AND status = 'executing'} (the fencing token: unique per
+ * claim, so no write of an earlier claim can match): a row whose guard fails is absent from the
+ * answer, commits nothing, and is reported stale. Rows, and parents of terminal children, that
+ * another transaction holds locked are skipped, never waited for: their outcomes are deferred.
  * Riders, over committed rows only: consume (progress deletes the exact awaited signal ids,
  * terminal outcomes clear the inbox; {@code signals_target}); the fan-out (every parent's
  * children in one insert, then each parent parks with the count that landed); the parent join
@@ -40,10 +42,14 @@ public final class FlushSql {
         this.childrenSql = new ChildrenSql(schema);
         String t = schema.instances();
         String signals = schema.qualify("signals");
-        // The batch's rows, locked in id order by primary-key lookups before the update touches
-        // them. A statement of its own: joined into the update, the planner's generic plan (the
-        // one a server-prepared statement settles on) re-ran the 22-array unnest once per locked
-        // row, a quadratic join that cost ~7 ms for 64 outcomes instead of ~0.7 ms.
+        // The batch's rows, and the parents its terminal children will decrement, locked in id
+        // order by primary-key lookups before the update touches them, SKIPPING rows locked
+        // elsewhere: a lock held outside the engine's claims (a caller's open JTA transaction that
+        // signalled one of these rows, or a parent) must never make the whole group commit wait.
+        // An outcome whose row or parent was not locked is deferred to a later flush
+        // (Flushed.deferred). A statement of its own: joined into the update, the planner's
+        // generic plan (the one a server-prepared statement settles on) re-ran the unnest once per
+        // locked row, a quadratic join that cost ~7 ms for 64 outcomes instead of ~0.7 ms.
         // Neither statement names status = 'executing' as such: that predicate matches the partial
         // index gen_durable_lease, and a plan over it reads every executing row, and every dead
         // entry a burn-down leaves in that index, per flush. The lock goes by primary key alone
@@ -52,15 +58,15 @@ public final class FlushSql {
                 SELECT g.id FROM %1$s g
                 WHERE g.id = ANY (?::bigint[])
                 ORDER BY g.id
-                FOR NO KEY UPDATE OF g
+                FOR NO KEY UPDATE OF g SKIP LOCKED
                 """.formatted(t);
         this.updateSql = """
                 WITH u AS (
-                    SELECT * FROM unnest(?::bigint[], ?::text[], ?::int[], ?::text[], ?::text[], ?::boolean[],
+                    SELECT * FROM unnest(?::bigint[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::boolean[],
                                          ?::text[], ?::text[], ?::text[], ?::boolean[], ?::text[], ?::text[],
                                          ?::text[], ?::text[], ?::text[], ?::boolean[], ?::text[], ?::int[], ?::text[],
                                          ?::text[], ?::boolean[], ?::text[])
-                        AS t(id, worker, claimed_attempt, status, step, set_state, state, attempt_op, eligible_at,
+                        AS t(id, worker, claim_token, status, step, set_state, state, attempt_op, eligible_at,
                              set_result, result, error, awaits_op, awaits, await_deadline, set_rate, rate_limit, weight,
                              key_op, new_key, keep_lock, lease_until)
                 )
@@ -72,7 +78,9 @@ public final class FlushSql {
                                                 WHEN 'RESET' THEN 1 ELSE g.attempt END,
                     eligible_at = COALESCE(u.eligible_at::timestamptz, g.eligible_at),
                     result = CASE WHEN u.set_result THEN u.result::jsonb ELSE g.result END,
-                    last_error = COALESCE(u.error, g.last_error),
+                    -- an error is kept while the step retries; progress without one clears it
+                    last_error = CASE WHEN u.error IS NOT NULL THEN u.error
+                                      WHEN u.attempt_op = 'INCREMENT' OR u.status = 'failed' THEN g.last_error END,
                     awaits = CASE u.awaits_op WHEN 'SET' THEN u.awaits::text[] WHEN 'CLEAR' THEN NULL
                                               ELSE g.awaits END,
                     await_deadline = CASE u.awaits_op WHEN 'SET' THEN u.await_deadline::timestamptz
@@ -82,6 +90,8 @@ public final class FlushSql {
                     concurrency_key = CASE u.key_op WHEN 'RELEASE' THEN NULL WHEN 'SWITCH' THEN u.new_key
                                                     ELSE g.concurrency_key END,
                     locked_by = CASE WHEN u.keep_lock THEN g.locked_by END,
+                    -- the fence: an inline continue is a new claim of its own, anything else leaves the claim
+                    claim_token = CASE WHEN u.keep_lock THEN nextval('%4$s') END,
                     lease_expires_at = CASE WHEN u.keep_lock THEN u.lease_until::timestamptz END,
                     -- an inline continue keeps its slot, or takes the provisional -1 of a new gated key
                     concurrency_shard = CASE WHEN NOT u.keep_lock THEN NULL
@@ -89,12 +99,13 @@ public final class FlushSql {
                                              WHEN u.key_op = 'SWITCH' THEN -1 END,
                     updated_at = ?
                 FROM u
-                -- the guard; status compared as text so the partial lease index is no candidate
-                -- (locked_by = worker alone implies executing: gen_durable_claim_only_when_executing)
-                WHERE g.id = u.id AND g.locked_by = u.worker AND g.attempt = u.claimed_attempt
+                -- the guard: the claim's fencing token (unique per claim, never reused); status compared
+                -- as text so the partial lease index is no candidate
+                WHERE g.id = u.id AND g.claim_token = u.claim_token AND g.locked_by = u.worker
                   AND g.status::text = 'executing'
-                RETURNING g.id, u.keep_lock AND EXISTS (SELECT 1 FROM %3$s s WHERE s.target_id = g.id) AS has_signals
-                """.formatted(t, schema.statusType(), signals);
+                RETURNING g.id, u.keep_lock AND EXISTS (SELECT 1 FROM %3$s s WHERE s.target_id = g.id) AS has_signals,
+                          g.claim_token
+                """.formatted(t, schema.statusType(), signals, schema.claimTokens());
         // (target, NULL) clears a whole inbox; (target, id) deletes one consumed signal.
         this.consumeSql = """
                 DELETE FROM %1$s s
@@ -123,9 +134,14 @@ public final class FlushSql {
      *                    none of whose children landed
      * @param childQueues the queues that received due children
      * @param continuingWithSignals inline continues whose inbox is not empty (the next step loads it)
+     * @param continued   id → the new fencing token of each committed inline continue
+     * @param deferred    the ids whose outcome was not written because their row, or the parent a
+     *                    terminal child decrements, was locked by another transaction: write them
+     *                    again in a later flush (they are neither committed nor stale)
      */
     public record Flushed(java.util.Set<Long> committed, Map<Long, String> rewoken,
-                          java.util.Set<String> childQueues, java.util.Set<Long> continuingWithSignals) {
+                          java.util.Set<String> childQueues, java.util.Set<Long> continuingWithSignals,
+                          Map<Long, Long> continued, java.util.Set<Long> deferred) {
     }
 
     /** @return the lock statement's text (for plan checks) */
@@ -138,10 +154,25 @@ public final class FlushSql {
         return updateSql;
     }
 
-    /** Runs the transition and its riders; call inside one transaction. */
-    public Flushed flush(Connection c, List<OutcomeRow> rows, Instant now) throws SQLException {
+    /**
+     * Runs the transition and its riders; call inside one transaction. Outcomes whose row or
+     * parent another transaction holds locked are not written (see {@link Flushed#deferred}).
+     */
+    public Flushed flush(Connection c, List<OutcomeRow> all, Instant now) throws SQLException {
+        java.util.Set<Long> locked = lock(c, all);
+        List<OutcomeRow> rows = new ArrayList<>(all.size());
+        java.util.Set<Long> deferred = new java.util.HashSet<>();
+        for (OutcomeRow r : all) {
+            boolean joins = r.terminal() && r.parentId() != null;
+            if (locked.contains(r.id()) && (!joins || locked.contains(r.parentId()))) {
+                rows.add(r);
+            } else {
+                deferred.add(r.id());
+            }
+        }
         java.util.Set<Long> withSignals = new java.util.HashSet<>();
-        java.util.Set<Long> committed = update(c, rows, now, withSignals);
+        Map<Long, Long> continued = new HashMap<>();
+        java.util.Set<Long> committed = rows.isEmpty() ? java.util.Set.of() : update(c, rows, now, withSignals, continued);
         List<Long> consumeTargets = new ArrayList<>();
         List<Long> consumeIds = new ArrayList<>();
         List<Long> parked = new ArrayList<>();
@@ -214,7 +245,28 @@ public final class FlushSql {
                 }
             }
         }
-        return new Flushed(committed, rewoken, childQueues, withSignals);
+        return new Flushed(committed, rewoken, childQueues, withSignals, continued, deferred);
+    }
+
+    /** @return the ids among the outcomes' rows and their parents that this transaction now holds locked */
+    private java.util.Set<Long> lock(Connection c, List<OutcomeRow> rows) throws SQLException {
+        java.util.Set<Long> ids = new java.util.HashSet<>(rows.size() * 2);
+        for (OutcomeRow r : rows) {
+            ids.add(r.id());
+            if (r.terminal() && r.parentId() != null) {
+                ids.add(r.parentId());
+            }
+        }
+        java.util.Set<Long> locked = new java.util.HashSet<>(ids.size() * 2);
+        try (PreparedStatement ps = c.prepareStatement(lockSql)) {
+            ps.setArray(1, c.createArrayOf("bigint", ids.toArray(new Long[0])));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    locked.add(rs.getLong(1));
+                }
+            }
+        }
+        return locked;
     }
 
     /** Every committed fan-out's children in ONE insert statement, then each parent parks with what landed. */
@@ -246,12 +298,12 @@ public final class FlushSql {
         rewoken.putAll(childrenSql.park(c, landed));
     }
 
-    private java.util.Set<Long> update(Connection c, List<OutcomeRow> rows, Instant now, java.util.Set<Long> withSignals)
-            throws SQLException {
+    private java.util.Set<Long> update(Connection c, List<OutcomeRow> rows, Instant now, java.util.Set<Long> withSignals,
+                                       Map<Long, Long> continued) throws SQLException {
         int n = rows.size();
         Long[] id = new Long[n];
         String[] worker = new String[n];
-        Integer[] claimedAttempt = new Integer[n];
+        Long[] claimToken = new Long[n];
         String[] status = new String[n];
         String[] step = new String[n];
         Boolean[] setState = new Boolean[n];
@@ -275,7 +327,7 @@ public final class FlushSql {
             OutcomeRow r = rows.get(i);
             id[i] = r.id();
             worker[i] = r.worker();
-            claimedAttempt[i] = r.claimedAttempt();
+            claimToken[i] = r.claimToken();
             status[i] = r.status();
             step[i] = r.step();
             setState[i] = r.setState();
@@ -297,19 +349,11 @@ public final class FlushSql {
             leaseUntil[i] = Jdbc.isoOrNull(r.leaseUntil());
         }
         java.util.Set<Long> committed = new java.util.HashSet<>(n * 2);
-        try (PreparedStatement ps = c.prepareStatement(lockSql)) {
-            ps.setArray(1, c.createArrayOf("bigint", id));
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    // locked; the update re-checks each row's guard
-                }
-            }
-        }
         try (PreparedStatement ps = c.prepareStatement(updateSql)) {
             int p = 1;
             ps.setArray(p++, c.createArrayOf("bigint", id));
             ps.setArray(p++, Jdbc.texts(c, worker));
-            ps.setArray(p++, Jdbc.ints(c, claimedAttempt));
+            ps.setArray(p++, c.createArrayOf("bigint", claimToken));
             ps.setArray(p++, Jdbc.texts(c, status));
             ps.setArray(p++, Jdbc.texts(c, step));
             ps.setArray(p++, Jdbc.bools(c, setState));
@@ -332,9 +376,14 @@ public final class FlushSql {
             ps.setObject(p, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    committed.add(rs.getLong(1));
+                    long rowId = rs.getLong(1);
+                    committed.add(rowId);
                     if (rs.getBoolean(2)) {
-                        withSignals.add(rs.getLong(1));
+                        withSignals.add(rowId);
+                    }
+                    long token = rs.getLong(3);
+                    if (!rs.wasNull()) {
+                        continued.put(rowId, token);
                     }
                 }
             }

@@ -28,6 +28,29 @@ final class Jdbc {
         return instant == null ? null : instant.toString();
     }
 
+    /**
+     * How long a statement that must lock instance rows it does not own yet (the admission's
+     * stamp, a release) waits for a lock held elsewhere: a signaller's short transaction is
+     * waited for; a caller's open transaction that holds a row longer makes the statement fail
+     * with SQLSTATE 55P03 instead of stalling the engine behind it.
+     */
+    static final String BRIEF_LOCK_WAIT = "200ms";
+
+    /** Runs {@code work} with {@link #BRIEF_LOCK_WAIT} as this transaction's lock timeout, then restores the default. */
+    static <T> T waitingBriefly(Connection c, SqlWork<T> work) throws SQLException {
+        try (java.sql.Statement s = c.createStatement()) {
+            s.execute("SET LOCAL lock_timeout = '" + BRIEF_LOCK_WAIT + "'");
+            T result = work.run();
+            s.execute("SET LOCAL lock_timeout TO DEFAULT");
+            return result;
+        }
+    }
+
+    /** A JDBC step. */
+    interface SqlWork<T> {
+        T run() throws SQLException;
+    }
+
     static Array longs(Connection c, Collection<Long> values) throws SQLException {
         return c.createArrayOf("bigint", values.toArray(new Long[0]));
     }

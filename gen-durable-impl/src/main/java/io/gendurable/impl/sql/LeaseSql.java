@@ -6,14 +6,19 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The claim-lifecycle statements: heartbeat (extend), reaper (expired leases back to
  * {@code runnable} with {@code attempt + 1}), start-up reclaim of a dead predecessor's claims,
- * and the drain's release of buffered claims. Every multi-row sweep claims its rows in order
- * with {@code FOR NO KEY UPDATE SKIP LOCKED}; every write is ownership-guarded.
+ * and the drain's release of buffered claims. Every multi-row statement locks its rows in one
+ * global order (id, or lease expiry then id for the reaper's sweep) with
+ * {@code FOR NO KEY UPDATE SKIP LOCKED}: none of them ever waits for a row lock, so none can
+ * join a deadlock cycle with the flush. The heartbeat and the release are guarded by the claim's
+ * fencing token; the reaper and the reclaim clear it.
  */
 public final class LeaseSql {
     /** The {@code last_error} a reclaimed row gets (followed by the attempt that was lost). */
@@ -23,13 +28,23 @@ public final class LeaseSql {
     private final String reapSql;
     private final String reclaimSql;
     private final String releaseSql;
+    private final String releaseSkippingSql;
 
     public LeaseSql(SchemaName schema) {
         String t = schema.instances();
-        // Index: primary key. Guard: the worker still owns the claim.
+        // Index: primary key. Guard: the claim's fencing token. Rows are locked in id order, as
+        // the flush locks them, and rows locked elsewhere (a flush committing the row, a caller's
+        // open transaction that signalled it) are skipped: their lease is renewed by the next beat
+        // or by the flush itself. A heartbeat never waits, so it is in no deadlock cycle.
         this.heartbeatSql = """
-                UPDATE %1$s SET lease_expires_at = ?
-                WHERE id = ANY(?::bigint[]) AND locked_by = ? AND status = 'executing'
+                WITH mine AS (
+                    SELECT g.id FROM %1$s g JOIN unnest(?::bigint[], ?::bigint[]) AS h(id, token) ON g.id = h.id
+                    WHERE g.claim_token = h.token AND g.locked_by = ? AND g.status::text = 'executing'
+                    ORDER BY g.id
+                    FOR NO KEY UPDATE OF g SKIP LOCKED
+                )
+                UPDATE %1$s g SET lease_expires_at = ?
+                FROM mine WHERE g.id = mine.id
                 """.formatted(t);
         // Index: gen_durable_lease. A reclaimed row re-runs its step from scratch.
         this.reapSql = """
@@ -42,7 +57,7 @@ public final class LeaseSql {
                 )
                 UPDATE %1$s g
                 SET status = 'runnable', attempt = g.attempt + 1, locked_by = NULL, lease_expires_at = NULL,
-                    concurrency_shard = NULL, eligible_at = ?, updated_at = ?,
+                    claim_token = NULL, concurrency_shard = NULL, eligible_at = ?, updated_at = ?,
                     last_error = '%2$s' || g.attempt
                 FROM expired
                 WHERE g.id = expired.id AND g.status = 'executing' AND g.lease_expires_at < ?
@@ -60,28 +75,66 @@ public final class LeaseSql {
                 )
                 UPDATE %1$s g
                 SET status = 'runnable', attempt = g.attempt + 1, locked_by = NULL, lease_expires_at = NULL,
-                    concurrency_shard = NULL, eligible_at = ?, updated_at = ?,
+                    claim_token = NULL, concurrency_shard = NULL, eligible_at = ?, updated_at = ?,
                     last_error = '%2$s' || g.attempt
                 FROM dead
                 WHERE g.id = dead.id
                 RETURNING g.id
                 """.formatted(t, LEASE_EXPIRED);
-        // A buffered claim never started: back to runnable as it was (no attempt spent).
-        this.releaseSql = """
-                UPDATE %1$s SET status = 'runnable', locked_by = NULL, lease_expires_at = NULL,
-                                concurrency_shard = NULL, updated_at = ?
-                WHERE id = ANY(?::bigint[]) AND locked_by = ? AND status = 'executing'
-                """.formatted(t);
+        // A buffered claim never started: back to runnable as it was (no attempt spent). Guarded
+        // by the fencing token; locked in id order. RETURNING says exactly which claims went back,
+        // so only their gate slots are credited. Two forms: one waits briefly for rows locked
+        // elsewhere (a signaller's transaction), the fallback skips them (they stay claimed until
+        // their lease expires: the safe direction).
+        String release = """
+                WITH mine AS (
+                    SELECT g.id FROM %1$s g JOIN unnest(?::bigint[], ?::bigint[]) AS r(id, token) ON g.id = r.id
+                    WHERE g.claim_token = r.token AND g.locked_by = ? AND g.status::text = 'executing'
+                    ORDER BY g.id
+                    FOR NO KEY UPDATE OF g%2$s
+                )
+                UPDATE %1$s g SET status = 'runnable', locked_by = NULL, lease_expires_at = NULL, claim_token = NULL,
+                                  concurrency_shard = NULL, updated_at = ?
+                FROM mine WHERE g.id = mine.id
+                RETURNING g.id
+                """;
+        this.releaseSql = release.formatted(t, "");
+        this.releaseSkippingSql = release.formatted(t, " SKIP LOCKED");
     }
 
-    /** @return how many leases were extended */
-    public int heartbeat(Connection c, String worker, Collection<Long> ids, Instant leaseUntil) throws SQLException {
+    /** @return the heartbeat's text (for plan checks); parameters: ids, tokens, worker, lease */
+    public String heartbeatSql() {
+        return heartbeatSql;
+    }
+
+    /** @return the waiting release's text (for plan checks); parameters: ids, tokens, worker, now */
+    public String releaseSql() {
+        return releaseSql;
+    }
+
+    /**
+     * @param claims id → the fencing token of the claim this worker holds on it
+     * @return how many leases were extended
+     */
+    public int heartbeat(Connection c, String worker, Map<Long, Long> claims, Instant leaseUntil) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(heartbeatSql)) {
-            ps.setObject(1, Jdbc.ts(leaseUntil));
-            ps.setArray(2, Jdbc.longs(c, ids));
+            bindClaims(c, ps, claims);
             ps.setString(3, worker);
+            ps.setObject(4, Jdbc.ts(leaseUntil));
             return ps.executeUpdate();
         }
+    }
+
+    private static void bindClaims(Connection c, PreparedStatement ps, Map<Long, Long> claims) throws SQLException {
+        Long[] ids = new Long[claims.size()];
+        Long[] tokens = new Long[claims.size()];
+        int i = 0;
+        for (Map.Entry<Long, Long> e : claims.entrySet()) {
+            ids[i] = e.getKey();
+            tokens[i++] = e.getValue();
+        }
+        ps.setArray(1, c.createArrayOf("bigint", ids));
+        ps.setArray(2, c.createArrayOf("bigint", tokens));
     }
 
     /** A row the reaper returned to runnable. */
@@ -132,14 +185,38 @@ public final class LeaseSql {
         }
     }
 
-    /** @return how many buffered claims went back to runnable */
-    public int release(Connection c, String worker, Collection<Long> ids, Instant now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
-            ps.setObject(1, Jdbc.ts(now));
-            ps.setArray(2, Jdbc.longs(c, ids));
-            ps.setString(3, worker);
-            return ps.executeUpdate();
+    /**
+     * @param claims      id → the fencing token of the claim this worker holds on it
+     * @param skipLocked  false: wait up to {@link Jdbc#BRIEF_LOCK_WAIT} for a row locked elsewhere
+     *                    (then fail with SQLSTATE 55P03); true: leave such rows claimed
+     * @return the ids whose claims went back to runnable (a claim lost meanwhile is not among them)
+     */
+    public Set<Long> release(Connection c, String worker, Map<Long, Long> claims, Instant now, boolean skipLocked)
+            throws SQLException {
+        Set<Long> released = new HashSet<>();
+        if (claims.isEmpty()) {
+            return released;
         }
+        if (!skipLocked) {
+            return Jdbc.waitingBriefly(c, () -> release(c, releaseSql, worker, claims, now));
+        }
+        return release(c, releaseSkippingSql, worker, claims, now);
+    }
+
+    private static Set<Long> release(Connection c, String sql, String worker, Map<Long, Long> claims, Instant now)
+            throws SQLException {
+        Set<Long> released = new HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            bindClaims(c, ps, claims);
+            ps.setString(3, worker);
+            ps.setObject(4, Jdbc.ts(now));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    released.add(rs.getLong(1));
+                }
+            }
+        }
+        return released;
     }
 
     private static String escapeLike(String s) {

@@ -7,9 +7,10 @@ import java.util.List;
  * One row's transition for the batched flush, with its riders.
  *
  * @param id             the row
- * @param worker         the claim it must still hold (the ownership guard)
- * @param claimedAttempt the attempt the step ran as: a reclaim bumps it, so even a re-claim by
- *                       the same worker makes the old outcome stale
+ * @param worker         the worker that holds the claim
+ * @param claimToken     the claim's fencing token: the row commits only while it still carries
+ *                       it (every claim and inline continue stamps a new one, every release,
+ *                       reap and flush clears it), so an outcome of any earlier claim is stale
  * @param status         the new status's database name
  * @param step           the new step, or null to keep it
  * @param setState       whether {@code stateJson} replaces the state
@@ -38,7 +39,7 @@ import java.util.List;
  *                       lease extended to {@code leaseUntil}, and the next step runs in the same task
  * @param leaseUntil     the extended lease of an inline continue
  */
-public record OutcomeRow(long id, String worker, int claimedAttempt, String status, String step, boolean setState,
+public record OutcomeRow(long id, String worker, long claimToken, String status, String step, boolean setState,
                          String stateJson, AttemptOp attemptOp, Instant eligibleAt, boolean setResult,
                          String resultJson, String error, AwaitsOp awaitsOp, List<String> awaits,
                          Instant awaitDeadline, List<Long> consume, boolean clearInbox, List<Long> presented,

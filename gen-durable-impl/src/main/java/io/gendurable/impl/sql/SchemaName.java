@@ -27,6 +27,11 @@ public record SchemaName(String name) {
         return qualify("gen_durable");
     }
 
+    /** @return the qualified sequence of fencing tokens */
+    public String claimTokens() {
+        return qualify("gen_durable_claim_token");
+    }
+
     /** @return the qualified status type */
     public String statusType() {
         return qualify("durable_status");

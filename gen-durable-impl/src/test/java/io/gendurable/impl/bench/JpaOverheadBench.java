@@ -29,7 +29,10 @@ public final class JpaOverheadBench {
         try (HikariDataSource ds = TestDatabase.dataSource(4)) {
             Migrations.migrate(ds, schema);
             LeaseSql sql = new LeaseSql(schema);
-            List<Long> ids = List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
+            java.util.Map<Long, Long> ids = new java.util.TreeMap<>();
+            for (long i = 1; i <= 10; i++) {
+                ids.put(i, i);
+            }
             try (Db db = new Db(EnginePersistence.create(ds, schema))) {
                 for (int round = 0; round < 3; round++) {
                     long t0 = System.nanoTime();

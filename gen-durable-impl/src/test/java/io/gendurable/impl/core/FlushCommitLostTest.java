@@ -92,7 +92,7 @@ class FlushCommitLostTest {
         return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
                 (proxy, m, args) -> {
                     if (m.getName().equals("prepareStatement") && args != null && args[0] instanceof String sql
-                            && sql.contains("claimed_attempt")) {
+                            && sql.contains("AS t(id, worker, claim_token")) {
                         flushUpdates.incrementAndGet();
                         flushed.set(true);
                     }

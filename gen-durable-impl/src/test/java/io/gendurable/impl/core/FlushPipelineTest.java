@@ -22,8 +22,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Flush parallelism: with two flush transactions allowed, an outcome that arrives while a flush
- * is stuck (here on a row lock an outsider holds) commits in a second transaction; with one, it
- * waits for the stuck flush. Either way both commit once the lock goes.
+ * is stuck commits in a second transaction; with one, it waits for the stuck flush. Either way
+ * both commit once the lock goes. The stuck flush: x holds a gate slot, and an outsider holds the
+ * gate's counter rows locked, so x's flush waits in its credit. (A flush no longer waits for an
+ * instance row locked elsewhere: it carries that outcome to a later flush, FlushForeignLockTest.)
  */
 class FlushPipelineTest {
     public record Work(String name) {
@@ -79,19 +81,21 @@ class FlushPipelineTest {
 
     private void run(int parallelism, boolean yCommitsWhileXIsStuck) throws Exception {
         Engine e = h.start("node", c -> c.withQueues(Map.of("default", 2)).withFlushers(List.of(
-                new EngineConfig.FlusherConfig(List.of("*"), 100, Duration.ZERO, parallelism))), new TwoSteps());
-        long x = e.insert(TwoSteps.class, new Work("x")).id();
+                new EngineConfig.FlusherConfig(List.of("*"), 100, Duration.ZERO, parallelism)))
+                .withLimits(new LimitsConfig(Map.of(), Map.of("g", new LimitsConfig.Gate("g", 5, 1)))), new TwoSteps());
+        long x = e.insert(TwoSteps.class, new Work("x"),
+                io.gendurable.InsertOptions.builder().concurrencyKey("g:x").build()).id();
         long y = e.insert(TwoSteps.class, new Work("y")).id();
         assertThat(xRunning.await(10, TimeUnit.SECONDS)).isTrue();
         await().atMost(Duration.ofSeconds(10)).until(() -> e.find(y).orElseThrow().status() == Status.EXECUTING);
         try (Connection outsider = h.dataSource().getConnection(); Statement s = outsider.createStatement()) {
             outsider.setAutoCommit(false);
             s.execute("SET search_path TO " + h.schema());
-            s.execute("SELECT 1 FROM gen_durable WHERE id = " + x + " FOR UPDATE");
+            s.execute("SELECT 1 FROM gen_durable_buckets WHERE kind = 'conc' FOR UPDATE");
             xMayFinish.countDown();
-            // x's flush is now stuck on the outsider's lock
+            // x's flush is now stuck in its gate credit, on the outsider's lock
             await().atMost(Duration.ofSeconds(10)).until(() -> h.queryLong(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%SELECT g.id FROM%FOR NO KEY UPDATE OF g%'") == 1);
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH c AS%'") == 1);
             yMayFinish.countDown();
             if (yCommitsWhileXIsStuck) {
                 await().atMost(Duration.ofSeconds(10)).until(() -> e.find(y).orElseThrow().status() == Status.DONE);

@@ -281,7 +281,7 @@ class GateTest {
         long dead = e.insert(new NewInstance(Gated.class.getName(), new Task("dead", "hold", 0),
                 InsertOptions.builder().queue("nobody").step("work").concurrencyKey("api:t").build())).id();
         h.exec("UPDATE gen_durable_buckets SET available = available - 1 WHERE kind = 'conc' AND key = 'api:t'");
-        h.exec("UPDATE gen_durable SET status = 'executing', locked_by = 'dead:nobody@00000000', concurrency_shard = 0,"
+        h.exec("UPDATE gen_durable SET status = 'executing', claim_token = nextval('gen_durable_claim_token'), locked_by = 'dead:nobody@00000000', concurrency_shard = 0,"
                 + " lease_expires_at = now() - interval '1 second' WHERE id = " + dead);
         // While it is executing, the truth agrees with the counter: nothing to heal.
         assertThat(e.gc().reconcileGates()).isZero();

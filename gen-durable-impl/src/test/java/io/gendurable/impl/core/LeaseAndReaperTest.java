@@ -88,7 +88,7 @@ class LeaseAndReaperTest {
         Engine e = h.start("n1", c -> c.withQueues(Map.of()), once);
         long id = e.insert(CountingJob.class, new Payload("p")).id();
         // A worker that died holding the row: executing, lease already expired.
-        h.exec("UPDATE gen_durable SET status = 'executing', locked_by = 'dead:default@00000000', "
+        h.exec("UPDATE gen_durable SET status = 'executing', claim_token = nextval('gen_durable_claim_token'), locked_by = 'dead:default@00000000', "
                 + "lease_expires_at = now() - interval '1 second' WHERE id = " + id);
         assertThat(e.reaper().runOnce()).isEqualTo(1);
         var row = e.find(id).orElseThrow();
@@ -109,9 +109,9 @@ class LeaseAndReaperTest {
         long dead = inserter.insert(CountingJob.class, new Payload("dead")).id();
         long live = inserter.insert(CountingJob.class, new Payload("live")).id();
         // Lease 30 s, heartbeat 5 s: a lease expiring within 20 s was not renewed for two heartbeats.
-        h.exec("UPDATE gen_durable SET status = 'executing', locked_by = 'n1:default@deadbeef', "
+        h.exec("UPDATE gen_durable SET status = 'executing', claim_token = nextval('gen_durable_claim_token'), locked_by = 'n1:default@deadbeef', "
                 + "lease_expires_at = now() + interval '10 seconds' WHERE id = " + dead);
-        h.exec("UPDATE gen_durable SET status = 'executing', locked_by = 'n1:default@twin0000', "
+        h.exec("UPDATE gen_durable SET status = 'executing', claim_token = nextval('gen_durable_claim_token'), locked_by = 'n1:default@twin0000', "
                 + "lease_expires_at = now() + interval '29 seconds' WHERE id = " + live);
 
         Engine restarted = h.start("n1", c -> c, job);
@@ -157,7 +157,7 @@ class LeaseAndReaperTest {
         long id = web.insert(Poison.class, new Payload("p")).id();
         // As if three workers in a row died mid-step: each reap adds an attempt.
         for (int i = 0; i < 3; i++) {
-            h.exec("UPDATE gen_durable SET status = 'executing', locked_by = 'dead:default@0000000" + i + "', "
+            h.exec("UPDATE gen_durable SET status = 'executing', claim_token = nextval('gen_durable_claim_token'), locked_by = 'dead:default@0000000" + i + "', "
                     + "lease_expires_at = now() - interval '1 second' WHERE id = " + id);
             assertThat(web.reaper().runOnce()).isEqualTo(1);
         }

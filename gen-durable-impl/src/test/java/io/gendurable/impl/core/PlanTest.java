@@ -66,8 +66,8 @@ class PlanTest {
                        now() - (i %% 172800) * interval '1 second'
                 FROM generate_series(1, 100000) i;
                 -- executing rows, a third of them holding a K = 1 key
-                INSERT INTO gen_durable (fsm, step, status, locked_by, lease_expires_at, concurrency_key)
-                SELECT 'f', 'run', 'executing', 'node:default@x', now() + interval '30 seconds',
+                INSERT INTO gen_durable (fsm, step, status, locked_by, claim_token, lease_expires_at, concurrency_key)
+                SELECT 'f', 'run', 'executing', 'node:default@x', nextval('gen_durable_claim_token'), now() + interval '30 seconds',
                        CASE WHEN i %% 3 = 0 THEN 'acct:' || i END
                 FROM generate_series(1, 2000) i;
                 -- runnable rows waiting behind those keys
@@ -199,6 +199,19 @@ class PlanTest {
         // row (and the dead entries a burn-down leaves) per flush
         assertThat(indexesOn(update, "gen_durable")).contains("gen_durable_pkey").doesNotContain("gen_durable_lease");
         assertThat(seqScans(update)).doesNotContain("gen_durable");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"force_custom_plan", "force_generic_plan"})
+    void the_heartbeat_and_the_release_go_by_primary_key_never_through_a_sequential_scan(String mode) {
+        String ids = idArray("SELECT id FROM gen_durable WHERE status = 'executing' ORDER BY id LIMIT " + BATCH);
+        String tokens = ids;  // any bigint[] of the same length: the plan does not depend on the values
+        io.gendurable.impl.sql.LeaseSql lease = new io.gendurable.impl.sql.LeaseSql(schema);
+        for (String sql : List.of(lease.heartbeatSql(), lease.releaseSql())) {
+            JsonObject plan = explain(sql, mode, ids, tokens, "'node:default@x'", "now()");
+            assertThat(indexesOn(plan, "gen_durable")).as(sql).contains("gen_durable_pkey").doesNotContain("gen_durable_lease");
+            assertThat(seqScans(plan)).as(sql).doesNotContain("gen_durable");
+        }
     }
 
     /** @return the ids the query selects, as a {@code bigint[]} literal */

@@ -69,6 +69,23 @@ class RetryAndErrorsTest {
         }
     }
 
+    /** Throws on its first attempt, retried fast by onError; then succeeds. */
+    @DurableFsm(name = "fails-once")
+    public static class FailsOnce implements Fsm<Count> {
+        @Override
+        public Outcome step(String step, Count s, StepContext ctx) {
+            if (ctx.attempt() == 1) {
+                throw new IllegalStateException("first try fails");
+            }
+            return step.equals("a") ? Outcome.next("b", s) : Outcome.done(s);
+        }
+
+        @Override
+        public Outcome onError(String step, Count s, StepContext ctx, Throwable error) {
+            return Outcome.retry(Duration.ofMillis(10));
+        }
+    }
+
     /** Always throws; onError retries fast while attempts remain, then hands over to the default policy. */
     @DurableFsm(name = "flaky-fast", maxAttempts = 3)
     public static class FlakyWithFastRetries implements Fsm<Count> {
@@ -446,5 +463,19 @@ class RetryAndErrorsTest {
         InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
         assertThat(failed.lastError()).startsWith("bad").endsWith("byte").doesNotContain("\u0000");
         assertThat(engine.metrics().flushErrors.sum()).isZero();
+    }
+
+    /**
+     * Defect 8 of issue 13: a failed attempt's {@code last_error} stayed on the row after the
+     * instance went on and succeeded, so a DONE instance showed an error it had recovered from.
+     * The error is kept while the step retries (the retry sees it), and cleared by progress.
+     */
+    @Test
+    void the_error_of_a_retried_attempt_is_kept_while_it_retries_and_cleared_once_the_instance_moves_on() {
+        h = new EngineHarness("last_error");
+        Engine engine = h.start("n1", c -> c, new FailsOnce());
+        Inserted r = engine.insert(FailsOnce.class, new Count(0), io.gendurable.InsertOptions.builder().step("a").build());
+        InstanceSnapshot done = settled(engine, r.id(), Status.DONE);
+        assertThat(done.lastError()).isNull();
     }
 }
