@@ -75,7 +75,9 @@ public interface GenDurable {
      *
      * @param id      the instance
      * @param timeout the longest wait; zero or more
-     * @return the answer, read from the row
+     * @return the answer, read from the row; {@link AwaitResult.Busy} with the last snapshot read
+     *         if the engine stops while the caller waits
+     * @throws EngineStoppedException if the engine stopped before the row could be read once
      */
     AwaitResult await(long id, Duration timeout);
 
@@ -86,7 +88,9 @@ public interface GenDurable {
      * @param id      the instance
      * @param timeout the longest wait; zero or more
      * @param until   what counts as settled
-     * @return the answer, read from the row
+     * @return the answer, read from the row; {@link AwaitResult.Busy} with the last snapshot read
+     *         if the engine stops while the caller waits
+     * @throws EngineStoppedException if the engine stopped before the row could be read once
      */
     AwaitResult await(long id, Duration timeout, AwaitUntil until);
 
