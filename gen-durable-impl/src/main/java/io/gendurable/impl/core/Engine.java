@@ -94,7 +94,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.schema = new SchemaName(config.schema());
         this.db = new Db(EnginePersistence.create(dataSource, schema));
         this.postgresPoke = config.poke() == EngineConfig.PokeTransport.POSTGRES
-                ? new PostgresPoke(dataSource, schema.name(), localPoke::poke, this::pokeAllLocal, timer, steps, metrics)
+                ? new PostgresPoke(dataSource, schema.name(), config.pokeWindow(), localPoke::poke, this::pokeAllLocal, timer, steps, metrics)
                 : null;
         Poke remote = postgresPoke != null ? postgresPoke : b.poke;
         Poke poke = remote == null ? localPoke : q -> {
