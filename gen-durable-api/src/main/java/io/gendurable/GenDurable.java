@@ -14,7 +14,7 @@ public interface GenDurable {
      * Inserts an instance with default options.
      *
      * @param fsm   the FSM class (a registered bean)
-     * @param state the initial state
+     * @param state the initial state; not null ({@link IllegalArgumentException}, nothing written)
      * @param <S>   the state type
      * @return the id, or the live holder's id with {@code duplicate=true}
      */
@@ -24,7 +24,7 @@ public interface GenDurable {
      * Inserts an instance.
      *
      * @param fsm     the FSM class (a registered bean)
-     * @param state   the initial state
+     * @param state   the initial state; not null ({@link IllegalArgumentException}, nothing written)
      * @param options queue, priority, schedule, correlation key…
      * @param <S>     the state type
      * @return the id, or the live holder's id with {@code duplicate=true}
