@@ -14,7 +14,7 @@ public interface GenDurable {
      * Inserts an instance with default options.
      *
      * @param fsm   the FSM class (a registered bean)
-     * @param state the initial state
+     * @param state the initial state; not null ({@link IllegalArgumentException}, nothing written)
      * @param <S>   the state type
      * @return the id, or the live holder's id with {@code duplicate=true}
      */
@@ -24,7 +24,7 @@ public interface GenDurable {
      * Inserts an instance.
      *
      * @param fsm     the FSM class (a registered bean)
-     * @param state   the initial state
+     * @param state   the initial state; not null ({@link IllegalArgumentException}, nothing written)
      * @param options queue, priority, schedule, correlation key…
      * @param <S>     the state type
      * @return the id, or the live holder's id with {@code duplicate=true}
@@ -75,7 +75,9 @@ public interface GenDurable {
      *
      * @param id      the instance
      * @param timeout the longest wait; zero or more
-     * @return the answer, read from the row
+     * @return the answer, read from the row; {@link AwaitResult.Busy} with the last snapshot read
+     *         if the engine stops while the caller waits
+     * @throws EngineStoppedException if the engine stopped before the row could be read once
      */
     AwaitResult await(long id, Duration timeout);
 
@@ -86,7 +88,9 @@ public interface GenDurable {
      * @param id      the instance
      * @param timeout the longest wait; zero or more
      * @param until   what counts as settled
-     * @return the answer, read from the row
+     * @return the answer, read from the row; {@link AwaitResult.Busy} with the last snapshot read
+     *         if the engine stops while the caller waits
+     * @throws EngineStoppedException if the engine stopped before the row could be read once
      */
     AwaitResult await(long id, Duration timeout, AwaitUntil until);
 

@@ -88,7 +88,7 @@ public class DurableBean implements GenDurable {
 
     /**
      * @return the started engine (starting it on first use)
-     * @throws IllegalStateException when the application has stopped
+     * @throws io.gendurable.EngineStoppedException when the application has stopped
      */
     public Engine engine() {
         Engine e = engine;
@@ -97,7 +97,7 @@ public class DurableBean implements GenDurable {
         }
         synchronized (this) {
             if (stopped) {
-                throw new IllegalStateException("gen-durable has stopped with the application");
+                throw new io.gendurable.EngineStoppedException("gen-durable has stopped with the application");
             }
             if (engine == null) {
                 engine = start();

@@ -78,6 +78,7 @@ final class MetricsEvents implements EngineEvents {
                 Map.entry("gendurable.scheduler.reclaimed", x -> x.reclaimed),
                 Map.entry("gendurable.gc.swept", x -> x.gcSwept),
                 Map.entry("gendurable.concurrency.contended", x -> x.contended),
+                Map.entry("gendurable.concurrency.contended_deferred", x -> x.contendedDeferred),
                 Map.entry("gendurable.concurrency.throttled", x -> x.gateThrottled),
                 Map.entry("gendurable.rate_limit.throttled", x -> x.rateThrottled),
                 Map.entry("gendurable.rate_limit.unknown", x -> x.unknownRateLimit),

@@ -69,6 +69,11 @@ final class Awaiters {
         });
     }
 
+    /** Wakes every waiter (the engine is stopping: each reads its row a last time and answers). */
+    void wakeAll() {
+        byId.values().forEach(list -> list.forEach(w -> w.changed.complete(null)));
+    }
+
     /** Wakes the waiters of ids that vanished (deleted rows). */
     void vanished(Collection<Long> ids) {
         for (Long id : ids) {

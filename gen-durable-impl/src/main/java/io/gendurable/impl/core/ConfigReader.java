@@ -26,7 +26,7 @@ public final class ConfigReader {
             "prefetch", "min-demand", "drain-timeout", "reaper.enabled", "reaper.interval", "reaper.batch",
             "gc.enabled", "gc.interval", "gc.retention", "gc.batch", "schema", "migrate-at-start",
             "datasource", "jdbc.url", "jdbc.user", "jdbc.password", "executor", "scheduled-executor",
-            "poke", "await.tick", "jta-datasource", "max-value-bytes");
+            "poke", "poke.window", "await.tick", "jta-datasource", "max-value-bytes");
     private static final Pattern FLUSHER_KEY = Pattern.compile("flushers\\[(\\d+)]\\.(queues|max-batch|max-delay|parallelism)");
     private static final Pattern RATE_KEY = Pattern.compile("rate-limits\\.([^.]+)\\.(allowed|period|burst|shards)");
     private static final Pattern GATE_KEY = Pattern.compile("concurrency-limits\\.([^.]+)\\.(limit|shards)");
@@ -117,6 +117,7 @@ public final class ConfigReader {
                 string("schema").orElse(d.schema()),
                 bool("migrate-at-start").orElse(d.migrateAtStart()),
                 string("poke").map(ConfigReader::pokeTransport).orElse(d.poke()),
+                duration("poke.window").orElse(d.pokeWindow()),
                 duration("await.tick").orElse(d.awaitTick()),
                 limits(),
                 integer("max-value-bytes").orElse(d.maxValueBytes()));

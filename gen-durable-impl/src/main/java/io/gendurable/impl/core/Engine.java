@@ -94,7 +94,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.schema = new SchemaName(config.schema());
         this.db = new Db(EnginePersistence.create(dataSource, schema));
         this.postgresPoke = config.poke() == EngineConfig.PokeTransport.POSTGRES
-                ? new PostgresPoke(dataSource, schema.name(), localPoke::poke, this::pokeAllLocal, timer, steps, metrics)
+                ? new PostgresPoke(dataSource, schema.name(), config.pokeWindow(), localPoke::poke, this::pokeAllLocal, timer, steps, metrics)
                 : null;
         Poke remote = postgresPoke != null ? postgresPoke : b.poke;
         Poke poke = remote == null ? localPoke : q -> {
@@ -210,7 +210,8 @@ public final class Engine implements GenDurable, AutoCloseable {
 
     /**
      * Graceful drain: stop picking, release buffered claims, wait {@code drain-timeout} for running
-     * steps, flush their outcomes, stop the sweeps, close the persistence unit. Idempotent.
+     * steps, flush their outcomes, stop the sweeps, wake the {@code await} callers (they answer
+     * {@code Busy} with their last snapshot), close the persistence unit. Idempotent.
      */
     public void stop() {
         synchronized (lifecycle) {
@@ -235,6 +236,7 @@ public final class Engine implements GenDurable, AutoCloseable {
                 f.stop(config.drainTimeout());
             }
             awaitWatcher.stop();
+            awaitBridge.close();  // callers answer Busy with their last snapshot, never a closed-factory error
             db.close();
             LOG.log(Level.INFO, "gen-durable stopped");
         }

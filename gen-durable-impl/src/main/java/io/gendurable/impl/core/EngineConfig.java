@@ -25,6 +25,9 @@ import java.util.Objects;
  * @param schema            the database schema of the engine's tables
  * @param migrateAtStart    whether Flyway runs at start-up
  * @param poke              how inserts and wakes reach the schedulers: local, or postgres (every node)
+ * @param pokeWindow        with postgres pokes, the shortest time between two notifications of a node: the
+ *                          first poke after a quiet window goes out at once, later ones wait for the window
+ *                          to end and go out together; zero sends each poke on its own
  * @param awaitTick         how often the await bridge probes rows committed by other nodes
  * @param limits            the rate limits and concurrency gates
  * @param maxValueBytes     the largest JSON value (state, result, signal payload) accepted, in UTF-8 bytes
@@ -32,7 +35,7 @@ import java.util.Objects;
 public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration leaseTtl, Duration heartbeatInterval,
                            Duration pollInterval, Duration maxPollInterval, int prefetch, int minDemand,
                            Duration drainTimeout, ReaperConfig reaper, GcConfig gc, List<FlusherConfig> flushers,
-                           String schema, boolean migrateAtStart, PokeTransport poke, Duration awaitTick,
+                           String schema, boolean migrateAtStart, PokeTransport poke, Duration pokeWindow, Duration awaitTick,
                            LimitsConfig limits, int maxValueBytes) {
 
     /** The default of {@code gendurable.max-value-bytes}: 1 MiB. */
@@ -40,6 +43,12 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
 
     /** The largest {@code gendurable.max-value-bytes}: 64 MiB (a jsonb value stops at 255 MiB, a claim batch far earlier). */
     public static final int MAX_VALUE_BYTES_CEILING = 64 << 20;
+
+    /** The default of {@code gendurable.poke.window} (see docs/performance.md for the measurements behind it). */
+    public static final Duration DEFAULT_POKE_WINDOW = Duration.ofMillis(50);
+
+    /** The longest {@code gendurable.poke.window}: beyond it, pokes would lag the default poll. */
+    public static final Duration MAX_POKE_WINDOW = Duration.ofSeconds(1);
 
     /** How inserts and engine-driven wakes announce runnable work. */
     public enum PokeTransport {
@@ -168,6 +177,10 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
         }
         new io.gendurable.impl.sql.SchemaName(schema);
         Objects.requireNonNull(poke, "poke");
+        if (pokeWindow == null || pokeWindow.isNegative() || pokeWindow.compareTo(MAX_POKE_WINDOW) > 0) {
+            throw new ConfigException("gendurable.poke.window", String.valueOf(pokeWindow),
+                    "a duration from 0 to " + MAX_POKE_WINDOW + " (default " + DEFAULT_POKE_WINDOW + ")");
+        }
         Objects.requireNonNull(limits, "limits");
         positive("gendurable.await.tick", awaitTick);
         if (maxValueBytes < 1024 || maxValueBytes > MAX_VALUE_BYTES_CEILING) {
@@ -191,7 +204,7 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
                 new ReaperConfig(true, Duration.ofSeconds(30), 1000),
                 new GcConfig(true, Duration.ofSeconds(60), Duration.ofDays(1), 10_000),
                 List.of(new FlusherConfig(List.of("*"), 100, Duration.ofMillis(10))), "gendurable", true,
-                PokeTransport.LOCAL, Duration.ofMillis(25), LimitsConfig.none(),
+                PokeTransport.LOCAL, DEFAULT_POKE_WINDOW, Duration.ofMillis(25), LimitsConfig.none(),
                 DEFAULT_MAX_VALUE_BYTES);
     }
 
@@ -201,24 +214,26 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
                 .orElseThrow(() -> new IllegalStateException("no flusher serves queue " + queue));
     }
 
-    public EngineConfig withNodeId(String v) { return new EngineConfig(v, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withQueues(Map<String, Integer> v) { return new EngineConfig(nodeId, v, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withLease(Duration ttl, Duration heartbeat) { return new EngineConfig(nodeId, queues, ttl, heartbeat, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withPoll(Duration poll, Duration maxPoll) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, poll, maxPoll, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withPrefetch(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, v, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withMinDemand(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, v, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withDrainTimeout(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, v, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withReaper(ReaperConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, v, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withGc(GcConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, v, flushers, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withFlushers(List<FlusherConfig> v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, v, schema, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withSchema(String v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, v, migrateAtStart, poke, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withMigrateAtStart(boolean v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, v, poke, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withNodeId(String v) { return new EngineConfig(v, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withQueues(Map<String, Integer> v) { return new EngineConfig(nodeId, v, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withLease(Duration ttl, Duration heartbeat) { return new EngineConfig(nodeId, queues, ttl, heartbeat, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withPoll(Duration poll, Duration maxPoll) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, poll, maxPoll, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withPrefetch(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, v, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withMinDemand(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, v, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withDrainTimeout(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, v, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withReaper(ReaperConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, v, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withGc(GcConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, v, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withFlushers(List<FlusherConfig> v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, v, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withSchema(String v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, v, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withMigrateAtStart(boolean v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, v, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
 
-    public EngineConfig withPokeTransport(PokeTransport v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, v, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withAwaitTick(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, v, limits, maxValueBytes); }
+    public EngineConfig withPokeTransport(PokeTransport v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, v, pokeWindow, awaitTick, limits, maxValueBytes); }
+    /** @param v the coalescing window of postgres pokes ({@code gendurable.poke.window}) @return a copy with it */
+    public EngineConfig withPokeWindow(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, v, awaitTick, limits, maxValueBytes); }
+    public EngineConfig withAwaitTick(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, v, limits, maxValueBytes); }
 
-    public EngineConfig withMaxValueBytes(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, limits, v); }
-    public EngineConfig withLimits(LimitsConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, awaitTick, v, maxValueBytes); }
+    public EngineConfig withMaxValueBytes(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, v); }
+    public EngineConfig withLimits(LimitsConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, v, maxValueBytes); }
 
     /** @return the effective configuration as one log line (no secrets: none are held here) */
     public String describe() {
@@ -227,7 +242,7 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
                 + " prefetch=" + prefetch + " min-demand=" + minDemand + " drain-timeout=" + drainTimeout
                 + " reaper=" + reaper + " gc=" + gc + " flushers=" + flushers + " schema=" + schema
                 + " migrate-at-start=" + migrateAtStart + " poke=" + poke.name().toLowerCase(java.util.Locale.ROOT)
-                + " await.tick=" + awaitTick + " rate-limits=" + limits.rateLimits().values()
+                + " poke.window=" + pokeWindow + " await.tick=" + awaitTick + " rate-limits=" + limits.rateLimits().values()
                 + " concurrency-limits=" + limits.concurrencyLimits().values() + " max-value-bytes=" + maxValueBytes;
     }
 }

@@ -53,6 +53,11 @@ public final class EngineMetrics {
     public final LongAdder pokeReconnects = new LongAdder();
     /** Claims or admissions that lost a cross-node race on a constraint and were retried. */
     public final LongAdder contended = new LongAdder();
+    /**
+     * Claims that lost the K = 1 race in every retry and gave up until the queue's next poll
+     * (expected under contention: logged at INFO, not as a loop error).
+     */
+    public final LongAdder contendedDeferred = new LongAdder();
     /** Admissions in which a concurrency gate admitted fewer rows than wanted. */
     public final LongAdder gateThrottled = new LongAdder();
     /** Rows a rate limit denied for lack of tokens. */

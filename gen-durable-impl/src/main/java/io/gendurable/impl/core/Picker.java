@@ -56,17 +56,29 @@ final class Picker {
         return admit(claim(demand));
     }
 
-    /** The claim, retried when a cross-node race on a K = 1 key trips the unique index. */
+    /**
+     * The claim, retried when a cross-node race on a K = 1 key trips the unique index. Losing that
+     * race is expected under contention, not an error: when it outlasts the retries, the claim
+     * takes nothing this time (the scheduler polls again, as after any empty pick), logs one INFO
+     * line without a stack trace and counts {@code contendedDeferred}.
+     */
     private List<Picked> claim(int demand) {
         for (int attempt = 1; ; attempt++) {
             try {
                 return db.inTransaction(c -> pick(c, demand));
             } catch (RuntimeException e) {
-                if (attempt < 3 && SqlErrors.isUniqueViolation(e)) {
+                if (!SqlErrors.isUniqueViolation(e)) {
+                    throw e;
+                }
+                if (attempt < 3) {
                     metrics.contended.increment();
                     continue;
                 }
-                throw e;
+                metrics.contendedDeferred.increment();
+                System.getLogger("io.gendurable").log(System.Logger.Level.INFO, "gen-durable: K = 1 contention on queue "
+                        + queue + ": another claim took the same concurrency key " + attempt
+                        + " times running; retrying on the next poll");
+                return List.of();
             }
         }
     }

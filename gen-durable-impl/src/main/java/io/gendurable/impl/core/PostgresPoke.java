@@ -23,8 +23,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * Cross-node pokes over PostgreSQL {@code LISTEN/NOTIFY}. Sending: pokes are coalesced per
- * queue over a short window and go out as one {@code pg_notify} statement. Receiving: a
+ * Cross-node pokes over PostgreSQL {@code LISTEN/NOTIFY}. Sending: at most one {@code pg_notify}
+ * statement per window ({@code gendurable.poke.window}). The first poke after a quiet window goes
+ * out at once (an isolated insert pays no delay); pokes that arrive while a window is open are
+ * collected per queue and go out together when it ends, so a stream of sequential inserts costs
+ * one notification per queue per window instead of one per insert. Receiving: a
  * dedicated listener connection waits for notifications and pokes this node's schedulers; it
  * reconnects after losing its connection, and then pokes every local queue once (it may have
  * missed something). Payloads are tagged with the sender, so a node never pokes itself twice.
@@ -32,7 +35,6 @@ import java.util.function.Consumer;
  */
 final class PostgresPoke implements Poke {
     private static final Logger LOG = System.getLogger("io.gendurable");
-    private static final Duration WINDOW = Duration.ofMillis(5);
 
     private final DataSource dataSource;
     private final String channel;
@@ -44,14 +46,19 @@ final class PostgresPoke implements Poke {
     private final EngineMetrics metrics;
     private final Set<String> pending = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean sendScheduled = new AtomicBoolean();
+    private final long windowNanos;
+    /** When the last send started (System.nanoTime); a window is open until lastSend + windowNanos. */
+    private volatile long lastSend;
     private volatile boolean running;
     private volatile Connection listening;
     private volatile boolean listenerStarted;
     private final CountDownLatch listenerExited = new CountDownLatch(1);
 
-    PostgresPoke(DataSource dataSource, String schema, Consumer<String> local, Runnable pokeAllLocal,
+    PostgresPoke(DataSource dataSource, String schema, Duration window, Consumer<String> local, Runnable pokeAllLocal,
                  ScheduledExecutorService timer, ExecutorService listenerThread, EngineMetrics metrics) {
         this.dataSource = dataSource;
+        this.windowNanos = window.toNanos();
+        this.lastSend = System.nanoTime() - windowNanos;
         this.channel = channelFor(schema);
         this.local = local;
         this.pokeAllLocal = pokeAllLocal;
@@ -74,11 +81,15 @@ final class PostgresPoke implements Poke {
     public void poke(String queue) {
         pending.add(queue);
         if (sendScheduled.compareAndSet(false, true)) {
-            timer.schedule(() -> Loops.guarded("poke send", metrics, this::send), WINDOW.toMillis(), TimeUnit.MILLISECONDS);
+            // Never on the caller's thread (the send borrows a connection): at once on the timer
+            // when the last window has closed, else when it closes.
+            long delay = Math.max(0, lastSend + windowNanos - System.nanoTime());
+            timer.schedule(() -> Loops.guarded("poke send", metrics, this::send), delay, TimeUnit.NANOSECONDS);
         }
     }
 
     private void send() {
+        lastSend = System.nanoTime();
         sendScheduled.set(false);
         List<String> queues = List.copyOf(pending);
         pending.removeAll(queues);

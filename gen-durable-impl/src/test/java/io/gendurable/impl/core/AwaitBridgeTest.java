@@ -2,9 +2,11 @@ package io.gendurable.impl.core;
 
 import io.gendurable.AwaitResult;
 import io.gendurable.AwaitUntil;
+import io.gendurable.EngineStoppedException;
 import io.gendurable.Fsm;
 import io.gendurable.Outcome;
 import io.gendurable.SignalTarget;
+import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.support.EngineHarness;
 import org.junit.jupiter.api.AfterEach;
@@ -163,6 +165,63 @@ class AwaitBridgeTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * Issue 13, defect 5. Interleaving: a caller awaits an instance whose step is still running
+     * (it stays {@code executing}); the engine stops underneath it (undeploy): the drain gives up
+     * on the running step after {@code drain-timeout} and the persistence unit closes. Before the
+     * fix the caller stayed parked until its own deadline, then read the row through the closed
+     * factory and got {@code IllegalStateException: EntityManagerFactory is closed}. Now the stop
+     * wakes every caller, which answers {@code Busy} with the last snapshot it read, at the stop
+     * and not at its deadline (as the original does).
+     */
+    @Test
+    void a_caller_awaiting_a_running_instance_while_the_engine_stops_gets_busy_with_its_last_snapshot() throws Exception {
+        Gated fsm = new Gated();
+        Engine e = h.start("n1", c -> c.withDrainTimeout(Duration.ofMillis(300)), fsm);
+        try {
+            long id = e.insert(Gated.class, new Req(0)).id();
+            await().atMost(Duration.ofSeconds(5)).until(() -> e.find(id).orElseThrow().status() == Status.EXECUTING);
+            CompletableFuture<AwaitResult> waiting = CompletableFuture.supplyAsync(() -> e.await(id, Duration.ofSeconds(8)));
+            Thread.sleep(200);  // the caller has read the row and parks on its future
+            assertThat(waiting).isNotDone();
+            long t0 = System.nanoTime();
+            e.stop();
+            AwaitResult r = waiting.handle((ok, err) -> {
+                if (err != null) {
+                    throw new AssertionError("await threw instead of answering Busy: " + err.getCause(), err.getCause());
+                }
+                return ok;
+            }).get(20, TimeUnit.SECONDS);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertThat(r).isInstanceOf(AwaitResult.Busy.class);
+            assertThat(((AwaitResult.Busy) r).snapshot().id()).isEqualTo(id);
+            assertThat(((AwaitResult.Busy) r).snapshot().status()).isEqualTo(Status.EXECUTING);
+            assertThat(ms).as("answered at the stop, not at the 8 s deadline").isLessThan(6_000);
+        } finally {
+            fsm.release.countDown();
+        }
+    }
+
+    /**
+     * Issue 13, defect 5, the other case: the engine has stopped before the caller read the row
+     * even once (an {@code await} that arrives during or after the undeploy). There is no snapshot
+     * to answer {@code Busy} with, so the call throws the documented {@link EngineStoppedException}
+     * naming the instance; before the fix it was {@code IllegalStateException: EntityManagerFactory
+     * is closed}, an internal error of the persistence layer.
+     */
+    @Test
+    void an_await_after_the_engine_stopped_throws_engine_stopped_not_a_closed_factory_error() {
+        Gated fsm = new Gated();
+        fsm.release.countDown();
+        Engine e = h.start("n1", c -> c, fsm);
+        long id = e.insert(Gated.class, new Req(0)).id();
+        e.stop();
+        assertThatThrownBy(() -> e.await(id, Duration.ofSeconds(1))).isInstanceOf(EngineStoppedException.class)
+                .hasMessageContaining("stopped").hasMessageContaining(Long.toString(id))
+                .hasMessageNotContaining("EntityManagerFactory");
+        assertThatThrownBy(() -> e.await(id, Duration.ZERO, AwaitUntil.TERMINAL)).isInstanceOf(EngineStoppedException.class);
     }
 
     @Test

@@ -62,6 +62,9 @@ class BadInputTest {
                 case "children" -> Outcome.scheduleChildren(
                         List.of(new NewInstance(FsmNames.nameOf(Parker.class), new Item("child"), null),
                                 new NewInstance("no.such.Fsm", new Item("child"), null)), "later", s);
+                case "null-child" -> Outcome.scheduleChildren(
+                        List.of(new NewInstance(FsmNames.nameOf(Parker.class), new Item("child"), null),
+                                new NewInstance(FsmNames.nameOf(Parker.class), null, null)), "later", s);
                 default -> throw new IllegalStateException(s.text());
             };
         }
@@ -286,6 +289,35 @@ class BadInputTest {
         assertThat(engine.find(id).orElseThrow().lastError()).contains("children[1]").contains("'no.such.Fsm'")
                 .contains("not registered");
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable")).isEqualTo(1);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE parent_id IS NOT NULL")).isZero();
+    }
+
+    /**
+     * Issue 13, defect 8a. Before: {@code insert(Fsm.class, null)} was accepted and stored a row
+     * whose state was empty, so the mistake (a forgotten argument) surfaced later, inside the first
+     * step, as a {@code NullPointerException} and retries. Now a null initial state is refused at
+     * the call, naming the field, before any statement: every entry point, a batch with one null
+     * among good instances (nothing of it is written), and a fan-out child (the step's
+     * {@code onError}, no child inserted). {@code Outcome.next(step, null)} inside a running
+     * instance stays allowed, as documented.
+     */
+    @Test
+    void a_null_initial_state_is_rejected_naming_the_field_and_nothing_is_written() {
+        parked("x");
+        String before = counts();
+        String fsm = FsmNames.nameOf(Parker.class);
+
+        rejected(() -> engine.insert(Parker.class, null), "state must not be null", fsm);
+        rejected(() -> engine.insert(Parker.class, null, InsertOptions.builder().queue(PARKED).build()), "state must not be null");
+        rejected(() -> engine.insert(new NewInstance(fsm, null, null)), "state must not be null", fsm);
+        rejected(() -> engine.insertAll(List.of(new NewInstance(fsm, new Item("good"), null),
+                new NewInstance(fsm, null, null))), "state must not be null");
+        rejected(() -> NewInstance.of(Parker.class, null), "state must not be null");
+        assertThat(counts()).isEqualTo(before);
+
+        long parent = engine.insert(Outsized.class, new Item("null-child")).id();
+        await().atMost(WAIT).until(() -> engine.find(parent).orElseThrow().status() == Status.FAILED);
+        assertThat(engine.find(parent).orElseThrow().lastError()).contains("state must not be null");
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE parent_id IS NOT NULL")).isZero();
     }
 

@@ -196,10 +196,26 @@ class ConfigValidationTest {
         assertThat(EngineConfig.defaults().flushers().get(0).parallelism()).isEqualTo(2);
     }
 
+    @Test
+    void the_poke_window_is_read_may_be_zero_and_defaults_to_fifty_milliseconds() {
+        assertThat(EngineConfig.defaults().pokeWindow()).isEqualTo(Duration.ofMillis(50));
+        assertThat(read("gendurable.poke.window", "PT0.1S").pokeWindow()).isEqualTo(Duration.ofMillis(100));
+        assertThat(read("gendurable.poke.window", "0").pokeWindow()).isZero();
+        assertThat(read("gendurable.poke.window", "PT1S").pokeWindow()).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-PT0.001S", "PT1.001S", "PT1M"})
+    void a_poke_window_that_is_negative_or_above_one_second_is_rejected_naming_the_key(String value) {
+        ConfigException e = rejected("gendurable.poke.window", value);
+        assertThat(e.key()).isEqualTo("gendurable.poke.window");
+        assertThat(e.getMessage()).contains("a duration from 0 to PT1S");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"gendurable.lease-ttl", "gendurable.heartbeat-interval", "gendurable.poll-interval",
             "gendurable.max-poll-interval", "gendurable.drain-timeout", "gendurable.reaper.interval",
-            "gendurable.gc.interval", "gendurable.gc.retention", "gendurable.await.tick",
+            "gendurable.gc.interval", "gendurable.gc.retention", "gendurable.await.tick", "gendurable.poke.window",
             "gendurable.flushers[0].max-delay", "gendurable.rate-limits.psp.period"})
     void every_duration_key_rejects_garbage_and_durations_over_a_thousand_years_naming_the_key(String key) {
         String[] extra = key.startsWith("gendurable.rate-limits.") ? new String[]{"gendurable.rate-limits.psp.allowed", "5"}
