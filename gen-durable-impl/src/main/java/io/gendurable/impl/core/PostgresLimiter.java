@@ -198,7 +198,10 @@ final class PostgresLimiter implements Limiter {
             return s;
         }
         LimitsConfig.RateLimit r = rateOf(s.key());
-        if (r == null || s.lastRefill() == null) {
+        if (r == null || s.lastRefill() == null || !now.isAfter(s.lastRefill())) {
+            // last_refill never moves back: an admission whose clock is behind the last refill's
+            // (another node's clock, or this one's read before a later admission committed) refills
+            // nothing and keeps the later instant, or the next refill would count that time twice
             return s;
         }
         // The current config sizes the shard: a changed burst or shards applies at the next admission.
