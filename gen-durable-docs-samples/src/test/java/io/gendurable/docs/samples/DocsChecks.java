@@ -1,0 +1,285 @@
+package io.gendurable.docs.samples;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * Checks of {@code README.md} and {@code docs/} that a careful reader would otherwise make by hand:
+ * every page is listed, no page names an internal tracking number, a sentence that announces "six
+ * things:" lists six, and the Open Liberty download is given the same size everywhere.
+ *
+ * <p>JDK only, so that it runs as a single source file against any checkout. From the repository
+ * root: {@code java gen-durable-docs-samples/src/test/java/io/gendurable/docs/samples/DocsChecks.java .}
+ * lists the problems (exit status 1 when there are some); {@code --counts} also prints every
+ * counted announcement it checked. {@code DocsChecksTest} runs it under {@code mvn verify}.
+ */
+public final class DocsChecks {
+
+    /** A link to a page of docs/ from the README. */
+    private static final Pattern README_LINK = Pattern.compile("\\]\\(docs/([\\w.-]+\\.md)");
+    /** A link to a sibling page from a page of docs/. */
+    private static final Pattern PAGE_LINK = Pattern.compile("\\]\\(([\\w.-]+\\.md)");
+    /** "issue 7", "issues #12", "defect 3", "ticket 9": numbers that only mean something inside the project. */
+    static final Pattern TRACKING_NUMBER = Pattern.compile("(?i)\\b(?:issues?|defects?|tickets?)\\s+#?\\d+");
+    /**
+     * "needs the same six things as in Liberty:" — a count, a noun, a few words, a colon. Not right
+     * after "the" ("do not mix the two ways on one database: …" refers back; it does not list).
+     */
+    static final Pattern COUNTED = Pattern.compile(
+            "(?i)(?<!\\bthe )\\b(two|three|four|five|six|seven|eight|nine|ten) (?:things|ways|rules|cases|reasons|parts|kinds|checks)\\b([^.:]{0,120}):");
+    private static final List<String> NUMBERS = List.of("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten");
+    private static final Pattern LIST_ITEM = Pattern.compile("^(?:[-*] |\\d+\\. )");
+    private static final Pattern MEGABYTES = Pattern.compile("(\\d[\\d,.]*) ?MB\\b");
+
+    private DocsChecks() {
+    }
+
+    /**
+     * Everything these checks find in a checkout.
+     *
+     * @param root the repository root (holding {@code README.md} and {@code docs/})
+     * @return one line per problem, empty when there is none
+     */
+    public static List<String> problems(Path root) {
+        List<String> problems = new ArrayList<>();
+        problems.addAll(unlistedPages(root));
+        Map<String, String> texts = texts(root);
+        texts.forEach((name, text) -> {
+            problems.addAll(trackingNumbers(name, text));
+            problems.addAll(miscounts(name, text));
+        });
+        problems.addAll(libertySizes(texts));
+        return problems;
+    }
+
+    /**
+     * Pages of docs/ that the README's "Documentation" section or docs/index.md does not link.
+     *
+     * @param root the repository root
+     * @return one line per missing link
+     */
+    public static List<String> unlistedPages(Path root) {
+        List<String> problems = new ArrayList<>();
+        Set<String> pages = new TreeSet<>();
+        try (Stream<Path> s = Files.list(root.resolve("docs"))) {
+            s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".md")).forEach(pages::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        String readme = read(root.resolve("README.md"));
+        int start = readme.indexOf("\n## Documentation");
+        if (start < 0) {
+            problems.add("README.md: no '## Documentation' section");
+        } else {
+            int end = readme.indexOf("\n## ", start + 1);
+            Set<String> listed = links(README_LINK, readme.substring(start, end < 0 ? readme.length() : end));
+            for (String page : pages) {
+                if (!listed.contains(page)) {
+                    problems.add("README.md: the Documentation section does not link docs/" + page);
+                }
+            }
+        }
+        Set<String> indexed = links(PAGE_LINK, read(root.resolve("docs/index.md")));
+        for (String page : pages) {
+            if (!page.equals("index.md") && !indexed.contains(page)) {
+                problems.add("docs/index.md: does not link " + page);
+            }
+        }
+        return problems;
+    }
+
+    /**
+     * Mentions of an internal tracking number.
+     *
+     * @param name the file's name, for the message
+     * @param text its text
+     * @return one line per mention
+     */
+    public static List<String> trackingNumbers(String name, String text) {
+        List<String> problems = new ArrayList<>();
+        Matcher m = TRACKING_NUMBER.matcher(text);
+        while (m.find()) {
+            problems.add(name + ":" + line(text, m.start()) + ": names an internal tracking number: '" + m.group() + "'");
+        }
+        return problems;
+    }
+
+    /**
+     * Sentences that announce a number of things and then list another number: "five things:"
+     * followed by a bullet list, or by an inline list up to the end of the sentence ("A, B, and C.").
+     *
+     * @param name the file's name, for the message
+     * @param text its text
+     * @return one line per miscount
+     */
+    public static List<String> miscounts(String name, String text) {
+        List<String> problems = new ArrayList<>();
+        Matcher m = COUNTED.matcher(text);
+        while (m.find()) {
+            if (m.group(2).contains("\n\n")) {
+                continue;
+            }
+            int announced = NUMBERS.indexOf(m.group(1).toLowerCase()) + 2;
+            int listed = countListed(text.substring(m.end()));
+            if (listed > 0 && listed != announced) {
+                problems.add(name + ":" + line(text, m.start()) + ": announces " + m.group(1).toLowerCase() + " ("
+                        + announced + ") but lists " + listed + ": '" + m.group().replaceAll("\\s+", " ") + "'");
+            }
+        }
+        return problems;
+    }
+
+    /** The items after a colon: a bullet list's top-level items, or an inline list's; 0 when neither is clear. */
+    static int countListed(String after) {
+        String rest = after.stripLeading();
+        if (LIST_ITEM.matcher(rest).find() && after.substring(0, after.length() - rest.length()).contains("\n")) {
+            int items = 0;
+            for (String line : rest.split("\n", -1)) {
+                if (LIST_ITEM.matcher(line).find()) {
+                    items++;
+                } else if (!line.isBlank() && !Character.isWhitespace(line.charAt(0))) {
+                    break;
+                }
+            }
+            return items;
+        }
+        Matcher end = Pattern.compile("\\.(\\s|$)").matcher(rest);
+        if (!end.find()) {
+            return 0;
+        }
+        String sentence = rest.substring(0, end.start()).replaceAll("\\s+", " ");
+        List<String> parts = new ArrayList<>();
+        int depth = 0;
+        boolean code = false;
+        StringBuilder part = new StringBuilder();
+        for (char c : sentence.toCharArray()) {
+            if (c == '`') {
+                code = !code;
+            } else if (!code && (c == '(' || c == '[')) {
+                depth++;
+            } else if (!code && (c == ')' || c == ']')) {
+                depth--;
+            } else if (!code && depth == 0 && c == ',') {
+                parts.add(part.toString().strip());
+                part.setLength(0);
+                continue;
+            }
+            part.append(c);
+        }
+        parts.add(part.toString().strip());
+        String last = parts.get(parts.size() - 1);
+        if (parts.size() > 1 && (last.startsWith("and ") || last.startsWith("or "))) {
+            return parts.size();
+        }
+        return last.contains(" and ") || last.contains(" or ") ? parts.size() + 1 : parts.size();
+    }
+
+    /**
+     * Paragraphs that give the Open Liberty runtime a size in MB must all give the same figures.
+     *
+     * @param texts file name to text
+     * @return one line per paragraph that differs from the first, or nothing
+     */
+    public static List<String> libertySizes(Map<String, String> texts) {
+        List<String> problems = new ArrayList<>();
+        String first = null;
+        String firstFigures = null;
+        for (Map.Entry<String, String> e : texts.entrySet()) {
+            for (String paragraph : e.getValue().split("\n\\s*\n")) {
+                if (!paragraph.contains("Liberty")) {
+                    continue;
+                }
+                List<String> figures = new ArrayList<>();
+                Matcher m = MEGABYTES.matcher(paragraph);
+                while (m.find()) {
+                    figures.add(m.group(1) + " MB");
+                }
+                if (figures.isEmpty()) {
+                    continue;
+                }
+                String where = e.getKey() + ":" + line(e.getValue(), e.getValue().indexOf(paragraph));
+                if (first == null) {
+                    first = where;
+                    firstFigures = figures.toString();
+                } else if (!figures.toString().equals(firstFigures)) {
+                    problems.add(where + ": gives the Liberty runtime " + figures + ", but " + first + " gives "
+                            + firstFigures);
+                }
+            }
+        }
+        return problems;
+    }
+
+    /** @return README.md and every page of docs/, by name, in a stable order */
+    static Map<String, String> texts(Path root) {
+        Map<String, String> texts = new LinkedHashMap<>();
+        texts.put("README.md", read(root.resolve("README.md")));
+        try (Stream<Path> s = Files.list(root.resolve("docs"))) {
+            s.filter(p -> p.toString().endsWith(".md")).sorted()
+                    .forEach(p -> texts.put("docs/" + p.getFileName(), read(p)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return texts;
+    }
+
+    /**
+     * Prints the problems of a checkout.
+     *
+     * @param args the repository root (default {@code .}), optionally {@code --counts}
+     */
+    public static void main(String[] args) {
+        Path root = Path.of(List.of(args).stream().filter(a -> !a.startsWith("--")).findFirst().orElse("."));
+        if (List.of(args).contains("--counts")) {
+            texts(root).forEach((name, text) -> {
+                Matcher m = COUNTED.matcher(text);
+                while (m.find()) {
+                    System.out.println(name + ":" + line(text, m.start()) + ": '" + m.group().replaceAll("\\s+", " ")
+                            + "' lists " + countListed(text.substring(m.end())));
+                }
+            });
+        }
+        List<String> problems = problems(root);
+        problems.forEach(System.err::println);
+        System.exit(problems.isEmpty() ? 0 : 1);
+    }
+
+    private static Set<String> links(Pattern link, String text) {
+        Set<String> found = new TreeSet<>();
+        Matcher m = link.matcher(text);
+        while (m.find()) {
+            found.add(m.group(1));
+        }
+        return found;
+    }
+
+    private static int line(String text, int offset) {
+        int n = 1;
+        for (int i = 0; i < offset && i < text.length(); i++) {
+            if (text.charAt(i) == '\n') {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static String read(Path p) {
+        try {
+            return Files.readString(p, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
