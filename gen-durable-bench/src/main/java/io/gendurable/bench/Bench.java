@@ -63,8 +63,8 @@ public final class Bench {
         Options o;
         try {
             o = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
+        } catch (picocli.CommandLine.ParameterException e) {
+            System.err.println(e.getMessage() + "\n" + Options.usage());
             System.exit(2);
             return;
         }
@@ -80,7 +80,7 @@ public final class Bench {
                 return;
             }
         }
-        try (BenchDb db = BenchDb.open(o.str("db"), o.flag("fsync"), o.str("pg-config"))) {
+        try (BenchDb db = BenchDb.open(o.db, o.fsync, o.pgConfig)) {
             if (scenarios.contains("serve")) {
                 serve(db);
                 return;
@@ -131,7 +131,7 @@ public final class Bench {
             if (dbInfo == null) {
                 dbInfo = db.describe(admin);
             }
-            if (!warmedUp && o.integer("warmup") > 0) {
+            if (!warmedUp && o.warmup > 0) {
                 warmedUp = true;
                 json.put("warmup", warmUp());
             }
@@ -176,8 +176,8 @@ public final class Bench {
      * @return the rounds' rates
      */
     private Map<String, Object> warmUp() throws Exception {
-        int total = o.integer("warmup");
-        int round = Math.max(1, Math.min(total, o.integer("n")));
+        int total = o.warmup;
+        int round = Math.max(1, Math.min(total, o.n));
         log("warm-up: " + total + " no-op jobs in rounds of " + round + ", each in a throwaway schema");
         List<Object> rates = new ArrayList<>();
         for (int done = 0; done < total; done += round) {
@@ -195,8 +195,8 @@ public final class Bench {
     // ------------------------------------------------------------------ scenarios
 
     private void jobs(Map<String, Object> json) throws Exception {
-        int n = o.integer("n");
-        int repeat = o.integer("repeat");
+        int n = o.n;
+        int repeat = o.repeat;
         json.put("params", Map.of("n", n, "repeat", repeat));
         List<Map<String, Object>> runs = new ArrayList<>();
         for (int r = 0; r < repeat; r++) {
@@ -210,9 +210,9 @@ public final class Bench {
     }
 
     private void fsm(Map<String, Object> json) throws Exception {
-        int n = o.integer("fsm-n");
-        int k = o.integer("k");
-        int repeat = o.integer("repeat");
+        int n = o.fsmN;
+        int k = o.k;
+        int repeat = o.repeat;
         json.put("params", Map.of("instances", n, "k", k, "steps", (long) n * k, "repeat", repeat));
         // Interleaved so that neither variant gets all the JIT warmth, nor always runs second.
         List<Map<String, Object>> plainRuns = new ArrayList<>();
@@ -244,14 +244,14 @@ public final class Bench {
     }
 
     private void insert(Map<String, Object> json) throws Exception {
-        int threads = o.integer("insert-threads");
-        int rows = o.integer("insert-rows");
-        int single = o.integer("single-rows");
+        int threads = o.insertThreads;
+        int rows = o.insertRows;
+        int single = o.singleRows;
         json.put("params", Map.of("threads", threads, "batch", 1000, "batch_rows", rows, "single_rows", single));
         String schema = BenchDb.newSchema("insert");
         Map<String, Object> results = new LinkedHashMap<>();
-        try (HikariDataSource ds = db.pool("bench-insert", o.integer("pool"));
-             Node client = new Node("insert", ds, config(schema, Map.of()), o.integer("timer-threads"), null,
+        try (HikariDataSource ds = db.pool("bench-insert", o.pool);
+             Node client = new Node("insert", ds, config(schema, Map.of()), o.timerThreads, null,
                      new BenchFsms.NoopJob()).start()) {
             results.put("insert_all_1_thread", insertAllRun(client, ds, rows, 1, 1000));
             results.put("insert_all_" + threads + "_threads", insertAllRun(client, ds, rows, threads, 1000));
@@ -311,19 +311,19 @@ public final class Bench {
     }
 
     private void latency(Map<String, Object> json) throws Exception {
-        int rate = o.integer("rate");
-        int seconds = o.integer("seconds");
+        int rate = o.rate;
+        int seconds = o.seconds;
         int probes = rate * seconds;
-        int waiters = o.integer("waiters");
-        int signalRate = o.integer("signal-rate");
+        int waiters = o.waiters;
+        int signalRate = o.signalRate;
         json.put("params", Map.of("rate_per_s", rate, "seconds", seconds, "probes", probes, "waiters", waiters,
                 "signal_rate_per_s", signalRate));
         String schema = BenchDb.newSchema("latency");
         BenchFsms.ProbeFsm fsm = new BenchFsms.ProbeFsm(probes, waiters);
         Map<String, Object> results = new LinkedHashMap<>();
-        try (HikariDataSource ds = db.pool("bench-latency", o.integer("pool"));
-             Node node = new Node("latency", ds, config(schema, Map.of("default", o.integer("concurrency"))),
-                     o.integer("timer-threads"), null, fsm).start()) {
+        try (HikariDataSource ds = db.pool("bench-latency", o.pool);
+             Node node = new Node("latency", ds, config(schema, Map.of("default", o.concurrency)),
+                     o.timerThreads, null, fsm).start()) {
             Thread.sleep(1000);  // idle: let the first polls back off
             // 1. inserts at a fixed rate; each probe's step stamps when it started
             long[] insertCall = new long[probes];
@@ -337,7 +337,7 @@ public final class Bench {
                 insertCall[i] = System.nanoTime() - s;
             }
             double sendSeconds = (System.nanoTime() - start) / 1e9;
-            waitFor(() -> allSet(fsm.started, probes), o.integer("stall-seconds"));
+            waitFor(() -> allSet(fsm.started, probes), o.stallSeconds);
             long[] startLat = new long[probes];
             int missing = 0;
             for (int i = 0; i < probes; i++) {
@@ -359,7 +359,7 @@ public final class Bench {
             }
             List<Inserted> ids = node.engine.insertAll(batch);
             waitFor(() -> BenchDb.queryLong(ds, "SELECT count(*) FROM " + schema + "." + INSTANCES
-                    + " WHERE status = 'awaiting_signal'") >= waiters, o.integer("stall-seconds"));
+                    + " WHERE status = 'awaiting_signal'") >= waiters, o.stallSeconds);
             Thread.sleep(1000);  // idle again
             long sPeriod = TimeUnit.SECONDS.toNanos(1) / signalRate;
             long[] signalCall = new long[waiters];
@@ -373,7 +373,7 @@ public final class Bench {
                 signalCall[i] = System.nanoTime() - s;
                 undelivered += sr == SignalResult.DELIVERED ? 0 : 1;
             }
-            waitFor(() -> allSet(fsm.woken, waiters), o.integer("stall-seconds"));
+            waitFor(() -> allSet(fsm.woken, waiters), o.stallSeconds);
             long[] wakeLat = new long[waiters];
             int notWoken = 0;
             for (int i = 0; i < waiters; i++) {
@@ -396,13 +396,13 @@ public final class Bench {
     }
 
     private void backlog(Map<String, Object> json) throws Exception {
-        int rows = o.integer("backlog");
-        int burn = Math.min(rows, o.integer("backlog-burn"));
-        int batch = o.integer("backlog-batch");
+        int rows = o.backlog;
+        int burn = Math.min(rows, o.backlogBurn);
+        int batch = o.backlogBatch;
         json.put("params", Map.of("rows", rows, "burn", burn, "insert_batch", batch));
         String schema = BenchDb.newSchema("backlog");
         Map<String, Object> results = new LinkedHashMap<>();
-        try (HikariDataSource ds = db.pool("bench-backlog", o.integer("pool"))) {
+        try (HikariDataSource ds = db.pool("bench-backlog", o.pool)) {
             try (Node loader = new Node("loader", ds, config(schema, Map.of()), 2, null, new BenchFsms.NoopJob()).start()) {
                 Machine.Split cpu = Machine.Split.now(ds);
                 long t0 = System.nanoTime();
@@ -428,12 +428,12 @@ public final class Bench {
             double baseline = Machine.heapUsedAfterGcMb();
             Progress progress = new Progress(k -> k.equals("done"));
             progress.arm(burn);
-            try (Node worker = new Node("worker", ds, config(schema, Map.of("default", o.integer("concurrency")))
-                    .withMigrateAtStart(false), o.integer("timer-threads"), progress, new BenchFsms.NoopJob())) {
+            try (Node worker = new Node("worker", ds, config(schema, Map.of("default", o.concurrency))
+                    .withMigrateAtStart(false), o.timerThreads, progress, new BenchFsms.NoopJob())) {
                 Machine.Split cpu = Machine.Split.now(ds);
                 long t0 = System.nanoTime();
                 worker.start();
-                boolean complete = progress.await(o.integer("stall-seconds"));
+                boolean complete = progress.await(o.stallSeconds);
                 Map<String, Object> r = rates(progress, t0, burn, "jobs");
                 r.put("cpu", cpu.since());
                 r.put("heap_used_mb", Machine.heapUsedMb());
@@ -453,7 +453,7 @@ public final class Bench {
     }
 
     private void fanout(Map<String, Object> json) throws Exception {
-        int children = o.integer("fanout");
+        int children = o.fanout;
         json.put("params", Map.of("children", children));
         String schema = BenchDb.newSchema("fanout");
         BenchFsms.ParentFsm parent = new BenchFsms.ParentFsm();
@@ -473,15 +473,15 @@ public final class Bench {
         };
         childDone.arm(children);
         Map<String, Object> results = new LinkedHashMap<>();
-        try (HikariDataSource ds = db.pool("bench-fanout", o.integer("pool"));
-             Node node = new Node("fanout", ds, config(schema, Map.of("default", o.integer("concurrency"))),
-                     o.integer("timer-threads"), childDone, parent, new BenchFsms.NoopJob()).start()) {
+        try (HikariDataSource ds = db.pool("bench-fanout", o.pool);
+             Node node = new Node("fanout", ds, config(schema, Map.of("default", o.concurrency)),
+                     o.timerThreads, childDone, parent, new BenchFsms.NoopJob()).start()) {
             Thread.sleep(500);
             Machine.Split cpu = Machine.Split.now(ds);
             long t0 = System.nanoTime();
             node.engine.insert(BenchFsms.ParentFsm.class, new BenchFsms.Fan(children));
-            boolean childrenOk = childDone.await(o.integer("stall-seconds"));
-            boolean woke = waitFor(() -> parent.wokenAt != 0, o.integer("stall-seconds"));
+            boolean childrenOk = childDone.await(o.stallSeconds);
+            boolean woke = waitFor(() -> parent.wokenAt != 0, o.stallSeconds);
             results.put("parent_first_step_ms", ms(parent.fannedOutAt - t0));
             results.put("children_committed_ms", childrenCommitted.get() == 0 ? null : ms(childrenCommitted.get() - t0));
             results.put("last_child_done_ms", childDone.tEnd() == 0 ? null : ms(childDone.tEnd() - t0));
@@ -501,16 +501,16 @@ public final class Bench {
     }
 
     private void limited(Map<String, Object> json) throws Exception {
-        int n = o.integer("n");
-        int gateLimit = o.integer("gate-limit");
-        int keys = o.integer("gate-keys");
-        int rate = o.integer("rate-limit");
+        int n = o.n;
+        int gateLimit = o.gateLimit;
+        int keys = o.gateKeys;
+        int rate = o.rateLimit;
         json.put("params", Map.of("n", n, "gate_limit", gateLimit, "gate_keys", keys, "rate_limit_per_s", rate,
-                "repeat", o.integer("repeat")));
+                "repeat", o.repeat));
         LimitsConfig.Gate gate = new LimitsConfig.Gate("g", gateLimit, 1);
         LimitsConfig.RateLimit rl = new LimitsConfig.RateLimit("r", rate, Duration.ofSeconds(1), Math.max(1, rate / 10.0), 1);
         LimitsConfig limits = new LimitsConfig(Map.of("r", rl), Map.of("g", gate));
-        int repeat = o.integer("repeat");
+        int repeat = o.repeat;
         List<Map<String, Object>> baseRuns = new ArrayList<>();
         List<Map<String, Object>> gatedRuns = new ArrayList<>();
         List<Map<String, Object>> ratedRuns = new ArrayList<>();
@@ -551,7 +551,7 @@ public final class Bench {
      * commits their next state ({@code done}) in one {@code UPDATE … FROM unnest}.
      */
     private void ceiling(Map<String, Object> json) throws Exception {
-        int n = o.integer("n");
+        int n = o.n;
         int batch = 100;
         json.put("params", Map.of("n", n, "batch", batch));
         Map<String, Object> results = new LinkedHashMap<>();
@@ -634,7 +634,7 @@ public final class Bench {
             throws Exception {
         String schema = BenchDb.newSchema(hint);
         Map<String, Object> r = new LinkedHashMap<>();
-        try (HikariDataSource ds = db.pool("bench-" + hint, o.integer("pool"))) {
+        try (HikariDataSource ds = db.pool("bench-" + hint, o.pool)) {
             try (Node loader = new Node("loader", ds, config(schema, Map.of()).withLimits(limits), 2, null, fsms).start()) {
                 long t0 = System.nanoTime();
                 for (int from = 0; from < n; from += 1000) {
@@ -650,13 +650,13 @@ public final class Bench {
             long target = (long) n * eventsPerInstance;
             Progress progress = new Progress(counts);
             progress.arm(target);
-            try (Node worker = new Node("worker", ds, config(schema, Map.of("default", o.integer("concurrency")))
-                    .withLimits(limits).withMigrateAtStart(false), o.integer("timer-threads"), progress, fsms)) {
+            try (Node worker = new Node("worker", ds, config(schema, Map.of("default", o.concurrency))
+                    .withLimits(limits).withMigrateAtStart(false), o.timerThreads, progress, fsms)) {
                 Machine.Split cpu = Machine.Split.now(ds);
                 Machine.Threads threads = Machine.Threads.now();
                 long t0 = System.nanoTime();
                 worker.start();
-                boolean complete = progress.await(o.integer("stall-seconds"));
+                boolean complete = progress.await(o.stallSeconds);
                 r.putAll(rates(progress, t0, target, "events"));
                 r.put("cpu", cpu.since());
                 r.put("jvm_threads_cpu_s", Machine.Threads.now().since(threads));
@@ -730,15 +730,15 @@ public final class Bench {
     EngineConfig config(String schema, Map<String, Integer> queues) {
         return EngineConfig.defaults().withNodeId("bench-" + ProcessHandle.current().pid()).withSchema(schema)
                 .withQueues(queues)
-                .withPrefetch(o.integer("prefetch"))
-                .withMinDemand(Math.min(o.integer("min-demand"), o.integer("concurrency") + o.integer("prefetch")))
-                .withPoll(Duration.ofMillis(o.integer("poll-ms")), Duration.ofMillis(o.integer("max-poll-ms")))
-                .withFlushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), o.integer("flush-batch"),
-                        Duration.ofMillis(o.integer("flush-delay-ms")), o.integer("flush-parallelism"))));
+                .withPrefetch(o.prefetch)
+                .withMinDemand(Math.min(o.minDemand, o.concurrency + o.prefetch))
+                .withPoll(Duration.ofMillis(o.pollMs), Duration.ofMillis(o.maxPollMs))
+                .withFlushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), o.flushBatch,
+                        Duration.ofMillis(o.flushDelayMs), o.flushParallelism)));
     }
 
     private Map<String, Object> config() {
-        EngineConfig c = config("bench", Map.of("default", o.integer("concurrency")));
+        EngineConfig c = config("bench", Map.of("default", o.concurrency));
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("queues", c.queues());
         m.put("prefetch", c.prefetch());
@@ -750,10 +750,10 @@ public final class Bench {
         m.put("lease_ttl_s", c.leaseTtl().toSeconds());
         m.put("heartbeat_s", c.heartbeatInterval().toSeconds());
         m.put("poke", c.poke().name().toLowerCase());
-        m.put("hikari_pool", o.integer("pool"));
-        m.put("timer_threads", o.integer("timer-threads"));
+        m.put("hikari_pool", o.pool);
+        m.put("timer_threads", o.timerThreads);
         m.put("step_executor", "cached thread pool");
-        m.put("warmup_jobs", o.integer("warmup"));
+        m.put("warmup_jobs", o.warmup);
         return m;
     }
 
@@ -791,7 +791,7 @@ public final class Bench {
     // ------------------------------------------------------------------ helpers
 
     private void dropSchema(String schema) {
-        if (o.flag("keep-schemas")) {
+        if (o.keepSchemas) {
             return;
         }
         try (HikariDataSource admin = db.pool("bench-drop", 1)) {
