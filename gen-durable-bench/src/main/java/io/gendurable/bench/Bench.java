@@ -110,7 +110,7 @@ public final class Bench {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("serve", db.url());
         m.put("embedded", db.embedded());
-        System.out.println(JsonOut.write(m));
+        System.out.println(Json.line(m));
         System.out.flush();
         while (System.in.read() >= 0) {
             // until EOF
@@ -163,7 +163,7 @@ public final class Bench {
         if (json.containsKey("error") || Boolean.FALSE.equals(json.get("complete"))) {
             ok = false;
         }
-        out.println(JsonOut.write(json));
+        out.println(Json.line(json));
         out.flush();
         return ok;
     }

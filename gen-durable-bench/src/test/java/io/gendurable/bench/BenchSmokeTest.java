@@ -58,7 +58,7 @@ class BenchSmokeTest {
 
     @Test
     void jsonIsEscaped() {
-        assertEquals("{\"a\":\"x\\\"y\\n\"}", JsonOut.write(Map.of("a", "x\"y\n")));
-        assertEquals("[1,2.500,null,12345.7]", JsonOut.write(java.util.Arrays.asList(1, 2.5, null, 12345.67)));
+        assertEquals("{\"a\":\"x\\\"y\\n\"}", Json.line(Map.of("a", "x\"y\n")));
+        assertEquals("[1,2.500,null,12345.7]", Json.line(java.util.Arrays.asList(1, 2.5, null, 12345.67)));
     }
 }

@@ -152,7 +152,7 @@ public final class DbSchedulerJobs {
         }
         json.put("jvm", Machine.jvm());
         json.put("elapsed_s", (System.nanoTime() - t0) / 1e9);
-        System.out.println(JsonOut.write(json));
+        System.out.println(Json.line(json));
         System.out.flush();
         System.exit(ok ? 0 : 1);
     }
