@@ -98,11 +98,6 @@ final class Options {
     @Parameters(paramLabel = "scenario", description = "what to run (below), or all; a jdbc: URL here is --db")
     List<String> words = new ArrayList<>();
 
-    private static final String SCENARIOS = """
-            scenarios: jobs fsm insert latency backlog fanout limited ceiling, or all (every one, in that order);
-                       serve (start the embedded PostgreSQL, print its URL, wait until stdin closes)
-            """;
-
     /** The scenarios named on the command line ({@code help} first when asked for). */
     final List<String> scenarios = new ArrayList<>();
 
@@ -125,7 +120,7 @@ final class Options {
 
     static String usage() {
         CommandLine cmd = command(new Options());
-        cmd.getCommandSpec().usageMessage().footer(SCENARIOS);
+        cmd.getCommandSpec().usageMessage().footer(Scenario.help());
         return cmd.getUsageMessage(CommandLine.Help.Ansi.OFF);
     }
 

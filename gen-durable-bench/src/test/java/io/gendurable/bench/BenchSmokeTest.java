@@ -37,7 +37,7 @@ class BenchSmokeTest {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         Options o = Options.parse(new String[]{"--n=200", "--repeat=1", "--warmup=0", "--concurrency=16", "--prefetch=16",
                 "--pool=4", "--stall-seconds=30"});
-        boolean ok = new Bench(o, db, new PrintStream(buf, true, StandardCharsets.UTF_8)).run("jobs");
+        boolean ok = new Bench(o, db, new PrintStream(buf, true, StandardCharsets.UTF_8)).run(Scenario.named("jobs").orElseThrow());
         String out = buf.toString(StandardCharsets.UTF_8).strip();
         assertTrue(ok, out);
         assertEquals(1, out.lines().count(), out);

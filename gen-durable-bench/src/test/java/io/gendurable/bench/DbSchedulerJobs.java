@@ -142,13 +142,9 @@ public final class DbSchedulerJobs {
                         (double) r.get("jobs_per_s"), r.get("cpu")));
                 runs.add(r);
             }
-            ok = runs.stream().allMatch(r -> Boolean.TRUE.equals(r.get("complete")));
-            List<Object> rates = runs.stream().map(r -> r.get("jobs_per_s")).toList();
-            runs.sort(java.util.Comparator.comparingDouble(r -> (double) r.get("jobs_per_s")));
-            Map<String, Object> median = new LinkedHashMap<>(runs.get((runs.size() - 1) / 2));
-            median.put("runs_jobs_per_s", rates);
+            ok = BurnDown.allComplete(runs);
             json.put("complete", ok);
-            json.put("results", median);
+            json.put("results", BurnDown.median(runs, "jobs"));
         }
         json.put("jvm", Machine.jvm());
         json.put("elapsed_s", (System.nanoTime() - t0) / 1e9);
@@ -193,18 +189,11 @@ public final class DbSchedulerJobs {
                         }
                     })
                     .build();
-            Machine.Split cpu = Machine.Split.now(ds);
+            CpuSplit cpu = CpuSplit.now(ds);
             long t0 = System.nanoTime();
             scheduler.start();
             boolean complete = progress.await(stallSeconds);
-            long end = progress.tEnd() == 0 ? System.nanoTime() : progress.tEnd();
-            double seconds = (end - t0) / 1e9;
-            long counted = progress.tEnd() == 0 ? progress.count() : n;
-            r.put("jobs", counted);
-            r.put("seconds", seconds);
-            r.put("jobs_per_s", counted / seconds);
-            r.put("steady_jobs_per_s", progress.steadyRate());
-            r.put("first_10pct_s", progress.t10() == 0 ? null : (progress.t10() - t0) / 1e9);
+            r.putAll(BurnDown.rates(progress, t0, n, "jobs"));
             r.put("cpu", cpu.since());
             r.put("heap_used_mb", Machine.heapUsedMb());
             scheduler.stop();
