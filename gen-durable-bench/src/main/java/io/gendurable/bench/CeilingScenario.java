@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The database's ceiling for the engine's shape, no engine involved: a bare JDBC loop on the
- * engine's own table and indexes that claims 100 rows ({@code SKIP LOCKED}), commits, then
- * commits their next state ({@code done}) in one {@code UPDATE … FROM unnest}.
+ * engine's own table and indexes that claims 100 rows ({@code SKIP LOCKED}, stamping a fencing
+ * token as the engine's claim does), commits, then commits their next state ({@code done}) in one
+ * {@code UPDATE … FROM unnest} matched on the token, as the engine's flush does.
  */
 final class CeilingScenario implements Scenario.Body {
     private static final int BATCH = 100;
@@ -47,13 +48,15 @@ final class CeilingScenario implements Scenario.Body {
     /** @return the rows set done by {@code threads} threads claiming and finishing until none is left */
     private static long loop(HikariDataSource ds, String t, int threads) throws Exception {
         String claimSql = "UPDATE " + t + " g SET status = 'executing', locked_by = ?, "
-                + "lease_expires_at = now() + interval '1 minute', updated_at = now() "
+                + "lease_expires_at = now() + interval '1 minute', updated_at = now(), "
+                + "claim_token = nextval('" + t + "_claim_token') "
                 + "FROM (SELECT id FROM " + t + " WHERE queue = 'default' AND status = 'runnable' "
                 + "AND eligible_at <= now() ORDER BY priority, eligible_at LIMIT ? "
-                + "FOR NO KEY UPDATE SKIP LOCKED) c WHERE g.id = c.id RETURNING g.id, g.state";
+                + "FOR NO KEY UPDATE SKIP LOCKED) c WHERE g.id = c.id RETURNING g.id, g.state, g.claim_token";
         String doneSql = "UPDATE " + t + " g SET status = 'done', locked_by = NULL, lease_expires_at = NULL, "
-                + "result = NULL, updated_at = now() FROM unnest(?::bigint[]) AS u(id) "
-                + "WHERE g.id = u.id AND g.locked_by = ? AND g.status = 'executing'";
+                + "claim_token = NULL, result = NULL, updated_at = now() "
+                + "FROM unnest(?::bigint[], ?::bigint[]) AS u(id, token) "
+                + "WHERE g.id = u.id AND g.claim_token = u.token AND g.locked_by = ? AND g.status = 'executing'";
         AtomicLong steps = new AtomicLong();
         Parallel.run(threads, th -> {
             String worker = "ceiling-" + th;
@@ -64,10 +67,12 @@ final class CeilingScenario implements Scenario.Body {
                     claim.setString(1, worker);
                     claim.setInt(2, BATCH);
                     List<Long> ids = new ArrayList<>(BATCH);
+                    List<Long> tokens = new ArrayList<>(BATCH);
                     try (var rs = claim.executeQuery()) {
                         while (rs.next()) {
                             ids.add(rs.getLong(1));
                             rs.getString(2);
+                            tokens.add(rs.getLong(3));
                         }
                     }
                     c.commit();
@@ -75,7 +80,8 @@ final class CeilingScenario implements Scenario.Body {
                         return;
                     }
                     done.setArray(1, c.createArrayOf("bigint", ids.toArray()));
-                    done.setString(2, worker);
+                    done.setArray(2, c.createArrayOf("bigint", tokens.toArray()));
+                    done.setString(3, worker);
                     steps.addAndGet(done.executeUpdate());
                     c.commit();
                 }
