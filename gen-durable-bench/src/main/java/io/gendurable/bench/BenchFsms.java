@@ -22,6 +22,11 @@ public final class BenchFsms {
     public record Args(int n) {
     }
 
+    /** @return no-op job number {@code i} */
+    public static NewInstance noop(int i) {
+        return NewInstance.of(NoopJob.class, new Args(i));
+    }
+
     /** A no-op job: completes at once with no result. */
     @DurableFsm(name = "bench-job", maxAttempts = 3)
     public static final class NoopJob implements Job<Args> {

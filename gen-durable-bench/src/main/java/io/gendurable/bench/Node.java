@@ -1,6 +1,7 @@
 package io.gendurable.bench;
 
 import io.gendurable.Fsm;
+import io.gendurable.NewInstance;
 import io.gendurable.impl.core.Engine;
 import io.gendurable.impl.core.EngineConfig;
 import io.gendurable.impl.core.EngineEvents;
@@ -8,12 +9,15 @@ import io.gendurable.impl.core.FsmDefinition;
 import io.gendurable.impl.core.FsmRegistry;
 
 import javax.sql.DataSource;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 
 /** One engine with its own executors, on a shared pool. */
 final class Node implements AutoCloseable {
@@ -32,9 +36,27 @@ final class Node implements AutoCloseable {
                 .events(events == null ? EngineEvents.NONE : events).build();
     }
 
+    /** @return a started node with no queues and 2 timer threads, for loading rows */
+    static Node loader(DataSource ds, EngineConfig config, Fsm<?>... fsms) {
+        return new Node("loader", ds, config, 2, null, fsms).start();
+    }
+
     Node start() {
         engine.start();
         return this;
+    }
+
+    /** Inserts {@code row(0…rows-1)} with {@code insertAll} in batches of {@code batch}, from {@code threads} threads. */
+    void insertAll(int rows, int threads, int batch, IntFunction<NewInstance> row) throws Exception {
+        Parallel.run(threads, t -> {
+            for (int from = t * batch; from < rows; from += threads * batch) {
+                List<NewInstance> list = new ArrayList<>(batch);
+                for (int i = from; i < Math.min(rows, from + batch); i++) {
+                    list.add(row.apply(i));
+                }
+                engine.insertAll(list);
+            }
+        });
     }
 
     private static ThreadFactory threads(String prefix) {

@@ -1,121 +1,139 @@
 package io.gendurable.bench;
 
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
- * The bench's command line: {@code [--key=value | --key value]... [scenario...]}. Every key has a
- * default tuned for a 2-core machine; {@link #usage()} lists them.
+ * The bench's command line: {@code [jdbc-url] [--key=value | --key value]... [scenario...]}
+ * (picocli). Every key has a default tuned for a 2-core machine; {@link #usage()} lists them.
+ * Integers may be written with underscores ({@code --backlog=1_000_000}); switches take
+ * {@code on|off|true|false|1|0}.
  */
-public final class Options {
-    static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
-    static final Map<String, String> HELP = new LinkedHashMap<>();
+@Command(name = "bench.sh", sortOptions = false, usageHelpWidth = 120,
+        customSynopsis = "bench.sh [jdbc-url] [--option=value]... scenario...")
+final class Options {
+    @Option(names = "--db", description = "JDBC URL (else $" + BenchDb.URL_ENV + ", else an embedded PostgreSQL)")
+    String db = "";
+    @Option(names = "--fsync", arity = "1", defaultValue = "on",
+            description = "embedded server only: fsync and synchronous_commit on|off [${DEFAULT-VALUE}]")
+    boolean fsync;
+    @Option(names = "--pg-config", description = "embedded server only: extra settings, name=value;name=value")
+    String pgConfig = "";
+    @Option(names = "--n", description = "jobs to burn down (jobs, limited, ceiling) [${DEFAULT-VALUE}]")
+    int n = 20_000;
+    @Option(names = "--fsm-n", description = "FSM instances (fsm); steps = fsm-n x k [${DEFAULT-VALUE}]")
+    int fsmN = 4000;
+    @Option(names = "--k", description = "steps per FSM instance (fsm) [${DEFAULT-VALUE}]")
+    int k = 5;
+    @Option(names = "--repeat",
+            description = "runs of each burn-down (jobs, fsm, limited); the median is reported [${DEFAULT-VALUE}]")
+    int repeat = 3;
+    @Option(names = "--warmup",
+            description = "no-op jobs burnt before the first scenario, in rounds of n (0: none) [${DEFAULT-VALUE}]")
+    int warmup = 100_000;
+    @Option(names = "--concurrency", description = "the queue's concurrency (steps in flight) [${DEFAULT-VALUE}]")
+    int concurrency = 64;
+    @Option(names = "--prefetch", description = "rows buffered beyond the running slots [${DEFAULT-VALUE}]")
+    int prefetch = 64;
+    @Option(names = "--min-demand", description = "pick only when at least this many slots are free [${DEFAULT-VALUE}]")
+    int minDemand = 16;
+    @Option(names = "--poll-ms", description = "idle poll interval [${DEFAULT-VALUE}]")
+    int pollMs = 1000;
+    @Option(names = "--max-poll-ms", description = "idle poll backoff ceiling [${DEFAULT-VALUE}]")
+    int maxPollMs = 5000;
+    @Option(names = "--flush-batch", description = "flusher max-batch [${DEFAULT-VALUE}]")
+    int flushBatch = 64;
+    @Option(names = "--flush-delay-ms", description = "flusher max-delay [${DEFAULT-VALUE}]")
+    int flushDelayMs = 2;
+    @Option(names = "--flush-parallelism", description = "flush transactions open at once [${DEFAULT-VALUE}]")
+    int flushParallelism = 2;
+    @Option(names = "--pool", description = "Hikari pool size [${DEFAULT-VALUE}]")
+    int pool = 16;
+    @Option(names = "--timer-threads",
+            description = "threads of the engine's timer (fills, flushes, heartbeats) [${DEFAULT-VALUE}]")
+    int timerThreads = 4;
+    @Option(names = "--insert-threads", description = "threads of the insert scenario [${DEFAULT-VALUE}]")
+    int insertThreads = 8;
+    @Option(names = "--insert-rows", description = "rows per insertAll measurement (insert) [${DEFAULT-VALUE}]")
+    int insertRows = 20_000;
+    @Option(names = "--single-rows",
+            description = "rows inserted one by one from the threads (insert) [${DEFAULT-VALUE}]")
+    int singleRows = 8000;
+    @Option(names = "--rate", description = "inserts per second (latency) [${DEFAULT-VALUE}]")
+    int rate = 200;
+    @Option(names = "--seconds", description = "seconds of inserts (latency) [${DEFAULT-VALUE}]")
+    int seconds = 10;
+    @Option(names = "--waiters", description = "instances parked on a signal (latency) [${DEFAULT-VALUE}]")
+    int waiters = 1000;
+    @Option(names = "--signal-rate", description = "signals per second (latency) [${DEFAULT-VALUE}]")
+    int signalRate = 200;
+    @Option(names = "--backlog", description = "rows waiting (backlog) [${DEFAULT-VALUE}]")
+    int backlog = 1_000_000;
+    @Option(names = "--backlog-batch", description = "rows per insertAll while loading the backlog [${DEFAULT-VALUE}]")
+    int backlogBatch = 5000;
+    @Option(names = "--backlog-burn", description = "rows burnt down of the backlog [${DEFAULT-VALUE}]")
+    int backlogBurn = 50_000;
+    @Option(names = "--fanout", description = "children of the one parent (fanout) [${DEFAULT-VALUE}]")
+    int fanout = 10_000;
+    @Option(names = "--gate-limit", description = "K of the gate (limited) [${DEFAULT-VALUE}]")
+    int gateLimit = 50;
+    @Option(names = "--gate-keys", description = "gated keys, round-robin over the jobs (limited) [${DEFAULT-VALUE}]")
+    int gateKeys = 4;
+    @Option(names = "--rate-limit",
+            description = "starts per second of the rate limit (limited): high, not the bottleneck [${DEFAULT-VALUE}]")
+    int rateLimit = 1_000_000;
+    @Option(names = "--stall-seconds",
+            description = "give a scenario up when nothing commits for this long [${DEFAULT-VALUE}]")
+    int stallSeconds = 60;
+    @Option(names = "--keep-schemas", arity = "1", defaultValue = "false",
+            description = "keep each scenario's schema instead of dropping it [${DEFAULT-VALUE}]")
+    boolean keepSchemas;
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "this text")
+    boolean help;
+    @Parameters(paramLabel = "scenario", description = "what to run (below), or all; a jdbc: URL here is --db")
+    List<String> words = new ArrayList<>();
 
-    static {
-        def("db", "", "JDBC URL (else $" + BenchDb.URL_ENV + ", else an embedded PostgreSQL)");
-        def("fsync", "on", "embedded server only: fsync and synchronous_commit on|off");
-        def("pg-config", "", "embedded server only: extra settings, name=value;name=value");
-        def("n", "20000", "jobs to burn down (jobs, limited)");
-        def("fsm-n", "4000", "FSM instances (fsm); steps = fsm-n x k");
-        def("k", "5", "steps per FSM instance (fsm)");
-        def("repeat", "3", "runs of each burn-down (jobs, fsm, limited); the median is reported");
-        def("warmup", "100000", "no-op jobs burnt before the first scenario, in rounds of n, for the JIT (0: none)");
-        def("concurrency", "64", "the queue's concurrency (steps in flight)");
-        def("prefetch", "64", "rows buffered beyond the running slots");
-        def("min-demand", "16", "pick only when at least this many slots are free");
-        def("poll-ms", "1000", "idle poll interval");
-        def("max-poll-ms", "5000", "idle poll backoff ceiling");
-        def("flush-batch", "64", "flusher max-batch");
-        def("flush-delay-ms", "2", "flusher max-delay");
-        def("flush-parallelism", "2", "flush transactions open at once");
-        def("pool", "16", "Hikari pool size");
-        def("timer-threads", "4", "threads of the engine's timer (fills, flushes, heartbeats)");
-        def("insert-threads", "8", "threads of the insert scenario");
-        def("insert-rows", "20000", "rows per insertAll measurement (insert)");
-        def("single-rows", "8000", "rows inserted one by one from the threads (insert)");
-        def("rate", "200", "inserts per second (latency)");
-        def("seconds", "10", "seconds of inserts (latency)");
-        def("waiters", "1000", "instances parked on a signal (latency)");
-        def("signal-rate", "200", "signals per second (latency)");
-        def("backlog", "1000000", "rows waiting (backlog)");
-        def("backlog-batch", "5000", "rows per insertAll while loading the backlog");
-        def("backlog-burn", "50000", "rows burnt down of the backlog");
-        def("fanout", "10000", "children of the one parent (fanout)");
-        def("gate-limit", "50", "K of the gate (limited)");
-        def("gate-keys", "4", "gated keys, round-robin over the jobs (limited)");
-        def("rate-limit", "1000000", "starts per second of the rate limit (limited): high, not the bottleneck");
-        def("stall-seconds", "60", "give a scenario up when nothing commits for this long");
-        def("keep-schemas", "false", "keep each scenario's schema (default: dropped after the scenario)");
-    }
-
-    private static void def(String key, String value, String help) {
-        DEFAULTS.put(key, value);
-        HELP.put(key, help);
-    }
-
-    final Map<String, String> values = new LinkedHashMap<>(DEFAULTS);
+    /** The scenarios named on the command line ({@code help} first when asked for). */
     final List<String> scenarios = new ArrayList<>();
 
+    /** @throws CommandLine.ParameterException on an unknown option or a malformed value */
     static Options parse(String[] args) {
         Options o = new Options();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("-h") || a.equals("--help")) {
-                o.scenarios.add("help");
-            } else if (a.startsWith("--")) {
-                String key;
-                String value;
-                int eq = a.indexOf('=');
-                if (eq > 0) {
-                    key = a.substring(2, eq);
-                    value = a.substring(eq + 1);
-                } else {
-                    key = a.substring(2);
-                    if (i + 1 >= args.length) {
-                        throw new IllegalArgumentException("--" + key + " needs a value");
-                    }
-                    value = args[++i];
-                }
-                if (!DEFAULTS.containsKey(key)) {
-                    throw new IllegalArgumentException("unknown option --" + key + "\n" + usage());
-                }
-                o.values.put(key, value);
-            } else if (a.startsWith("jdbc:")) {
-                o.values.put("db", a);
+        command(o).parseArgs(args);
+        for (String w : o.words) {
+            if (w.startsWith("jdbc:")) {
+                o.db = w;
             } else {
-                o.scenarios.add(a);
+                o.scenarios.add(w);
             }
+        }
+        if (o.help) {
+            o.scenarios.add(0, "help");
         }
         return o;
     }
 
-    String str(String key) {
-        return values.get(key);
-    }
-
-    int integer(String key) {
-        try {
-            return Integer.parseInt(values.get(key).replace("_", ""));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--" + key + " must be an integer, got " + values.get(key));
-        }
-    }
-
-    boolean flag(String key) {
-        String v = values.get(key);
-        return v.equalsIgnoreCase("on") || v.equalsIgnoreCase("true") || v.equals("1");
-    }
-
     static String usage() {
-        StringBuilder b = new StringBuilder("""
-                usage: Bench [jdbc-url] [--option=value]... scenario...
-                scenarios: jobs fsm insert latency backlog fanout limited ceiling, or all (every one, in that order);
-                           serve (start the embedded PostgreSQL, print its URL, wait until stdin closes)
-                options:
-                """);
-        DEFAULTS.forEach((k, v) -> b.append(String.format("  --%-16s %-9s %s%n", k, v.isEmpty() ? "-" : v, HELP.get(k))));
-        return b.toString();
+        CommandLine cmd = command(new Options());
+        cmd.getCommandSpec().usageMessage().footer(Scenario.help());
+        return cmd.getUsageMessage(CommandLine.Help.Ansi.OFF);
+    }
+
+    /** @return a parser for {@code spec} that reads integers with underscores and switches as on|off */
+    static CommandLine command(Object spec) {
+        CommandLine.ITypeConverter<Integer> integer = s -> Integer.parseInt(s.replace("_", ""));
+        CommandLine.ITypeConverter<Boolean> onOff = s -> switch (s.toLowerCase(java.util.Locale.ROOT)) {
+            case "on", "true", "1" -> true;
+            case "off", "false", "0" -> false;
+            default -> throw new CommandLine.TypeConversionException("expected on|off|true|false, got " + s);
+        };
+        return new CommandLine(spec).setExpandAtFiles(false).setUsageHelpLongOptionsMaxWidth(30)
+                .registerConverter(Integer.class, integer).registerConverter(int.class, integer)
+                .registerConverter(Boolean.class, onOff).registerConverter(boolean.class, onOff);
     }
 }

@@ -1,24 +1,74 @@
 package io.gendurable.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Keeps the harness working without benchmarking during the build: the {@code jobs} scenario and
- * the db-scheduler baseline with N = 200, on the tests' database ({@code GENDURABLE_TEST_DB_URL},
- * else an embedded server with fsync off: a smoke test measures nothing).
+ * Keeps the harness working without benchmarking during the build: every scenario with tiny
+ * parameters and the db-scheduler baseline with N = 200, on the tests' database
+ * ({@code GENDURABLE_TEST_DB_URL}, else an embedded server with fsync off: a smoke test measures
+ * nothing). Each line must parse as JSON and carry the fields docs/performance.md and compare.sh read.
  */
 class BenchSmokeTest {
+    /** Small enough for the build: the whole set runs in well under a minute. */
+    private static final String[] SMALL = {"--n=200", "--repeat=1", "--warmup=0", "--concurrency=16", "--prefetch=16",
+        "--pool=4", "--stall-seconds=30", "--fsm-n=40", "--k=3", "--insert-rows=200", "--single-rows=50",
+        "--insert-threads=2", "--rate=50", "--seconds=1", "--waiters=20", "--signal-rate=50", "--backlog=500",
+        "--backlog-burn=200", "--backlog-batch=100", "--fanout=50"};
+
+    /** Every line's fields. */
+    private static final List<String> COMMON = List.of("/scenario", "/engine", "/git", "/started_at",
+            "/load_avg_before", "/params", "/results", "/config/queues", "/config/hikari_pool",
+            "/db/synchronous_commit", "/db/server_version", "/jvm/heap_used_mb", "/versions/postgresql_jdbc",
+            "/elapsed_s");
+
+    /** Each scenario's figures, as docs/performance.md names them. */
+    private static final Map<String, List<String>> FIGURES = Map.of(
+            "jobs", List.of("/results/jobs_per_s", "/results/steady_jobs_per_s", "/results/first_10pct_s",
+                    "/results/preinsert_rows_per_s", "/results/runs_jobs_per_s", "/results/cpu/jvm_cpu_s",
+                    "/results/jvm_threads_cpu_s", "/results/outcomes/done", "/engine_metrics/picks",
+                    "/engine_metrics/outcomes_per_flush"),
+            "fsm", List.of("/results/inline_false/steps_per_s", "/results/inline_true/steps_per_s",
+                    "/results/inline_true/runs_steps_per_s", "/results/inline_speedup",
+                    "/engine_metrics/inline_false/flushes", "/engine_metrics/inline_true/flushes"),
+            "insert", List.of("/results/insert_all_1_thread/rows_per_s", "/results/insert_all_2_threads/cpu",
+                    "/results/single_1_thread/insert_ms/p50", "/results/single_2_threads/insert_ms/p99",
+                    "/results/rows_in_table", "/engine_metrics/picks"),
+            "latency", List.of("/results/insert_to_start/insert_to_start_ms/p50",
+                    "/results/insert_to_start/insert_call_ms/max", "/results/insert_to_start/achieved_rate_per_s",
+                    "/results/signal_to_wake/signal_to_woken_step_ms/p99", "/results/signal_to_wake/undelivered"),
+            "backlog", List.of("/results/load/rows_per_s", "/results/burn/jobs_per_s",
+                    "/results/burn/heap_used_after_gc_mb", "/results/burn/heap_before_worker_after_gc_mb",
+                    "/results/rows_left"),
+            "fanout", List.of("/results/parent_first_step_ms", "/results/children_committed_ms",
+                    "/results/last_child_done_ms", "/results/parent_woken_ms", "/results/join_ms",
+                    "/results/children_per_s", "/results/children_seen_by_parent"),
+            "limited", List.of("/results/unlimited/jobs_per_s", "/results/gate/jobs_per_s",
+                    "/results/rate_limit/jobs_per_s", "/results/gate_vs_unlimited", "/results/rate_limit_vs_unlimited",
+                    "/engine_metrics/gate/gate_throttled", "/limits/gate"),
+            "ceiling", List.of("/results/threads_1/steps_per_s", "/results/threads_4/steps_per_s",
+                    "/results/threads_4/cpu/wall_s"));
+
     static BenchDb db;
 
     @BeforeAll
@@ -32,19 +82,46 @@ class BenchSmokeTest {
         db.close();
     }
 
-    @Test
-    void jobsScenarioPrintsOneCompleteJsonLine() {
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        Options o = Options.parse(new String[]{"--n=200", "--repeat=1", "--warmup=0", "--concurrency=16", "--prefetch=16",
-                "--pool=4", "--stall-seconds=30"});
-        boolean ok = new Bench(o, db, new PrintStream(buf, true, StandardCharsets.UTF_8)).run("jobs");
-        String out = buf.toString(StandardCharsets.UTF_8).strip();
-        assertTrue(ok, out);
+    static List<String> scenarios() {
+        return Scenario.ALL.stream().map(Scenario::name).toList();
+    }
+
+    @ParameterizedTest
+    @MethodSource("scenarios")
+    void everyScenarioPrintsOneCompleteJsonLineWithItsFigures(String name) {
+        String out = run(name);
         assertEquals(1, out.lines().count(), out);
+        JsonObject line = jakarta.json.Json.createReader(new StringReader(out)).readObject();
+        List<String> absent = new ArrayList<>();
+        for (String pointer : concat(COMMON, FIGURES.get(name))) {
+            if (!jakarta.json.Json.createPointer(pointer).containsValue(line)) {
+                absent.add(pointer);
+            }
+        }
+        assertTrue(absent.isEmpty(), "absent " + absent + " in " + out);
+        assertEquals(name, line.getString("scenario"));
+        assertTrue(!line.containsKey("complete") || line.get("complete") == JsonValue.TRUE, out);
+        assertTrue(!line.containsKey("error"), out);
+    }
+
+    @Test
+    void everyScenarioHasItsFiguresListedHere() {
+        assertEquals(FIGURES.keySet(), Map.copyOf(Scenario.ALL.stream()
+                .collect(java.util.stream.Collectors.toMap(Scenario::name, s -> s))).keySet());
+    }
+
+    @Test
+    void jobsLineCarriesWhatCompareShReads() {
+        String out = run("jobs");
         assertTrue(out.startsWith("{\"scenario\":\"jobs\""), out);
         assertTrue(out.contains("\"jobs\":200,"), out);
         assertTrue(out.contains("\"rows_done\":200"), out);
-        assertTrue(out.contains("\"synchronous_commit\":"), out);
+        // compare.sh: grep -o '"jobs_per_s":[0-9.]*' | head -1
+        Matcher m = Pattern.compile("\"jobs_per_s\":([0-9.]*)").matcher(out);
+        assertTrue(m.find(), out);
+        JsonObject line = jakarta.json.Json.createReader(new StringReader(out)).readObject();
+        assertEquals(line.getJsonObject("results").getJsonNumber("jobs_per_s").doubleValue(),
+                Double.parseDouble(m.group(1)), 1e-9);
     }
 
     @Test
@@ -57,8 +134,39 @@ class BenchSmokeTest {
     }
 
     @Test
-    void jsonIsEscaped() {
-        assertEquals("{\"a\":\"x\\\"y\\n\"}", JsonOut.write(Map.of("a", "x\"y\n")));
-        assertEquals("[1,2.500,null,12345.7]", JsonOut.write(java.util.Arrays.asList(1, 2.5, null, 12345.67)));
+    void optionsKeepTheirSpellings() {
+        Options o = Options.parse(new String[]{"jdbc:postgresql://h/db?user=u", "--n=1_000", "--k", "7",
+            "--fsync=off", "--keep-schemas", "true", "jobs", "fsm"});
+        assertEquals("jdbc:postgresql://h/db?user=u", o.db);
+        assertEquals(1000, o.n);
+        assertEquals(7, o.k);
+        assertEquals(false, o.fsync);
+        assertEquals(true, o.keepSchemas);
+        assertEquals(List.of("jobs", "fsm"), o.scenarios);
+        assertEquals(List.of("help"), Options.parse(new String[]{"--help"}).scenarios);
+        assertThrows(picocli.CommandLine.ParameterException.class, () -> Options.parse(new String[]{"--nope=1"}));
+        assertTrue(Options.usage().contains("--flush-delay-ms") && Options.usage().contains("ceiling"));
+    }
+
+    @Test
+    void jsonIsEscapedAndRounded() {
+        assertEquals("{\"a\":\"x\\\"y\\n\"}", Json.line(Map.of("a", "x\"y\n")));
+        assertEquals("[1,2.500,null,12345.7,null,3]",
+                Json.line(java.util.Arrays.asList(1, 2.5, null, 12345.67, Double.NaN, 3.0)));
+    }
+
+    private static String run(String name) {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        boolean ok = new Bench(Options.parse(SMALL), db, new PrintStream(buf, true, StandardCharsets.UTF_8))
+                .run(Scenario.named(name).orElseThrow());
+        String out = buf.toString(StandardCharsets.UTF_8).strip();
+        assertTrue(ok, out);
+        return out;
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 }

@@ -8,6 +8,9 @@ import com.github.kagkarlsson.scheduler.task.TaskInstance;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.zaxxer.hikari.HikariDataSource;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -51,39 +54,57 @@ public final class DbSchedulerJobs {
     private DbSchedulerJobs() {
     }
 
-    public static void main(String[] args) throws Exception {
+    /** The baseline's command line: the bench's spelling for what the two share. */
+    @Command(name = "DbSchedulerJobs", customSynopsis = "BENCH_MAIN=io.gendurable.bench.DbSchedulerJobs bench.sh"
+            + " [jdbc-url] [--option=value]...", usageHelpWidth = 120)
+    static final class Args {
+        @Option(names = "--db", description = "JDBC URL (else $" + BenchDb.URL_ENV + ", else an embedded PostgreSQL)")
+        String db;
+        @Option(names = "--n", description = "tasks to burn down [${DEFAULT-VALUE}]")
+        int n = 20_000;
+        @Option(names = "--threads", description = "db-scheduler's threads [${DEFAULT-VALUE}]")
+        int threads = 32;
+        @Option(names = "--warmup", description = "no-op tasks burnt first, in rounds of n [${DEFAULT-VALUE}]")
+        int warmup = 100_000;
+        @Option(names = "--repeat", description = "measured runs; the median is reported [${DEFAULT-VALUE}]")
+        int repeat = 3;
+        @Option(names = "--pool", description = "Hikari pool size [threads + 4]")
+        Integer pool;
+        @Option(names = "--lower", description = "lock-and-fetch lower limit [${DEFAULT-VALUE}]")
+        double lower = 0.5;
+        @Option(names = "--upper", description = "lock-and-fetch upper limit [${DEFAULT-VALUE}]")
+        double upper = 3.0;
+        @Option(names = "--stall-seconds", description = "give up when nothing completes for this long [${DEFAULT-VALUE}]")
+        int stallSeconds = 60;
+        @Option(names = "--fsync", arity = "1", defaultValue = "on", description = "embedded server only [${DEFAULT-VALUE}]")
+        boolean fsync;
+        @Parameters(paramLabel = "jdbc-url", arity = "0..1", description = "the same as --db")
+        String url;
+    }
+
+    public static void main(String[] argv) throws Exception {
         Bench.quietLogs();
-        String url = null;
-        Map<String, String> opt = new LinkedHashMap<>(Map.of("n", "20000", "threads", "32", "warmup", "100000",
-                "fsync", "on", "lower", "0.5", "upper", "3.0", "stall-seconds", "60", "repeat", "3"));
-        for (String a : args) {
-            if (a.startsWith("jdbc:")) {
-                url = a;
-            } else if (a.startsWith("--") && a.contains("=")) {
-                String k = a.substring(2, a.indexOf('='));
-                if (!opt.containsKey(k) && !k.equals("pool") && !k.equals("db")) {
-                    System.err.println("unknown option " + a + "; known: " + opt.keySet() + ", pool, db");
-                    System.exit(2);
-                }
-                opt.put(k, a.substring(a.indexOf('=') + 1));
-            } else {
-                System.err.println("usage: DbSchedulerJobs [jdbc-url] [--n=20000] [--threads=32] [--warmup=100000]"
-                        + " [--repeat=3] [--pool=threads+4] [--lower=0.5] [--upper=3.0]");
-                System.exit(2);
+        Args a = new Args();
+        try {
+            var cmd = Options.command(a);
+            cmd.parseArgs(argv);
+            if (a.url != null && !a.url.startsWith("jdbc:")) {
+                throw new picocli.CommandLine.ParameterException(cmd, "not a JDBC URL: " + a.url);
             }
+        } catch (picocli.CommandLine.ParameterException e) {
+            System.err.println(e.getMessage() + "\n" + e.getCommandLine().getUsageMessage());
+            System.exit(2);
         }
-        if (url == null) {
-            url = opt.get("db");
-        }
-        int n = Integer.parseInt(opt.get("n"));
-        int threads = Integer.parseInt(opt.get("threads"));
-        int warmup = Integer.parseInt(opt.get("warmup"));
-        int pool = Integer.parseInt(opt.getOrDefault("pool", String.valueOf(threads + 4)));
-        double lower = Double.parseDouble(opt.get("lower"));
-        double upper = Double.parseDouble(opt.get("upper"));
-        int stall = Integer.parseInt(opt.get("stall-seconds"));
-        int repeat = Integer.parseInt(opt.get("repeat"));
-        boolean fsync = !opt.get("fsync").equals("off");
+        String url = a.url != null ? a.url : a.db;
+        int n = a.n;
+        int threads = a.threads;
+        int warmup = a.warmup;
+        int pool = a.pool != null ? a.pool : threads + 4;
+        double lower = a.lower;
+        double upper = a.upper;
+        int stall = a.stallSeconds;
+        int repeat = a.repeat;
+        boolean fsync = a.fsync;
         long t0 = System.nanoTime();
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("scenario", "jobs");
@@ -121,17 +142,13 @@ public final class DbSchedulerJobs {
                         (double) r.get("jobs_per_s"), r.get("cpu")));
                 runs.add(r);
             }
-            ok = runs.stream().allMatch(r -> Boolean.TRUE.equals(r.get("complete")));
-            List<Object> rates = runs.stream().map(r -> r.get("jobs_per_s")).toList();
-            runs.sort(java.util.Comparator.comparingDouble(r -> (double) r.get("jobs_per_s")));
-            Map<String, Object> median = new LinkedHashMap<>(runs.get((runs.size() - 1) / 2));
-            median.put("runs_jobs_per_s", rates);
+            ok = BurnDown.allComplete(runs);
             json.put("complete", ok);
-            json.put("results", median);
+            json.put("results", BurnDown.median(runs, "jobs"));
         }
         json.put("jvm", Machine.jvm());
         json.put("elapsed_s", (System.nanoTime() - t0) / 1e9);
-        System.out.println(JsonOut.write(json));
+        System.out.println(Json.line(json));
         System.out.flush();
         System.exit(ok ? 0 : 1);
     }
@@ -172,18 +189,11 @@ public final class DbSchedulerJobs {
                         }
                     })
                     .build();
-            Machine.Split cpu = Machine.Split.now(ds);
+            CpuSplit cpu = CpuSplit.now(ds);
             long t0 = System.nanoTime();
             scheduler.start();
             boolean complete = progress.await(stallSeconds);
-            long end = progress.tEnd() == 0 ? System.nanoTime() : progress.tEnd();
-            double seconds = (end - t0) / 1e9;
-            long counted = progress.tEnd() == 0 ? progress.count() : n;
-            r.put("jobs", counted);
-            r.put("seconds", seconds);
-            r.put("jobs_per_s", counted / seconds);
-            r.put("steady_jobs_per_s", progress.steadyRate());
-            r.put("first_10pct_s", progress.t10() == 0 ? null : (progress.t10() - t0) / 1e9);
+            r.putAll(BurnDown.rates(progress, t0, n, "jobs"));
             r.put("cpu", cpu.since());
             r.put("heap_used_mb", Machine.heapUsedMb());
             scheduler.stop();

@@ -1,0 +1,93 @@
+package io.gendurable.bench;
+
+import io.gendurable.impl.core.EngineConfig;
+import io.gendurable.impl.core.EngineMetrics;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/** The engine configuration the options describe, and how the lines report it and its metrics. */
+final class Engines {
+    private Engines() {
+    }
+
+    /** @return the configuration of a node with no queues: it inserts, runs nothing */
+    static EngineConfig client(Options o, String schema) {
+        return config(o, schema, Map.of());
+    }
+
+    /** @return the configuration of a worker: queue {@code default} with {@code --concurrency} */
+    static EngineConfig worker(Options o, String schema) {
+        return config(o, schema, Map.of("default", o.concurrency));
+    }
+
+    private static EngineConfig config(Options o, String schema, Map<String, Integer> queues) {
+        return EngineConfig.defaults().withNodeId("bench-" + ProcessHandle.current().pid()).withSchema(schema)
+                .withQueues(queues)
+                .withPrefetch(o.prefetch)
+                .withMinDemand(Math.min(o.minDemand, o.concurrency + o.prefetch))
+                .withPoll(Duration.ofMillis(o.pollMs), Duration.ofMillis(o.maxPollMs))
+                .withFlushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), o.flushBatch,
+                        Duration.ofMillis(o.flushDelayMs), o.flushParallelism)));
+    }
+
+    /** @return a line's {@code config}: the worker's configuration, the pool, the warm-up */
+    static Map<String, Object> describe(Options o) {
+        EngineConfig c = worker(o, "bench");
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("queues", c.queues());
+        m.put("prefetch", c.prefetch());
+        m.put("min_demand", c.minDemand());
+        m.put("poll_ms", c.pollInterval().toMillis());
+        m.put("max_poll_ms", c.maxPollInterval().toMillis());
+        m.put("flusher_max_batch", c.flushers().get(0).maxBatch());
+        m.put("flusher_max_delay_ms", c.flushers().get(0).maxDelay().toMillis());
+        m.put("lease_ttl_s", c.leaseTtl().toSeconds());
+        m.put("heartbeat_s", c.heartbeatInterval().toSeconds());
+        m.put("poke", c.poke().name().toLowerCase());
+        m.put("hikari_pool", o.pool);
+        m.put("timer_threads", o.timerThreads);
+        m.put("step_executor", "cached thread pool");
+        m.put("warmup_jobs", o.warmup);
+        return m;
+    }
+
+    /**
+     * @param p       the run's progress (flush timings), or null
+     * @param seconds the run's wall time, for the rates (0: none)
+     * @return a line's {@code engine_metrics}
+     */
+    static Map<String, Object> metrics(EngineMetrics m, Progress p, double seconds) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        long picks = m.picks.sum();
+        long picked = m.picked.sum();
+        long flushes = m.flushes.sum();
+        long outcomes = m.flushedOutcomes.sum();
+        r.put("picks", picks);
+        r.put("picked", picked);
+        r.put("rows_per_pick", picks == 0 ? null : (double) picked / picks);
+        r.put("flushes", flushes);
+        r.put("flushed_outcomes", outcomes);
+        r.put("outcomes_per_flush", flushes == 0 ? null : (double) outcomes / flushes);
+        if (seconds > 0) {
+            r.put("picks_per_s", picks / seconds);
+            r.put("flushes_per_s", flushes / seconds);
+        }
+        if (p != null && flushes > 0) {
+            r.put("flush_ms_mean", p.flushNanos() / 1e6 / flushes);
+            r.put("max_outcomes_per_flush", p.maxFlushOutcomes());
+        }
+        long steps = m.steps.values().stream().mapToLong(LongAdder::sum).sum();
+        r.put("step_code_us_mean", steps == 0 ? null : m.stepNanos.sum() / 1e3 / steps);
+        r.put("stale", m.stale.sum());
+        r.put("flush_errors", m.flushErrors.sum());
+        r.put("loop_errors", m.loopErrors.sum());
+        r.put("contended", m.contended.sum());
+        r.put("gate_throttled", m.gateThrottled.sum());
+        r.put("rate_throttled", m.rateThrottled.sum());
+        return r;
+    }
+}

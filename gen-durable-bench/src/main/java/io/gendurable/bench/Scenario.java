@@ -1,0 +1,48 @@
+package io.gendurable.bench;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One named measurement: its name on the command line (and in the line's {@code scenario}), one
+ * line of the usage text, and the class that measures. {@link Bench#run} prints its JSON line:
+ * the fields every line has (engine, versions, config, db, jvm…) around what the body puts in:
+ * {@code params}, {@code results}, {@code complete}, {@code engine_metrics}. See docs/performance.md.
+ */
+record Scenario(String name, String summary, Body body) {
+    /** Every scenario, in the order {@code all} runs them. */
+    static final List<Scenario> ALL = List.of(
+            new Scenario("jobs", "a worker burns down --n pre-inserted no-op jobs: jobs_per_s", new JobsScenario()),
+            new Scenario("fsm", "the same with --fsm-n FSMs of --k steps, requeued and inline: steps_per_s, "
+                    + "inline_speedup", new FsmScenario()),
+            new Scenario("insert", "insertAll in batches and single inserts, 1 and --insert-threads threads: "
+                    + "rows_per_s, insert_ms", new InsertScenario()),
+            new Scenario("latency", "probes at --rate/s, then --waiters signalled at --signal-rate/s: "
+                    + "insert_to_start_ms, signal_to_woken_step_ms", new LatencyScenario()),
+            new Scenario("backlog", "--backlog-burn jobs of a --backlog backlog: burn.jobs_per_s, "
+                    + "burn.heap_used_after_gc_mb", new BacklogScenario()),
+            new Scenario("fanout", "one parent fans out --fanout children and joins them: parent_woken_ms, "
+                    + "children_per_s", new FanoutScenario()),
+            new Scenario("limited", "jobs unlimited, gated (K = --gate-limit) and rate-limited: gate_vs_unlimited, "
+                    + "rate_limit_vs_unlimited", new LimitedScenario()),
+            new Scenario("ceiling", "no engine: the bare claim/done SQL loop on the engine's table, 1 and 4 threads: "
+                    + "steps_per_s", new CeilingScenario()));
+
+    /** What a scenario measures. */
+    interface Body {
+        /** Runs it against {@code db}, putting its parameters, figures and completeness into {@code line}. */
+        void run(Options o, BenchDb db, Map<String, Object> line) throws Exception;
+    }
+
+    static Optional<Scenario> named(String name) {
+        return ALL.stream().filter(s -> s.name().equals(name)).findFirst();
+    }
+
+    /** @return the usage text's list of scenarios */
+    static String help() {
+        StringBuilder b = new StringBuilder("scenarios (all: every one, in this order):\n");
+        ALL.forEach(s -> b.append(String.format("  %-9s %s\n", s.name(), s.summary())));
+        return b.append("  serve     start the embedded PostgreSQL, print its URL, wait until stdin closes\n").toString();
+    }
+}
