@@ -1,7 +1,7 @@
 package io.gendurable.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.gendurable.impl.core.LimitsConfig;
+import io.gendurable.impl.config.LimitsConfig;
 
 import java.io.PrintStream;
 import java.time.Instant;

@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.gendurable.Fsm;
 import io.gendurable.InsertOptions;
 import io.gendurable.NewInstance;
-import io.gendurable.impl.core.LimitsConfig;
+import io.gendurable.impl.config.LimitsConfig;
 
 import java.util.ArrayList;
 import java.util.Comparator;

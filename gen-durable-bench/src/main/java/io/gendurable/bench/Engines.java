@@ -1,7 +1,7 @@
 package io.gendurable.bench;
 
-import io.gendurable.impl.core.EngineConfig;
-import io.gendurable.impl.core.EngineMetrics;
+import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.runtime.EngineMetrics;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package io.gendurable.bench;
 
 import io.gendurable.NewInstance;
-import io.gendurable.impl.core.LimitsConfig;
+import io.gendurable.impl.config.LimitsConfig;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

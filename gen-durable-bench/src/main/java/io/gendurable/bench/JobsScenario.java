@@ -1,6 +1,6 @@
 package io.gendurable.bench;
 
-import io.gendurable.impl.core.LimitsConfig;
+import io.gendurable.impl.config.LimitsConfig;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.gendurable.bench;
 
 import io.gendurable.InsertOptions;
-import io.gendurable.impl.core.LimitsConfig;
+import io.gendurable.impl.config.LimitsConfig;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,11 +2,11 @@ package io.gendurable.bench;
 
 import io.gendurable.Fsm;
 import io.gendurable.NewInstance;
-import io.gendurable.impl.core.Engine;
-import io.gendurable.impl.core.EngineConfig;
-import io.gendurable.impl.core.EngineEvents;
-import io.gendurable.impl.core.FsmDefinition;
-import io.gendurable.impl.core.FsmRegistry;
+import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.fsm.FsmDefinition;
+import io.gendurable.impl.fsm.FsmRegistry;
+import io.gendurable.impl.runtime.EngineEvents;
 
 import javax.sql.DataSource;
 import java.util.ArrayList;

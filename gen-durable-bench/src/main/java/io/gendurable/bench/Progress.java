@@ -1,6 +1,6 @@
 package io.gendurable.bench;
 
-import io.gendurable.impl.core.EngineEvents;
+import io.gendurable.impl.runtime.EngineEvents;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,14 +1,12 @@
 package io.gendurable.chaos;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.gendurable.impl.core.Engine;
-import io.gendurable.impl.core.EngineConfig;
-import io.gendurable.impl.core.FsmDefinition;
-import io.gendurable.impl.core.FsmRegistry;
+import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.fsm.FsmDefinition;
+import io.gendurable.impl.fsm.FsmRegistry;
 
 import java.io.File;
-
-
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;

@@ -2,12 +2,12 @@ package io.gendurable.chaos;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.gendurable.impl.core.Engine;
-import io.gendurable.impl.core.EngineConfig;
-import io.gendurable.impl.core.EngineMetrics;
-import io.gendurable.impl.core.FsmDefinition;
-import io.gendurable.impl.core.FsmRegistry;
-import io.gendurable.impl.core.LimitsConfig;
+import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.config.LimitsConfig;
+import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.fsm.FsmDefinition;
+import io.gendurable.impl.fsm.FsmRegistry;
+import io.gendurable.impl.runtime.EngineMetrics;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.gendurable.testing;
 
-import io.gendurable.impl.core.DrainRunner;
-import io.gendurable.impl.sql.DrainSql.Backlog;
+import io.gendurable.impl.engine.DrainRunner;
+import io.gendurable.impl.engine.DrainSql.Backlog;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -6,9 +6,9 @@ import io.gendurable.GenDurable;
 import io.gendurable.InsertOptions;
 import io.gendurable.InstanceSnapshot;
 import io.gendurable.Status;
-import io.gendurable.impl.core.DrainRunner;
-import io.gendurable.impl.core.Engine;
-import io.gendurable.impl.core.FsmDefinition;
+import io.gendurable.impl.engine.DrainRunner;
+import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.fsm.FsmDefinition;
 import io.gendurable.impl.json.Json;
 
 import java.time.Instant;

@@ -1,14 +1,14 @@
 package io.gendurable.testing;
 
 import io.gendurable.Fsm;
-import io.gendurable.impl.core.ConfigReader;
-import io.gendurable.impl.core.Engine;
-import io.gendurable.impl.core.EngineConfig;
-import io.gendurable.impl.core.FsmDefinition;
-import io.gendurable.impl.core.FsmRegistry;
+import io.gendurable.impl.config.ConfigReader;
+import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.db.Migrations;
+import io.gendurable.impl.db.SchemaName;
+import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.fsm.FsmDefinition;
+import io.gendurable.impl.fsm.FsmRegistry;
 import io.gendurable.impl.json.Json;
-import io.gendurable.impl.sql.Migrations;
-import io.gendurable.impl.sql.SchemaName;
 
 import javax.sql.DataSource;
 import java.io.IOException;
@@ -124,7 +124,7 @@ public final class DurableTestingBuilder {
      * Builds the engine and installs its schema.
      *
      * @return the test handle; close it after the test
-     * @throws io.gendurable.impl.core.ConfigException for a bad {@code gendurable.*} key, naming it
+     * @throws io.gendurable.impl.config.ConfigException for a bad {@code gendurable.*} key, naming it
      */
     public DurableTesting build() {
         FsmRegistry registry = new FsmRegistry();

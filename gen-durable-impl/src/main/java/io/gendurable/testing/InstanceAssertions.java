@@ -7,7 +7,7 @@ import io.gendurable.GenDurable;
 import io.gendurable.InsertOptions;
 import io.gendurable.InstanceSnapshot;
 import io.gendurable.Status;
-import io.gendurable.impl.core.DrainRunner;
+import io.gendurable.impl.engine.DrainRunner;
 import io.gendurable.impl.json.Json;
 
 import java.util.List;

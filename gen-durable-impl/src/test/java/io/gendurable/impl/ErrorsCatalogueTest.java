@@ -1,7 +1,7 @@
 package io.gendurable.impl;
 
 import io.gendurable.GenDurable;
-import io.gendurable.impl.core.ConfigReader;
+import io.gendurable.impl.config.ConfigReader;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 

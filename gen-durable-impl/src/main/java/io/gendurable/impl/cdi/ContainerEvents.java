@@ -2,8 +2,8 @@ package io.gendurable.impl.cdi;
 
 import io.gendurable.events.StepCompleted;
 import io.gendurable.events.StepFailed;
-import io.gendurable.impl.core.Engine;
-import io.gendurable.impl.core.EngineEvents;
+import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.runtime.EngineEvents;
 import jakarta.enterprise.event.Event;
 
 import java.lang.System.Logger;

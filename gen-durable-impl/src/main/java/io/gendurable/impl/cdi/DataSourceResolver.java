@@ -1,8 +1,8 @@
 package io.gendurable.impl.cdi;
 
 import io.gendurable.GenDurableDataSource;
-import io.gendurable.impl.core.ConfigReader;
-import io.gendurable.impl.core.EngineConfig;
+import io.gendurable.impl.config.ConfigReader;
+import io.gendurable.impl.config.EngineConfig;
 import jakarta.enterprise.inject.Instance;
 
 import javax.sql.DataSource;

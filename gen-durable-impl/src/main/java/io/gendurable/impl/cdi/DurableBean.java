@@ -11,7 +11,7 @@ import io.gendurable.InstanceSnapshot;
 import io.gendurable.NewInstance;
 import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
-import io.gendurable.impl.core.Engine;
+import io.gendurable.impl.engine.Engine;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,8 +1,8 @@
 package io.gendurable.impl.cdi;
 
-import io.gendurable.impl.core.ConfigException;
-import io.gendurable.impl.core.ConfigReader;
-import io.gendurable.impl.core.EngineConfig;
+import io.gendurable.impl.config.ConfigException;
+import io.gendurable.impl.config.ConfigReader;
+import io.gendurable.impl.config.EngineConfig;
 
 import java.util.NoSuchElementException;
 import java.util.Objects;

@@ -1,8 +1,8 @@
 package io.gendurable.impl.cdi;
 
 import io.gendurable.Fsm;
-import io.gendurable.impl.core.FsmDefinition;
-import io.gendurable.impl.core.FsmRegistry;
+import io.gendurable.impl.fsm.FsmDefinition;
+import io.gendurable.impl.fsm.FsmRegistry;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;

@@ -1,7 +1,7 @@
 package io.gendurable.impl.cdi;
 
-import io.gendurable.impl.core.CallerTransactions;
-import io.gendurable.impl.sql.Db;
+import io.gendurable.impl.db.CallerTransactions;
+import io.gendurable.impl.db.Db;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;

@@ -1,9 +1,9 @@
 package io.gendurable.impl.cdi;
 
-import io.gendurable.impl.core.Engine;
-import io.gendurable.impl.core.EngineEvents;
-import io.gendurable.impl.core.EngineMetrics;
-import io.gendurable.impl.core.Scheduler;
+import io.gendurable.impl.claim.Scheduler;
+import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.runtime.EngineEvents;
+import io.gendurable.impl.runtime.EngineMetrics;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.Tag;

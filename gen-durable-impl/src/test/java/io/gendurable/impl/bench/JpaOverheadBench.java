@@ -1,11 +1,11 @@
 package io.gendurable.impl.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.gendurable.impl.sql.Db;
-import io.gendurable.impl.sql.EnginePersistence;
-import io.gendurable.impl.sql.LeaseSql;
-import io.gendurable.impl.sql.Migrations;
-import io.gendurable.impl.sql.SchemaName;
+import io.gendurable.impl.db.Db;
+import io.gendurable.impl.db.EnginePersistence;
+import io.gendurable.impl.db.Migrations;
+import io.gendurable.impl.db.SchemaName;
+import io.gendurable.impl.lease.LeaseSql;
 import io.gendurable.impl.support.TestDatabase;
 
 import java.sql.Connection;

@@ -1,7 +1,7 @@
 package io.gendurable.impl.cdi;
 
-import io.gendurable.impl.core.ConfigReader;
-import io.gendurable.impl.core.EngineConfig;
+import io.gendurable.impl.config.ConfigReader;
+import io.gendurable.impl.config.EngineConfig;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 

@@ -1,6 +1,6 @@
 package io.gendurable.impl.cdi;
 
-import io.gendurable.impl.core.CallerTransactions;
+import io.gendurable.impl.db.CallerTransactions;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;

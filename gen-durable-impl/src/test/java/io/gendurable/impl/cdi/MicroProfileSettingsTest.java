@@ -1,6 +1,6 @@
 package io.gendurable.impl.cdi;
 
-import io.gendurable.impl.core.ConfigException;
+import io.gendurable.impl.config.ConfigException;
 import io.smallrye.config.EnvConfigSource;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;

@@ -2,10 +2,10 @@ package io.gendurable.impl.support;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.gendurable.Fsm;
-import io.gendurable.impl.core.Engine;
-import io.gendurable.impl.core.EngineConfig;
-import io.gendurable.impl.core.FsmDefinition;
-import io.gendurable.impl.core.FsmRegistry;
+import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.fsm.FsmDefinition;
+import io.gendurable.impl.fsm.FsmRegistry;
 
 import java.time.Duration;
 import java.time.InstantSource;

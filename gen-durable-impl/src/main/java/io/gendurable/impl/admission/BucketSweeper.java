@@ -1,0 +1,164 @@
+package io.gendurable.impl.admission;
+
+import io.gendurable.impl.admission.BucketSql.Shard;
+import io.gendurable.impl.config.LimitsConfig;
+import io.gendurable.impl.db.Db;
+import io.gendurable.impl.runtime.EngineMetrics;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The GC's bucket work, each part one short transaction over skip-locked shards in
+ * {@code (key, shard)} order; a key is deleted only when every one of its shards was locked
+ * (all-shards-or-nothing). Rate buckets: a key whose shards have all refilled to capacity, or
+ * whose limit is no longer configured, is deleted (a missing key is minted full on next use:
+ * the same state). Gates, the reconciler: each locked shard's counter is set from the truth (its
+ * capacity under the current config minus the executing rows holding it), idle or orphaned keys
+ * are deleted, and shards missing after a {@code shards} increase are backfilled. Crash leaks
+ * (slots never credited) heal here.
+ */
+public final class BucketSweeper {
+    private static final int BATCH = 10_000;
+
+    private final LimitsConfig limits;
+    private final Db db;
+    private final BucketSql sql;
+    private final InstantSource clock;
+    private final EngineMetrics metrics;
+
+    public BucketSweeper(LimitsConfig limits, Db db, BucketSql sql, InstantSource clock, EngineMetrics metrics) {
+        this.limits = limits;
+        this.db = db;
+        this.sql = sql;
+        this.clock = clock;
+        this.metrics = metrics;
+    }
+
+    /** @return how many rate-bucket shards were deleted */
+    public int sweepRates() {
+        Instant now = clock.instant();
+        return db.inTransaction(c -> {
+            Map<String, List<Shard>> byKey = lockAll(c, "rate");
+            List<String> drop = new ArrayList<>();
+            byKey.forEach((key, shards) -> {
+                LimitsConfig.RateLimit r = limits.rateLimits().get(name(key));
+                if (r == null || shards.stream().allMatch(s -> refilled(s, r, now))) {
+                    drop.add(key);
+                }
+            });
+            int n = sql.deleteKeys(c, "rate", drop);
+            metrics.bucketsReconciled.add(n);
+            return n;
+        });
+    }
+
+    /** @return how many gate shards were corrected, backfilled or deleted */
+    public int reconcileGates() {
+        return db.inTransaction(c -> {
+            Map<String, List<Shard>> locked = group(sql.lockKind(c, "conc", BATCH));
+            if (locked.isEmpty()) {
+                return 0;
+            }
+            Map<String, Integer> totals = sql.totals(c, "conc", locked.keySet());
+            Map<String, Map<Integer, Long>> held = new HashMap<>();
+            for (BucketSql.Held h : sql.gateTruth(c, locked.keySet())) {
+                held.computeIfAbsent(h.key(), k -> new HashMap<>()).put(h.shard(), h.count());
+            }
+            List<Shard> updates = new ArrayList<>();
+            List<Shard> backfill = new ArrayList<>();
+            List<String> drop = new ArrayList<>();
+            for (var e : locked.entrySet()) {
+                String key = e.getKey();
+                List<Shard> shards = e.getValue();
+                boolean whole = shards.size() == totals.getOrDefault(key, 0);
+                Map<Integer, Long> inUse = held.getOrDefault(key, Map.of());
+                LimitsConfig.Gate g = limits.concurrencyLimits().get(name(key));
+                if (inUse.isEmpty() && whole) {
+                    drop.add(key);  // idle or orphaned: a missing key reads as full
+                    continue;
+                }
+                if (g == null) {
+                    continue;  // orphaned but still held: swept once its holders finish
+                }
+                // Holders the current shards cannot account for: those on shards beyond a shards
+                // decrease, and those over a shard's new share after a resize. They still run, so their
+                // count comes off the free slots of the other shards (the limit holds for the whole key).
+                long excess = 0;
+                for (var u : inUse.entrySet()) {
+                    excess += u.getKey() >= g.shards() ? u.getValue()
+                            : Math.max(0, u.getValue() - g.shardCapacity(u.getKey()));
+                }
+                for (Shard s : shards) {
+                    if (s.shard() >= g.shards()) {
+                        continue;  // beyond a shards decrease: never drawn from, deleted with the key when idle
+                    }
+                    double capacity = g.shardCapacity(s.shard());
+                    double free = Math.max(0, capacity - inUse.getOrDefault(s.shard(), 0L));
+                    double truth = free - Math.min(free, excess);
+                    excess -= (long) (free - truth);
+                    if (s.capacity() != capacity || s.available() != truth) {
+                        updates.add(new Shard("conc", key, s.shard(), capacity, truth, null, true));
+                    }
+                }
+                if (whole) {
+                    Set<Integer> present = shards.stream().map(Shard::shard).collect(Collectors.toSet());
+                    for (int i = 0; i < g.shards(); i++) {
+                        if (!present.contains(i)) {
+                            double free = g.shardCapacity(i);
+                            double truth = free - Math.min(free, excess);
+                            excess -= (long) (free - truth);
+                            backfill.add(new Shard("conc", key, i, g.shardCapacity(i), truth, null, true));
+                        }
+                    }
+                }
+            }
+            sql.rewriteGates(c, updates);
+            sql.backfillGates(c, backfill);
+            int n = updates.size() + backfill.size() + sql.deleteKeys(c, "conc", drop);
+            metrics.bucketsReconciled.add(n);
+            return n;
+        });
+    }
+
+    /** The kind's shards we could lock, keeping only keys whose every shard we hold. */
+    private Map<String, List<Shard>> lockAll(Connection c, String kind) throws SQLException {
+        Map<String, List<Shard>> byKey = group(sql.lockKind(c, kind, BATCH));
+        if (byKey.isEmpty()) {
+            return byKey;
+        }
+        Map<String, Integer> totals = sql.totals(c, kind, byKey.keySet());
+        byKey.entrySet().removeIf(e -> e.getValue().size() != totals.getOrDefault(e.getKey(), 0));
+        return byKey;
+    }
+
+    private static boolean refilled(Shard s, LimitsConfig.RateLimit r, Instant now) {
+        if (s.lastRefill() == null) {
+            return true;
+        }
+        double seconds = Math.max(0, Duration.between(s.lastRefill(), now).toNanos() / 1e9);
+        return s.available() + seconds * r.perSecond() / r.shards() >= s.capacity() - 1e-9;
+    }
+
+    private static Map<String, List<Shard>> group(List<Shard> shards) {
+        Map<String, List<Shard>> out = new LinkedHashMap<>();
+        for (Shard s : shards) {
+            out.computeIfAbsent(s.key(), k -> new ArrayList<>()).add(s);
+        }
+        return out;
+    }
+
+    private static String name(String key) {
+        return LimitsConfig.nameOf(key);
+    }
+}

@@ -1,0 +1,63 @@
+package io.gendurable.impl.admission;
+
+import io.gendurable.impl.config.LimitsConfig;
+import io.gendurable.impl.db.Db;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Seeds this node's declared limits into {@code gen_durable_bucket_configs} at start-up (a node
+ * touches only what it declares; two nodes declaring one name differently: the last start wins),
+ * and warns when a gate name already prefixes live keys, which may be identities it now caps.
+ */
+public final class LimitsSeeder {
+    private static final Logger LOG = System.getLogger("io.gendurable");
+
+    private final LimitsConfig limits;
+    private final Db db;
+    private final BucketSql sql;
+
+    public LimitsSeeder(LimitsConfig limits, Db db, BucketSql sql) {
+        this.limits = limits;
+        this.db = db;
+        this.sql = sql;
+    }
+
+    public void seed() {
+        if (limits.isEmpty()) {
+            return;
+        }
+        List<String> kinds = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        List<Double> rates = new ArrayList<>();
+        List<Double> capacities = new ArrayList<>();
+        List<Integer> shards = new ArrayList<>();
+        limits.rateLimits().values().forEach(r -> {
+            kinds.add("rate");
+            names.add(r.name());
+            rates.add(r.perSecond());
+            capacities.add(r.burst());
+            shards.add(r.shards());
+        });
+        limits.concurrencyLimits().values().forEach(g -> {
+            kinds.add("conc");
+            names.add(g.name());
+            rates.add(null);
+            capacities.add((double) g.limit());
+            shards.add(g.shards());
+        });
+        java.util.Map<String, Long> captured = db.inTransaction(c -> {
+            sql.seed(c, kinds, names, rates, capacities, shards);
+            return sql.captured(c, limits.concurrencyLimits().keySet());
+        });
+        LOG.log(Level.INFO, "gen-durable limits seeded: rate " + limits.rateLimits().keySet() + ", gates "
+                + limits.concurrencyLimits().keySet());
+        captured.forEach((gate, n) -> LOG.log(Level.WARNING, "gen-durable: gate '" + gate + "' now caps keys named '"
+                + gate + ":…', and " + n + " such keys are executing as one-at-a-time identities. If they are "
+                + "identities (mutual exclusion), this gate turns them into " + limits.concurrencyLimits().get(gate).limit()
+                + "-at-a-time: rename the gate or the keys."));
+    }
+}

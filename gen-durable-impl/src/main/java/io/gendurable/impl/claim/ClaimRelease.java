@@ -1,0 +1,74 @@
+package io.gendurable.impl.claim;
+
+import io.gendurable.impl.admission.BucketSql;
+import io.gendurable.impl.db.Db;
+import io.gendurable.impl.lease.LeaseSql;
+import io.gendurable.impl.step.Picked;
+
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The one path that gives claims that never started back to {@code runnable}: a drain's buffered
+ * rows, rows admission denied, rows left behind by a failed step. In ONE transaction, the
+ * token-guarded release and the credit of the gate slots of exactly the rows it released. A row
+ * whose claim was lost meanwhile (reaped, maybe claimed again by another node, which now holds
+ * the slot count) is not released and credits nothing: crediting it would admit more than the
+ * gate's limit.
+ */
+public final class ClaimRelease {
+    private final Db db;
+    private final LeaseSql leaseSql;
+    private final BucketSql bucketSql;
+    private final InstantSource clock;
+
+    public ClaimRelease(Db db, LeaseSql leaseSql, BucketSql bucketSql, InstantSource clock) {
+        this.db = db;
+        this.leaseSql = leaseSql;
+        this.bucketSql = bucketSql;
+        this.clock = clock;
+    }
+
+    /** @return how many of {@code rows} went back to runnable */
+    public int release(String worker, List<Picked> rows) {
+        if (rows.isEmpty()) {
+            return 0;
+        }
+        Map<Long, Long> claims = new LinkedHashMap<>();
+        for (Picked p : rows) {
+            claims.put(p.row().id(), p.row().claimToken());
+        }
+        try {
+            return release(worker, rows, claims, false);
+        } catch (RuntimeException e) {
+            if (!io.gendurable.impl.db.SqlErrors.isLockTimeout(e)) {
+                throw e;
+            }
+            // A row is held by a long transaction elsewhere: release the others now; that one stays
+            // claimed until its lease expires.
+            return release(worker, rows, claims, true);
+        }
+    }
+
+    private int release(String worker, List<Picked> rows, Map<Long, Long> claims, boolean skipLocked) {
+        return db.inTransaction(c -> {
+            Set<Long> released = leaseSql.release(c, worker, claims, clock.instant(), skipLocked);
+            List<String> keys = new ArrayList<>();
+            List<Integer> shards = new ArrayList<>();
+            for (Picked p : rows) {
+                if (p.slot() != null && released.contains(p.row().id())) {
+                    keys.add(p.slot().key());
+                    shards.add(p.slot().shard());
+                }
+            }
+            if (!keys.isEmpty()) {
+                bucketSql.credit(c, keys, shards);
+            }
+            return released.size();
+        });
+    }
+}

@@ -1,0 +1,119 @@
+package io.gendurable.impl.claim;
+
+import io.gendurable.impl.db.Jdbc;
+import io.gendurable.impl.db.SchemaName;
+import io.gendurable.impl.step.ClaimedRow;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The claim: up to {@code limit} due runnable rows of one queue, in {@code (priority, eligible_at)}
+ * order, locked in-scan with {@code FOR NO KEY UPDATE SKIP LOCKED} (a claim never waits, so
+ * instance-row locks cannot join a deadlock cycle), flipped to {@code executing} with a lease.
+ * Concurrency keys: a K = 1 key (its name, the stored {@code concurrency_name}, is not among
+ * the gate names passed in; no config table is read) with an executing sibling is filtered
+ * before the {@code LIMIT}, and at most one row per such key is taken per batch; the unique
+ * {@code gen_durable_concurrency_active} index is the backstop for a cross-node race (the claim
+ * then fails with a unique violation and the caller retries). A gated row gets the provisional
+ * shard -1 (out of that index); the limiter admits it after the claim.
+ * Every claim stamps a fresh fencing token ({@code claim_token}, from a sequence): the flush,
+ * the heartbeat and the releases of this claim are guarded by it, so nothing written for an
+ * earlier claim of the row can match.
+ * One statement, one round trip. Index: {@code gen_durable_pick}. Each row says whether it has
+ * signals (a {@code signals_target} probe) or children (a {@code gen_durable_parent} probe), so
+ * the inbox and children loads run only when one does.
+ */
+public final class ClaimSql {
+    private final String sql;
+    private final SchemaName schema;
+
+    public ClaimSql(SchemaName schema) {
+        this.schema = schema;
+        this.sql = """
+                WITH cand AS (
+                    SELECT id, priority, eligible_at, concurrency_key,
+                           (concurrency_key IS NOT NULL AND NOT (concurrency_name = ANY (?::text[]))) AS k1
+                    FROM %1$s g
+                    WHERE status = 'runnable' AND queue = ? AND eligible_at <= ?
+                      AND (concurrency_key IS NULL OR concurrency_name = ANY (?::text[])
+                           OR NOT EXISTS (SELECT 1 FROM %1$s e
+                                          WHERE e.status = 'executing' AND e.concurrency_key = g.concurrency_key
+                                            AND e.concurrency_shard IS NULL))
+                    ORDER BY priority, eligible_at
+                    LIMIT ?
+                    FOR NO KEY UPDATE SKIP LOCKED
+                ), picked AS (
+                    SELECT id, k1 FROM (
+                        SELECT id, k1, row_number() OVER (PARTITION BY CASE WHEN k1 THEN concurrency_key END
+                                                          ORDER BY priority, eligible_at, id) AS rn
+                        FROM cand) x
+                    WHERE NOT k1 OR rn = 1
+                )
+                UPDATE %1$s g
+                SET status = 'executing', locked_by = ?, lease_expires_at = ?, updated_at = ?,
+                    claim_token = nextval('%3$s'),
+                    concurrency_shard = CASE WHEN g.concurrency_key IS NOT NULL AND NOT picked.k1 THEN -1 END
+                FROM picked
+                WHERE g.id = picked.id
+                RETURNING g.id, g.fsm, g.fsm_version, g.step, g.state::text AS state, g.attempt, g.queue,
+                          g.priority, g.eligible_at, g.inserted_at, g.correlation_key, g.concurrency_key, g.awaits,
+                          EXISTS (SELECT 1 FROM %2$s s WHERE s.target_id = g.id) AS has_signals, g.parent_id,
+                          EXISTS (SELECT 1 FROM %1$s c WHERE c.parent_id = g.id) AS has_children,
+                          g.rate_limit, g.weight, g.concurrency_shard IS NOT NULL AS gated, g.last_error, g.claim_token
+                """.formatted(schema.instances(), schema.qualify("signals"), schema.claimTokens());
+    }
+
+    /** @return the claimed rows, sorted in pick order */
+    public List<ClaimedRow> claim(Connection c, String queue, String worker, int limit, Instant now,
+                                  Instant leaseUntil, String[] gateNames) throws SQLException {
+        List<ClaimedRow> rows = new ArrayList<>(limit);
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            java.sql.Array gates = Jdbc.texts(c, gateNames);
+            ps.setArray(1, gates);
+            ps.setString(2, queue);
+            ps.setObject(3, Jdbc.ts(now));
+            ps.setArray(4, gates);
+            ps.setInt(5, limit);
+            ps.setString(6, worker);
+            ps.setObject(7, Jdbc.ts(leaseUntil));
+            ps.setObject(8, Jdbc.ts(now));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(new ClaimedRow(rs.getLong("id"), rs.getString("fsm"), rs.getInt("fsm_version"),
+                            rs.getString("step"), rs.getString("state"), rs.getInt("attempt"), rs.getString("queue"),
+                            rs.getInt("priority"), Jdbc.instant(rs, "eligible_at"), Jdbc.instant(rs, "inserted_at"),
+                            rs.getString("correlation_key"), rs.getString("concurrency_key"),
+                            awaits(rs.getArray("awaits")), rs.getBoolean("has_signals"),
+                            Jdbc.longOrNull(rs, "parent_id"), rs.getBoolean("has_children"),
+                            rs.getString("rate_limit"), rs.getInt("weight"), rs.getBoolean("gated"),
+                            rs.getString("last_error"), rs.getLong("claim_token")));
+                }
+            }
+        }
+        // RETURNING has no order: restore the pick order for dispatch.
+        rows.sort(Comparator.comparingInt(ClaimedRow::priority).thenComparing(ClaimedRow::eligibleAt)
+                .thenComparingLong(ClaimedRow::id));
+        return rows;
+    }
+
+    /** @return the claim's SQL text, for plan checks ({@code EXPLAIN}); parameters in the order {@link #claim} binds them */
+    public String sql() {
+        return sql;
+    }
+
+    /** @return the schema the statement was built for */
+    public SchemaName schema() {
+        return schema;
+    }
+
+    private static List<String> awaits(java.sql.Array a) throws SQLException {
+        return a == null ? List.of() : List.of((String[]) a.getArray());
+    }
+}

@@ -1,0 +1,146 @@
+package io.gendurable.impl.claim;
+
+import io.gendurable.impl.admission.Limiter;
+import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.db.Db;
+import io.gendurable.impl.db.SqlErrors;
+import io.gendurable.impl.flush.ChildrenSql;
+import io.gendurable.impl.lease.LeaseSql;
+import io.gendurable.impl.runtime.EngineMetrics;
+import io.gendurable.impl.runtime.Loops;
+import io.gendurable.impl.step.ClaimedRow;
+import io.gendurable.impl.step.InboxSql;
+import io.gendurable.impl.step.Picked;
+
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One pick for one queue's scheduler: the claim statement (with its inboxes and children loads
+ * in the same transaction, only for rows that have any), then out-of-band admission for the
+ * rows that name a gate or a rate limit, releasing the denied. A batch with neither never
+ * calls the limiter: three statements at most, one when nothing has signals or children.
+ */
+public final class Picker {
+    private final String queue;
+    private final String worker;
+    private final EngineConfig config;
+    private final Db db;
+    private final ClaimSql claimSql;
+    private final LeaseSql leaseSql;
+    private final InboxSql inboxSql;
+    private final ChildrenSql childrenSql;
+    private final Limiter limiter;
+    private final ClaimRelease releases;
+    private final String[] gateNames;
+    private final InstantSource clock;
+    private final EngineMetrics metrics;
+
+    public Picker(String queue, String worker, EngineConfig config, Db db, ClaimSql claimSql, LeaseSql leaseSql,
+           InboxSql inboxSql, ChildrenSql childrenSql, Limiter limiter, InstantSource clock, EngineMetrics metrics) {
+        this.queue = queue;
+        this.worker = worker;
+        this.config = config;
+        this.db = db;
+        this.claimSql = claimSql;
+        this.leaseSql = leaseSql;
+        this.inboxSql = inboxSql;
+        this.childrenSql = childrenSql;
+        this.limiter = limiter;
+        this.releases = new ClaimRelease(db, leaseSql, new io.gendurable.impl.admission.BucketSql(claimSql.schema()), clock);
+        this.gateNames = config.limits().concurrencyLimits().keySet().toArray(new String[0]);
+        this.clock = clock;
+        this.metrics = metrics;
+    }
+
+    /** @return the rows claimed and admitted, in pick order */
+    public List<Picked> pick(int demand) {
+        return admit(claim(demand));
+    }
+
+    /**
+     * The claim, retried when a cross-node race on a K = 1 key trips the unique index. Losing that
+     * race is expected under contention, not an error: when it outlasts the retries, the claim
+     * takes nothing this time (the scheduler polls again, as after any empty pick), logs one INFO
+     * line without a stack trace and counts {@code contendedDeferred}.
+     */
+    private List<Picked> claim(int demand) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return db.inTransaction(c -> pick(c, demand));
+            } catch (RuntimeException e) {
+                if (!SqlErrors.isUniqueViolation(e)) {
+                    throw e;
+                }
+                if (attempt < 3) {
+                    metrics.contended.increment();
+                    continue;
+                }
+                metrics.contendedDeferred.increment();
+                System.getLogger("io.gendurable").log(System.Logger.Level.INFO, "gen-durable: K = 1 contention on queue "
+                        + queue + ": another claim took the same concurrency key " + attempt
+                        + " times running; retrying on the next poll");
+                return List.of();
+            }
+        }
+    }
+
+    /**
+     * Out-of-band admission of the claimed rows that name a gate or a rate limit; the denied go
+     * back to runnable. A batch with neither never calls the limiter.
+     */
+    private List<Picked> admit(List<Picked> rows) {
+        List<Limiter.Candidate> candidates = new ArrayList<>();
+        for (Picked p : rows) {
+            ClaimedRow r = p.row();
+            if (r.gated() || r.rateLimit() != null) {
+                candidates.add(new Limiter.Candidate(r.id(), r.claimToken(), r.gated() ? r.concurrencyKey() : null, r.rateLimit(),
+                        r.weight()));
+            }
+        }
+        if (candidates.isEmpty()) {
+            return rows;
+        }
+        Limiter.Admission a;
+        try {
+            a = limiter.admit(candidates, queue);
+        } catch (RuntimeException e) {
+            // Nothing admitted: give every claimed row back rather than strand it until the reaper.
+            Loops.guarded("release after a failed admission in queue " + queue, metrics,
+                    () -> releases.release(worker, rows));
+            throw e;
+        }
+        if (!a.denied().isEmpty()) {
+            releases.release(worker, rows.stream().filter(p -> a.denied().contains(p.row().id())).toList());
+        }
+        List<Picked> kept = new ArrayList<>(rows.size());
+        for (Picked p : rows) {
+            long id = p.row().id();
+            if (!a.denied().contains(id)) {
+                Limiter.Slot slot = a.admitted().get(id);
+                kept.add(slot == null ? p : p.withSlot(slot));
+            }
+        }
+        return kept;
+    }
+
+    /** The claim, the inboxes and the children of the claimed rows that have any: one transaction. */
+    private List<Picked> pick(java.sql.Connection c, int demand) throws java.sql.SQLException {
+        List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, clock.instant(),
+                clock.instant().plus(config.leaseTtl()), gateNames);
+        List<Long> withSignals = claimedRows.stream().filter(ClaimedRow::hasSignals).map(ClaimedRow::id).toList();
+        Map<Long, List<InboxSql.SignalRow>> inboxes = withSignals.isEmpty() ? Map.of() : inboxSql.load(c, withSignals);
+        List<Long> withChildren = claimedRows.stream().filter(ClaimedRow::hasChildren).map(ClaimedRow::id).toList();
+        Map<Long, List<ChildrenSql.ChildRow>> children = withChildren.isEmpty() ? Map.of()
+                : childrenSql.load(c, withChildren);
+        List<Picked> out = new ArrayList<>(claimedRows.size());
+        for (ClaimedRow r : claimedRows) {
+            out.add(new Picked(r, inboxes.getOrDefault(r.id(), List.of()), children.getOrDefault(r.id(), List.of()),
+                    null));
+        }
+        return out;
+    }
+
+}

@@ -1,0 +1,71 @@
+package io.gendurable.impl.db;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.EntityTransaction;
+import org.hibernate.Session;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.function.Function;
+
+/**
+ * The engine's own access to PostgreSQL: short resource-local transactions on the engine's
+ * persistence unit, never a caller's JTA transaction. Hot statements run as static native SQL
+ * on the transaction's connection ({@code Session.doReturningWork}) because they bind JDBC arrays.
+ */
+public final class Db implements AutoCloseable {
+    private final EntityManagerFactory emf;
+
+    public Db(EntityManagerFactory emf) {
+        this.emf = emf;
+    }
+
+    /** Work on the transaction's connection. */
+    @FunctionalInterface
+    public interface Work<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    /** Runs {@code work} in one transaction: committed when it returns, rolled back when it throws. */
+    public <T> T inTransaction(Work<T> work) {
+        return withEntityManager(em -> em.unwrap(Session.class).doReturningWork(work::run));
+    }
+
+    /**
+     * Runs {@code work} with an entity manager inside one transaction (reads through entities).
+     * A failure of the commit itself is an {@link UnknownCommitException}: it may have been applied.
+     */
+    public <T> T withEntityManager(Function<EntityManager, T> work) {
+        EntityManager em = emf.createEntityManager();
+        EntityTransaction tx = em.getTransaction();
+        try {
+            tx.begin();
+            T result = work.apply(em);
+            try {
+                tx.commit();
+            } catch (RuntimeException e) {
+                throw new UnknownCommitException(e);
+            }
+            return result;
+        } catch (RuntimeException e) {
+            if (tx.isActive()) {
+                try {
+                    tx.rollback();
+                } catch (RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        } finally {
+            em.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (emf.isOpen()) {
+            emf.close();
+        }
+    }
+}

@@ -1,0 +1,220 @@
+package io.gendurable.impl.engine;
+
+import io.gendurable.InstanceSnapshot;
+import io.gendurable.impl.admission.BucketSql;
+import io.gendurable.impl.admission.Limiter;
+import io.gendurable.impl.claim.ClaimRelease;
+import io.gendurable.impl.claim.ClaimSql;
+import io.gendurable.impl.claim.Picker;
+import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.db.Db;
+import io.gendurable.impl.db.SchemaName;
+import io.gendurable.impl.flush.ChildrenSql;
+import io.gendurable.impl.flush.FlushSql;
+import io.gendurable.impl.flush.Flusher;
+import io.gendurable.impl.fsm.FsmRegistry;
+import io.gendurable.impl.insert.InstanceRows;
+import io.gendurable.impl.json.Json;
+import io.gendurable.impl.lease.LeaseSql;
+import io.gendurable.impl.lease.Reaper;
+import io.gendurable.impl.runtime.EngineEvents;
+import io.gendurable.impl.runtime.EngineMetrics;
+import io.gendurable.impl.step.InboxSql;
+import io.gendurable.impl.step.InlineContinuation;
+import io.gendurable.impl.step.OutcomeEncoder;
+import io.gendurable.impl.step.Picked;
+import io.gendurable.impl.step.StepRunner;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The synchronous seam that {@code io.gendurable.testing} drives: one pick of one queue through
+ * the production {@link Picker} (claim, inbox and children loads, admission), each claimed step
+ * run by the production {@link StepRunner} in the calling thread, each outcome written by a
+ * synchronous {@link Flusher} (the same {@link FlushSql} transaction and after-commit hooks, no
+ * timer thread). It holds no loop and no policy: the caller decides when to stop and whether
+ * time moves. It refuses to run on a started engine, whose schedulers would race it.
+ */
+public final class DrainRunner {
+
+    /**
+     * One step that ran.
+     *
+     * @param id      the instance
+     * @param fsm     its FSM name
+     * @param step    the step that ran
+     * @param queue   its queue
+     * @param outcome next, retry, await, schedule_children, done or stop
+     * @param error   the failure that led to this outcome through {@code onError}, else null
+     * @param stale   true when the outcome committed nothing
+     */
+    public record Ran(long id, String fsm, String step, String queue, String outcome, String error, boolean stale) {
+    }
+
+    private final EngineConfig config;
+    private final FsmRegistry registry;
+    private final Json json;
+    private final Db db;
+    private final LeaseSql leaseSql;
+    private final ClaimRelease releases;
+    private final DrainSql drainSql;
+    private final FindSql findSql = new FindSql();
+    private final Reaper reaper;
+    private final InstantSource clock;
+    private final EngineMetrics metrics;
+    private final EngineEvents events;
+    private final BooleanSupplier engineStarted;
+    private final StepRunner runner;
+    private final Flusher flusher;
+    private final Map<String, Picker> pickers = new HashMap<>();
+    private final Map<String, String> workers = new HashMap<>();
+    private final List<Ran> ran = new ArrayList<>();
+    private final ClaimSql claimSql;
+    private final InboxSql inboxSql;
+    private final ChildrenSql childrenSql;
+    private final Limiter limiter;
+
+    DrainRunner(EngineConfig config, FsmRegistry registry, Json json, Db db, SchemaName schema, InstanceRows instanceRows,
+                Limiter limiter, EngineEvents events, Flusher.AfterCommit afterCommit, Reaper reaper, InstantSource clock,
+                EngineMetrics metrics, BooleanSupplier engineStarted) {
+        this.config = config;
+        this.registry = registry;
+        this.json = json;
+        this.db = db;
+        this.claimSql = new ClaimSql(schema);
+        this.leaseSql = new LeaseSql(schema);
+        this.inboxSql = new InboxSql(schema);
+        this.childrenSql = new ChildrenSql(schema);
+        this.releases = new ClaimRelease(db, leaseSql, new BucketSql(schema), clock);
+        this.drainSql = new DrainSql(schema);
+        this.limiter = limiter;
+        this.reaper = reaper;
+        this.clock = clock;
+        this.metrics = metrics;
+        this.events = events;
+        this.engineStarted = engineStarted;
+        OutcomeEncoder encoder = new OutcomeEncoder(json, instanceRows);
+        this.runner = new StepRunner(registry, json, encoder, clock, metrics, config.nodeId(), new Recording());
+        runner.inline(new InlineContinuation(config.limits(), limiter, db, inboxSql, encoder, clock), config.leaseTtl());
+        // No timer: each submit writes its outcome in the caller's thread before returning.
+        this.flusher = new Flusher(new EngineConfig.FlusherConfig(List.of("*"), 1, Duration.ZERO), db,
+                new FlushSql(schema), null, clock, metrics, afterCommit, events, config.leaseTtl());
+    }
+
+    /**
+     * One pick of {@code queue} for up to {@code demand} rows, then every picked step, in pick
+     * order, in this thread; each step's outcome is durable before the next starts. An inline
+     * FSM's chained steps run too, as long as every picked row can still run within
+     * {@code maxSteps}; past that, the chain's next step is committed runnable as usual.
+     *
+     * @param queue    the queue
+     * @param demand   rows to claim at most (capped at {@code maxSteps})
+     * @param maxSteps steps to run at most in this call
+     * @return the steps that ran (empty: nothing was due and admitted)
+     * @throws IllegalStateException when the engine was started (its schedulers would race this)
+     */
+    public synchronized List<Ran> runOnce(String queue, int demand, int maxSteps) {
+        if (engineStarted.getAsBoolean()) {
+            throw new IllegalStateException("a drain needs an engine that was prepared, not started: "
+                    + "its schedulers would race the drain for the same rows");
+        }
+        if (demand < 1 || maxSteps < 1) {
+            throw new IllegalArgumentException("demand and maxSteps must be 1 or more, got " + demand + " and " + maxSteps);
+        }
+        String worker = workers.computeIfAbsent(queue, q -> config.nodeId() + ":" + q + "@drain-"
+                + UUID.randomUUID().toString().substring(0, 8));
+        Picker picker = pickers.computeIfAbsent(queue, q -> new Picker(q, worker, config, db, claimSql, leaseSql,
+                inboxSql, childrenSql, limiter, clock, metrics));
+        List<Picked> rows = picker.pick(Math.min(demand, maxSteps));
+        metrics.picks.increment();
+        metrics.picked.add(rows.size());
+        events.picked(queue, rows.size());
+        ran.clear();
+        int started = 0;
+        try {
+            for (Picked p : rows) {
+                started++;
+                int unstarted = rows.size() - started;
+                // Asked before each step runs: may its next step chain inline? Only if this step, the
+                // chained one and one step of every row still waiting fit within maxSteps.
+                BooleanSupplier mayChain = () -> ran.size() + 2 + unstarted <= maxSteps;
+                runner.run(p, worker, flusher, mayChain);
+            }
+        } finally {
+            if (started < rows.size()) {
+                release(worker, rows.subList(started, rows.size()));
+            }
+        }
+        List<Ran> out = List.copyOf(ran);
+        ran.clear();
+        return out;
+    }
+
+    /** Gives back claimed rows that never started (a step before them failed to flush), with their gate slots. */
+    private void release(String worker, List<Picked> unstarted) {
+        releases.release(worker, unstarted);
+    }
+
+    /** @return the queues this engine serves: its configured queues and every registered FSM's default queue */
+    public Set<String> servedQueues() {
+        Set<String> queues = new LinkedHashSet<>(config.queues().keySet());
+        registry.all().forEach(d -> queues.add(d.queue()));
+        return queues;
+    }
+
+    /** @return queue → what is runnable there at {@code now} (queues with nothing runnable are absent) */
+    public Map<String, DrainSql.Backlog> backlog(Instant now) {
+        return db.inTransaction(c -> drainSql.backlog(c, now));
+    }
+
+    /** @return the latest deadline among parked awaits that have one */
+    public Optional<Instant> lastAwaitDeadline() {
+        return db.inTransaction(drainSql::lastAwaitDeadline);
+    }
+
+    /** @return how many parked awaits whose deadline has passed (by the engine's clock) woke: the reaper's sweep */
+    public int fireDueTimeouts() {
+        return reaper.fireTimeouts();
+    }
+
+    /** @return every instance of the FSM named {@code fsm}, in id order */
+    public List<InstanceSnapshot> instances(String fsm) {
+        return db.withEntityManager(em -> findSql.byFsm(em, fsm)).stream().map(r -> Snapshots.of(r, json)).toList();
+    }
+
+    /** @return the engine's clock */
+    public InstantSource clock() {
+        return clock;
+    }
+
+    /** The engine's observers, plus a record of each step for {@link #runOnce}'s answer. */
+    private final class Recording implements EngineEvents {
+        @Override
+        public void stepFinished(long id, String fsm, String step, String queue, String outcome, long nanos,
+                                 String error, boolean stale) {
+            ran.add(new Ran(id, fsm, step, queue, outcome, error, stale));
+            events.stepFinished(id, fsm, step, queue, outcome, nanos, error, stale);
+        }
+
+        @Override
+        public void picked(String queue, int count) {
+            events.picked(queue, count);
+        }
+
+        @Override
+        public void flushed(int outcomes, long nanos) {
+            events.flushed(outcomes, nanos);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package io.gendurable.impl.engine;
+
+import io.gendurable.impl.db.Jdbc;
+import io.gendurable.impl.db.SchemaName;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The test drain's probes (read-only; never on a production path): what is left runnable per
+ * queue, and the last pending await deadline. The drain uses them to tell quiescence from work
+ * that is scheduled later, throttled, or in a queue it does not serve.
+ */
+public final class DrainSql {
+    private final String backlogSql;
+    private final String lastDeadlineSql;
+
+    /**
+     * What is left runnable in one queue.
+     *
+     * @param due          rows due at the probe's instant
+     * @param total        runnable rows, due or not
+     * @param nextEligible the earliest {@code eligible_at} among them
+     */
+    public record Backlog(long due, long total, Instant nextEligible) {
+    }
+
+    public DrainSql(SchemaName schema) {
+        String t = schema.instances();
+        // Index: gen_durable_pick (its predicate); a test database holds few rows.
+        this.backlogSql = """
+                SELECT queue, count(*) FILTER (WHERE eligible_at <= ?) AS due, count(*) AS total,
+                       min(eligible_at) AS next_eligible
+                FROM %1$s
+                WHERE status = 'runnable'
+                GROUP BY queue
+                ORDER BY queue
+                """.formatted(t);
+        // Index: gen_durable_await_deadline.
+        this.lastDeadlineSql = """
+                SELECT max(await_deadline) AS last_deadline FROM %1$s
+                WHERE status = 'awaiting_signal' AND await_deadline IS NOT NULL
+                """.formatted(t);
+    }
+
+    /** @return queue → what is runnable there (queues with none are absent), in queue order */
+    public Map<String, Backlog> backlog(Connection c, Instant now) throws SQLException {
+        Map<String, Backlog> out = new LinkedHashMap<>();
+        try (PreparedStatement ps = c.prepareStatement(backlogSql)) {
+            ps.setObject(1, Jdbc.ts(now));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.put(rs.getString("queue"), new Backlog(rs.getLong("due"), rs.getLong("total"),
+                            Jdbc.instant(rs, "next_eligible")));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** @return the latest deadline among parked awaits that have one */
+    public Optional<Instant> lastAwaitDeadline(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(lastDeadlineSql); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return Optional.ofNullable(Jdbc.instant(rs, "last_deadline"));
+        }
+    }
+}

@@ -1,0 +1,362 @@
+package io.gendurable.impl.flush;
+
+import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.db.Db;
+import io.gendurable.impl.db.UnknownCommitException;
+import io.gendurable.impl.runtime.EngineEvents;
+import io.gendurable.impl.runtime.EngineMetrics;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Group commit. Step threads hand their outcome here and block until it is durable; the
+ * flusher coalesces every waiting outcome into ONE transaction ({@link FlushSql}): at
+ * {@code maxBatch} outcomes, or {@code maxDelay} after the first. Up to {@code parallelism}
+ * flush transactions are open at once: outcomes that arrive while one commits start the next
+ * (after {@code maxDelay}, or at once at {@code maxBatch}), and when every slot is busy they wait
+ * and go all together right after, so the batch grows with the load. Two open flushes of one
+ * node touch disjoint rows and are no different from two nodes' flushes, which the lock order
+ * of {@link FlushSql} already serializes where they meet (parents, gate counters); a terminal
+ * child whose parent a flush in flight decrements waits for the next flush.
+ * A flush never waits on a lock held elsewhere: an outcome whose row (or parent) another
+ * transaction holds locked, such as a caller's open JTA transaction that signalled it, is
+ * carried to a later flush (counted in {@code flushDeferred}) for up to {@code deferLimit}.
+ */
+public final class Flusher {
+    private static final Logger LOG = System.getLogger("io.gendurable");
+    private static final int ATTEMPTS = 3;
+
+    /** What became of an outcome. */
+    public enum Result {
+        /** it committed */
+        COMMITTED,
+        /** an inline continue committed, and the row has signals for its next step to load */
+        COMMITTED_WITH_SIGNALS,
+        /** its ownership guard failed: nothing committed (the row was reclaimed) */
+        STALE
+    }
+
+    /**
+     * What became of an outcome, with the claim's fencing token afterwards.
+     *
+     * @param result what became of it
+     * @param token  for a committed inline continue, the new token its next step must present;
+     *               otherwise the token it was written with
+     */
+    public record Written(Result result, long token) {
+    }
+
+    private static final class Pending {
+        final OutcomeRow row;
+        final CompletableFuture<Written> done = new CompletableFuture<>();
+        /** System.nanoTime() when a flush first had to defer it, or 0 */
+        long deferredSince;
+
+        Pending(OutcomeRow row) {
+            this.row = row;
+        }
+
+        /** @return the parent a terminal child decrements when it commits, or null */
+        Long joins() {
+            return row.terminal() ? row.parentId() : null;
+        }
+    }
+
+    /** Told after each commit, before the step threads resume: pokes and await waiters. */
+    public interface AfterCommit {
+        /**
+         * @param committed the committed transitions (stale ones excluded)
+         * @param flushed   what the riders did: rows they made runnable, queues that got children
+         */
+        void committed(List<OutcomeRow> committed, FlushSql.Flushed flushed);
+    }
+
+    private final EngineConfig.FlusherConfig config;
+    private final Db db;
+    private final FlushSql sql;
+    private final ScheduledExecutorService timer;
+    private final InstantSource clock;
+    private final EngineMetrics metrics;
+    private final AfterCommit afterCommit;
+    private final EngineEvents events;
+    private final Duration deferLimit;
+    private final Object lock = new Object();
+    private List<Pending> pending = new ArrayList<>();
+    // parents that a flush in flight decrements: their other children wait for the next flush
+    // rather than meet that flush's parent lock (which the lock step would skip, deferring them)
+    private final java.util.Map<Long, Integer> parentsInFlight = new java.util.HashMap<>();
+    private int inFlight;
+    private boolean stopped;
+    private ScheduledFuture<?> delayed;
+
+    /**
+     * @param timer      runs the flushes; null makes a synchronous flusher, whose {@link #submit} writes
+     *                   the outcome in the caller's thread before it returns (the test drain: no engine thread)
+     * @param deferLimit how long an outcome whose row another transaction holds locked is carried
+     *                   from flush to flush before it fails to its step (the lease TTL: by then its
+     *                   claim is lost anyway, and the reaper re-runs the step)
+     */
+    public Flusher(EngineConfig.FlusherConfig config, Db db, FlushSql sql, ScheduledExecutorService timer,
+                   InstantSource clock, EngineMetrics metrics, AfterCommit afterCommit, EngineEvents events,
+                   Duration deferLimit) {
+        this.deferLimit = deferLimit;
+        this.afterCommit = afterCommit;
+        this.events = events;
+        this.config = config;
+        this.db = db;
+        this.sql = sql;
+        this.timer = timer;
+        this.clock = clock;
+        this.metrics = metrics;
+    }
+
+    /**
+     * @param row an outcome
+     * @return completes when the outcome is durable (or stale); fails when the database could not
+     * take it (the row's lease then expires and the reaper re-runs the step)
+     */
+    public CompletableFuture<Written> submit(OutcomeRow row) {
+        Pending p = new Pending(row);
+        synchronized (lock) {
+            if (stopped) {
+                p.done.completeExceptionally(new IllegalStateException("the flusher is stopped"));
+                return p.done;
+            }
+            pending.add(p);
+            if (timer == null) {
+                // synchronous: flushed below, in this thread
+            } else if (inFlight < config.parallelism()) {
+                if (pending.size() >= config.maxBatch() || config.maxDelay().isZero()) {
+                    cancelDelayed();
+                    timer.execute(this::flush);
+                } else if (delayed == null) {
+                    delayed = timer.schedule(this::flush, config.maxDelay().toNanos(), TimeUnit.NANOSECONDS);
+                }
+            }
+        }
+        if (timer == null) {
+            for (int round = 0; !p.done.isDone(); round++) {
+                if (round > 0) {
+                    sleepQuietly(Math.min(100, 5L << Math.min(round, 5)));  // deferred: its row is locked elsewhere
+                }
+                flush();
+            }
+        }
+        return p.done;
+    }
+
+    /** Flushes what waits, then refuses new outcomes. Idempotent. */
+    public void stop(Duration timeout) {
+        synchronized (lock) {
+            stopped = true;
+        }
+        flush();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (lock) {
+            while ((inFlight > 0 || !pending.isEmpty()) && System.nanoTime() < deadline) {
+                try {
+                    lock.wait(10);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            // Whatever is still carried (rows locked elsewhere) fails to its step: its lease expires.
+            for (Pending p : pending) {
+                p.done.completeExceptionally(new IllegalStateException("the flusher stopped before the row of instance "
+                        + p.row.id() + " was unlocked by another transaction; its outcome was not written"));
+            }
+            pending = new ArrayList<>();
+        }
+    }
+
+    /** Runs one flush of everything waiting, in the calling thread. Package-visible for tests. */
+    void flush() {
+        List<Pending> batch;
+        List<Long> parents = new ArrayList<>();
+        synchronized (lock) {
+            if (inFlight >= config.parallelism() || pending.isEmpty()) {
+                return;
+            }
+            batch = new ArrayList<>(pending.size());
+            List<Pending> held = new ArrayList<>();
+            for (Pending p : pending) {
+                Long parent = p.joins();
+                if (parent != null && parentsInFlight.containsKey(parent)) {
+                    held.add(p);
+                } else {
+                    batch.add(p);
+                    if (parent != null) {
+                        parents.add(parent);
+                    }
+                }
+            }
+            if (batch.isEmpty()) {
+                return;  // the flush in flight that holds their parents schedules them when it ends
+            }
+            inFlight++;
+            cancelDelayed();
+            pending = held;
+            parents.forEach(id -> parentsInFlight.merge(id, 1, Integer::sum));
+        }
+        List<Pending> deferred = List.of();
+        try {
+            deferred = write(batch);
+        } finally {
+            synchronized (lock) {
+                inFlight--;
+                parents.forEach(id -> parentsInFlight.computeIfPresent(id, (k, n) -> n > 1 ? n - 1 : null));
+                pending.addAll(deferred);
+                lock.notifyAll();
+                if (!pending.isEmpty() && timer != null) {
+                    if (pending.size() > deferred.size()) {
+                        // These waited for a free slot: write them now, all together.
+                        timer.execute(this::flush);
+                    } else if (delayed == null) {
+                        // Only outcomes whose rows are locked elsewhere: try again shortly.
+                        delayed = timer.schedule(this::flush, Math.max(config.maxDelay().toNanos(), 5_000_000L),
+                                TimeUnit.NANOSECONDS);
+                    }
+                }
+            }
+        }
+    }
+
+    /** @return the outcomes to carry to a later flush (their rows were locked by another transaction) */
+    private List<Pending> write(List<Pending> batch) {
+        List<OutcomeRow> rows = batch.stream().map(p -> p.row).toList();
+        RuntimeException last = null;
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            try {
+                long t0 = System.nanoTime();
+                FlushSql.Flushed flushed = db.inTransaction(c -> sql.flush(c, rows, clock.instant()));
+                notify(() -> events.flushed(rows.size(), System.nanoTime() - t0));
+                Set<Long> committed = flushed.committed();
+                metrics.flushes.increment();
+                metrics.flushedOutcomes.add(rows.size() - flushed.deferred().size());
+                List<OutcomeRow> done = new ArrayList<>(committed.size());
+                List<Pending> carried = new ArrayList<>();
+                for (Pending p : batch) {
+                    if (committed.contains(p.row.id())) {
+                        done.add(p.row);
+                    } else if (flushed.deferred().contains(p.row.id())) {
+                        carried.add(p);
+                    } else {
+                        metrics.stale.increment();
+                    }
+                }
+                try {
+                    afterCommit.committed(done, flushed);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "gen-durable: an after-commit hook failed (pokes and await waiters): " + e);
+                }
+                for (Pending p : batch) {
+                    long id = p.row.id();
+                    if (committed.contains(id)) {
+                        p.done.complete(new Written(flushed.continuingWithSignals().contains(id)
+                                ? Result.COMMITTED_WITH_SIGNALS : Result.COMMITTED,
+                                flushed.continued().getOrDefault(id, p.row.claimToken())));
+                    } else if (!flushed.deferred().contains(id)) {
+                        p.done.complete(new Written(Result.STALE, p.row.claimToken()));
+                    }
+                }
+                return defer(carried);
+            } catch (UnknownCommitException e) {
+                // Never write these again: if the commit landed, the rows are runnable, this very
+                // worker may already have claimed one again (same worker id, same attempt), and a
+                // second write of the old outcome would pass the guard and undo that running claim.
+                // If it did not land, the leases expire and the reaper re-runs the steps.
+                metrics.flushErrors.increment();
+                LOG.log(Level.WARNING, "gen-durable flush of " + rows.size() + " outcomes: " + e.getMessage()
+                        + "; not writing them again (their steps re-run after lease expiry if it was not applied)");
+                for (Pending p : batch) {
+                    p.done.completeExceptionally(e);
+                }
+                return List.of();
+            } catch (RuntimeException e) {
+                last = e;
+                metrics.flushErrors.increment();
+                LOG.log(Level.WARNING, "gen-durable flush of " + rows.size() + " outcomes failed (attempt "
+                        + attempt + " of " + ATTEMPTS + "): " + e);
+                sleepQuietly(50L * attempt);
+            }
+        }
+        if (batch.size() > 1) {
+            // One outcome the database refuses must not sink its neighbours: write them one by one.
+            LOG.log(Level.WARNING, "gen-durable: writing the " + batch.size() + " outcomes of a failed flush one by one");
+            List<Pending> carried = new ArrayList<>();
+            for (Pending p : batch) {
+                carried.addAll(write(List.of(p)));
+            }
+            return carried;
+        }
+        for (Pending p : batch) {
+            p.done.completeExceptionally(last);
+        }
+        return List.of();
+    }
+
+    /**
+     * Outcomes whose row (or parent) another transaction holds locked ride with a later flush,
+     * until {@code deferLimit}; past it they fail to their step like a failed write.
+     */
+    private List<Pending> defer(List<Pending> carried) {
+        if (carried.isEmpty()) {
+            return carried;
+        }
+        long now = System.nanoTime();
+        List<Pending> kept = new ArrayList<>(carried.size());
+        for (Pending p : carried) {
+            metrics.flushDeferred.increment();
+            if (p.deferredSince == 0) {
+                p.deferredSince = now;
+            }
+            if (now - p.deferredSince > deferLimit.toNanos()) {
+                metrics.flushErrors.increment();
+                p.done.completeExceptionally(new IllegalStateException("the row of instance " + p.row.id()
+                        + " (or its parent) stayed locked by another transaction for more than " + deferLimit
+                        + "; its outcome was not written"));
+            } else {
+                kept.add(p);
+            }
+        }
+        if (!kept.isEmpty()) {
+            LOG.log(Level.DEBUG, () -> "gen-durable: " + kept.size()
+                    + " outcomes deferred to the next flush: their rows are locked by another transaction");
+        }
+        return kept;
+    }
+
+    private static void notify(Runnable observer) {
+        try {
+            observer.run();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
+        }
+    }
+
+    private void cancelDelayed() {
+        if (delayed != null) {
+            delayed.cancel(false);
+            delayed = null;
+        }
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,176 @@
+package io.gendurable.impl.insert;
+
+import io.gendurable.Inserted;
+import io.gendurable.impl.db.Jdbc;
+import io.gendurable.impl.db.SchemaName;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The insert statement family: any number of rows in ONE static statement (parallel arrays
+ * through {@code unnest}), inserted in correlation-key order so racing batches meet at the
+ * {@code gen_durable_correlation} unique index as a clean conflict, never a deadlock.
+ * A conflict returns the live holder's id. Ids are drawn from the identity sequence in the
+ * input CTE, so each answer maps back to its input position.
+ */
+public final class InsertSql {
+    private final String sql;
+    private final String holdersSql;
+
+    public InsertSql(SchemaName schema) {
+        String t = schema.instances();
+        this.sql = """
+                WITH input AS (
+                    SELECT nextval('%1$s_id_seq') AS id, x.*
+                    FROM (SELECT * FROM unnest(?::int[], ?::text[], ?::int[], ?::text[], ?::text[], ?::text[],
+                                               ?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+                                               ?::int[], ?::bigint[])
+                              AS u(ord, fsm, fsm_version, step, state, queue, priority, eligible_at,
+                                   correlation_key, correlation_scope, concurrency_key, rate_limit, weight, parent_id)
+                          ORDER BY correlation_key, ord) x
+                ), ins AS (
+                    -- arbiter: gen_durable_correlation (unique, partial on correlation_guard)
+                    INSERT INTO %1$s (id, fsm, fsm_version, step, state, queue, priority, eligible_at,
+                                      correlation_key, correlation_scope, concurrency_key, rate_limit, weight,
+                                      parent_id, inserted_at, updated_at)
+                    SELECT id, fsm, fsm_version, step, state::jsonb, queue, priority, eligible_at::timestamptz,
+                           correlation_key, correlation_scope::%2$s[], concurrency_key, rate_limit, weight,
+                           parent_id, ?, ?
+                    FROM input
+                    ORDER BY correlation_key, ord
+                    ON CONFLICT (correlation_guard) WHERE correlation_guard IS NOT NULL DO NOTHING
+                    RETURNING id, correlation_guard
+                )
+                SELECT i.ord, ins.id AS inserted_id,
+                       COALESCE((SELECT s.id FROM ins s WHERE ins.id IS NULL AND s.correlation_guard = i.correlation_key
+                                 ORDER BY s.id LIMIT 1),
+                                (SELECT h.id FROM %1$s h WHERE ins.id IS NULL AND h.correlation_guard = i.correlation_key))
+                           AS holder_id
+                FROM input i LEFT JOIN ins ON ins.id = i.id
+                ORDER BY i.ord
+                """.formatted(t, schema.statusType());
+        // A holder that committed while our insert waited on it is outside the statement's
+        // snapshot; this fresh read finds it (uses gen_durable_correlation).
+        this.holdersSql = "SELECT correlation_guard, id FROM " + t + " WHERE correlation_guard = ANY(?::text[])";
+    }
+
+    /** One row to insert; {@code correlationScope} is the array literal of status names. */
+    public record Row(String fsm, int fsmVersion, String step, String stateJson, String queue, int priority,
+                      Instant eligibleAt, String correlationKey, String correlationScope, String concurrencyKey,
+                      String rateLimit, int weight, Long parentId) {
+    }
+
+    /**
+     * Inserts the rows in one statement.
+     *
+     * @return per input position: the answer, or null when the key's holder vanished before it
+     * could be read (the caller retries those positions)
+     */
+    public Inserted[] insert(Connection c, List<Row> rows, Instant now) throws SQLException {
+        int n = rows.size();
+        Integer[] ord = new Integer[n];
+        String[] fsm = new String[n];
+        Integer[] version = new Integer[n];
+        String[] step = new String[n];
+        String[] state = new String[n];
+        String[] queue = new String[n];
+        Integer[] priority = new Integer[n];
+        String[] eligible = new String[n];
+        String[] corr = new String[n];
+        String[] scope = new String[n];
+        String[] conc = new String[n];
+        String[] rate = new String[n];
+        Integer[] weight = new Integer[n];
+        Long[] parent = new Long[n];
+        for (int i = 0; i < n; i++) {
+            Row r = rows.get(i);
+            ord[i] = i;
+            fsm[i] = r.fsm();
+            version[i] = r.fsmVersion();
+            step[i] = r.step();
+            state[i] = r.stateJson();
+            queue[i] = r.queue();
+            priority[i] = r.priority();
+            eligible[i] = Jdbc.isoOrNull(r.eligibleAt());
+            corr[i] = r.correlationKey();
+            scope[i] = r.correlationScope();
+            conc[i] = r.concurrencyKey();
+            rate[i] = r.rateLimit();
+            weight[i] = r.weight();
+            parent[i] = r.parentId();
+        }
+        Inserted[] out = new Inserted[n];
+        List<Integer> unresolved = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int p = 1;
+            ps.setArray(p++, Jdbc.ints(c, ord));
+            ps.setArray(p++, Jdbc.texts(c, fsm));
+            ps.setArray(p++, Jdbc.ints(c, version));
+            ps.setArray(p++, Jdbc.texts(c, step));
+            ps.setArray(p++, Jdbc.texts(c, state));
+            ps.setArray(p++, Jdbc.texts(c, queue));
+            ps.setArray(p++, Jdbc.ints(c, priority));
+            ps.setArray(p++, Jdbc.texts(c, eligible));
+            ps.setArray(p++, Jdbc.texts(c, corr));
+            ps.setArray(p++, Jdbc.texts(c, scope));
+            ps.setArray(p++, Jdbc.texts(c, conc));
+            ps.setArray(p++, Jdbc.texts(c, rate));
+            ps.setArray(p++, Jdbc.ints(c, weight));
+            ps.setArray(p++, c.createArrayOf("bigint", parent));
+            ps.setObject(p++, Jdbc.ts(now));
+            ps.setObject(p, Jdbc.ts(now));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    int i = rs.getInt("ord");
+                    Long inserted = Jdbc.longOrNull(rs, "inserted_id");
+                    Long holder = Jdbc.longOrNull(rs, "holder_id");
+                    if (inserted != null) {
+                        out[i] = new Inserted(inserted, false);
+                    } else if (holder != null) {
+                        out[i] = new Inserted(holder, true);
+                    } else {
+                        unresolved.add(i);
+                    }
+                }
+            }
+        }
+        if (!unresolved.isEmpty()) {
+            resolveHolders(c, rows, unresolved, out);
+        }
+        return out;
+    }
+
+    private void resolveHolders(Connection c, List<Row> rows, List<Integer> positions, Inserted[] out)
+            throws SQLException {
+        String[] keys = positions.stream().map(i -> rows.get(i).correlationKey()).distinct().toArray(String[]::new);
+        java.util.Map<String, Long> holders = new java.util.HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement(holdersSql)) {
+            ps.setArray(1, Jdbc.texts(c, keys));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    holders.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        }
+        for (int i : positions) {
+            Long holder = holders.get(rows.get(i).correlationKey());
+            out[i] = holder == null ? null : new Inserted(holder, true);
+        }
+    }
+
+    /** @return the statement text (for tests and docs) */
+    public String sql() {
+        return sql;
+    }
+
+    /** @param scope statuses as database names @return a {@code durable_status[]} array literal */
+    public static String scopeLiteral(List<String> scope) {
+        return "{" + String.join(",", scope) + "}";
+    }
+}

@@ -1,0 +1,228 @@
+package io.gendurable.impl.lease;
+
+import io.gendurable.impl.db.Jdbc;
+import io.gendurable.impl.db.SchemaName;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The claim-lifecycle statements: heartbeat (extend), reaper (expired leases back to
+ * {@code runnable} with {@code attempt + 1}), start-up reclaim of a dead predecessor's claims,
+ * and the drain's release of buffered claims. Every multi-row statement locks its rows in one
+ * global order (id, or lease expiry then id for the reaper's sweep) with
+ * {@code FOR NO KEY UPDATE SKIP LOCKED}: none of them ever waits for a row lock, so none can
+ * join a deadlock cycle with the flush. The heartbeat and the release are guarded by the claim's
+ * fencing token; the reaper and the reclaim clear it.
+ */
+public final class LeaseSql {
+    /** The {@code last_error} a reclaimed row gets (followed by the attempt that was lost). */
+    public static final String LEASE_EXPIRED = "lease expired (its worker died, hung or lost the database) on attempt ";
+
+    private final String heartbeatSql;
+    private final String reapSql;
+    private final String reclaimSql;
+    private final String releaseSql;
+    private final String releaseSkippingSql;
+
+    public LeaseSql(SchemaName schema) {
+        String t = schema.instances();
+        // Index: primary key. Guard: the claim's fencing token. Rows are locked in id order, as
+        // the flush locks them, and rows locked elsewhere (a flush committing the row, a caller's
+        // open transaction that signalled it) are skipped: their lease is renewed by the next beat
+        // or by the flush itself. A heartbeat never waits, so it is in no deadlock cycle.
+        this.heartbeatSql = """
+                WITH mine AS (
+                    SELECT g.id FROM %1$s g JOIN unnest(?::bigint[], ?::bigint[]) AS h(id, token) ON g.id = h.id
+                    WHERE g.claim_token = h.token AND g.locked_by = ? AND g.status::text = 'executing'
+                    ORDER BY g.id
+                    FOR NO KEY UPDATE OF g SKIP LOCKED
+                )
+                UPDATE %1$s g SET lease_expires_at = ?
+                FROM mine WHERE g.id = mine.id
+                """.formatted(t);
+        // Index: gen_durable_lease. A reclaimed row re-runs its step from scratch.
+        this.reapSql = """
+                WITH expired AS (
+                    SELECT id FROM %1$s
+                    WHERE status = 'executing' AND lease_expires_at < ?
+                    ORDER BY lease_expires_at, id
+                    LIMIT ?
+                    FOR NO KEY UPDATE SKIP LOCKED
+                )
+                UPDATE %1$s g
+                SET status = 'runnable', attempt = g.attempt + 1, locked_by = NULL, lease_expires_at = NULL,
+                    claim_token = NULL, concurrency_shard = NULL, eligible_at = ?, updated_at = ?,
+                    last_error = '%2$s' || g.attempt
+                FROM expired
+                WHERE g.id = expired.id AND g.status = 'executing' AND g.lease_expires_at < ?
+                RETURNING g.id, g.queue
+                """.formatted(t, LEASE_EXPIRED);
+        // Index: gen_durable_lease. Same node and queue, another incarnation, and a lease that
+        // nobody renewed lately: a live twin with the same node id is never robbed.
+        this.reclaimSql = """
+                WITH dead AS (
+                    SELECT id FROM %1$s
+                    WHERE status = 'executing' AND locked_by LIKE ? ESCAPE '\\' AND locked_by <> ?
+                      AND lease_expires_at < ?
+                    ORDER BY id
+                    FOR NO KEY UPDATE SKIP LOCKED
+                )
+                UPDATE %1$s g
+                SET status = 'runnable', attempt = g.attempt + 1, locked_by = NULL, lease_expires_at = NULL,
+                    claim_token = NULL, concurrency_shard = NULL, eligible_at = ?, updated_at = ?,
+                    last_error = '%2$s' || g.attempt
+                FROM dead
+                WHERE g.id = dead.id
+                RETURNING g.id
+                """.formatted(t, LEASE_EXPIRED);
+        // A buffered claim never started: back to runnable as it was (no attempt spent). Guarded
+        // by the fencing token; locked in id order. RETURNING says exactly which claims went back,
+        // so only their gate slots are credited. Two forms: one waits briefly for rows locked
+        // elsewhere (a signaller's transaction), the fallback skips them (they stay claimed until
+        // their lease expires: the safe direction).
+        String release = """
+                WITH mine AS (
+                    SELECT g.id FROM %1$s g JOIN unnest(?::bigint[], ?::bigint[]) AS r(id, token) ON g.id = r.id
+                    WHERE g.claim_token = r.token AND g.locked_by = ? AND g.status::text = 'executing'
+                    ORDER BY g.id
+                    FOR NO KEY UPDATE OF g%2$s
+                )
+                UPDATE %1$s g SET status = 'runnable', locked_by = NULL, lease_expires_at = NULL, claim_token = NULL,
+                                  concurrency_shard = NULL, updated_at = ?
+                FROM mine WHERE g.id = mine.id
+                RETURNING g.id
+                """;
+        this.releaseSql = release.formatted(t, "");
+        this.releaseSkippingSql = release.formatted(t, " SKIP LOCKED");
+    }
+
+    /** @return the heartbeat's text (for plan checks); parameters: ids, tokens, worker, lease */
+    public String heartbeatSql() {
+        return heartbeatSql;
+    }
+
+    /** @return the waiting release's text (for plan checks); parameters: ids, tokens, worker, now */
+    public String releaseSql() {
+        return releaseSql;
+    }
+
+    /**
+     * @param claims id → the fencing token of the claim this worker holds on it
+     * @return how many leases were extended
+     */
+    public int heartbeat(Connection c, String worker, Map<Long, Long> claims, Instant leaseUntil) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(heartbeatSql)) {
+            bindClaims(c, ps, claims);
+            ps.setString(3, worker);
+            ps.setObject(4, Jdbc.ts(leaseUntil));
+            return ps.executeUpdate();
+        }
+    }
+
+    private static void bindClaims(Connection c, PreparedStatement ps, Map<Long, Long> claims) throws SQLException {
+        Long[] ids = new Long[claims.size()];
+        Long[] tokens = new Long[claims.size()];
+        int i = 0;
+        for (Map.Entry<Long, Long> e : claims.entrySet()) {
+            ids[i] = e.getKey();
+            tokens[i++] = e.getValue();
+        }
+        ps.setArray(1, c.createArrayOf("bigint", ids));
+        ps.setArray(2, c.createArrayOf("bigint", tokens));
+    }
+
+    /** A row the reaper returned to runnable. */
+    public record Reaped(long id, String queue) {
+    }
+
+    /** @return the rows whose expired leases were reclaimed (at most {@code limit}) */
+    public List<Reaped> reap(Connection c, Instant now, int limit) throws SQLException {
+        List<Reaped> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(reapSql)) {
+            ps.setObject(1, Jdbc.ts(now));
+            ps.setInt(2, limit);
+            ps.setObject(3, Jdbc.ts(now));
+            ps.setObject(4, Jdbc.ts(now));
+            ps.setObject(5, Jdbc.ts(now));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Reaped(rs.getLong(1), rs.getString(2)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Releases the claims of earlier incarnations of this worker's node and queue.
+     *
+     * @param workerPrefix the node-and-queue prefix every incarnation's worker id starts with
+     * @param worker       this incarnation's worker id (never released)
+     * @param staleBefore  only leases expiring before this instant count as dead
+     * @return how many rows were released
+     */
+    public int reclaimPredecessor(Connection c, String workerPrefix, String worker, Instant staleBefore,
+                                  Instant now) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(reclaimSql)) {
+            ps.setString(1, escapeLike(workerPrefix) + "%");
+            ps.setString(2, worker);
+            ps.setObject(3, Jdbc.ts(staleBefore));
+            ps.setObject(4, Jdbc.ts(now));
+            ps.setObject(5, Jdbc.ts(now));
+            int n = 0;
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    n++;
+                }
+            }
+            return n;
+        }
+    }
+
+    /**
+     * @param claims      id → the fencing token of the claim this worker holds on it
+     * @param skipLocked  false: wait up to {@link Jdbc#BRIEF_LOCK_WAIT} for a row locked elsewhere
+     *                    (then fail with SQLSTATE 55P03); true: leave such rows claimed
+     * @return the ids whose claims went back to runnable (a claim lost meanwhile is not among them)
+     */
+    public Set<Long> release(Connection c, String worker, Map<Long, Long> claims, Instant now, boolean skipLocked)
+            throws SQLException {
+        Set<Long> released = new HashSet<>();
+        if (claims.isEmpty()) {
+            return released;
+        }
+        if (!skipLocked) {
+            return Jdbc.waitingBriefly(c, () -> release(c, releaseSql, worker, claims, now));
+        }
+        return release(c, releaseSkippingSql, worker, claims, now);
+    }
+
+    private static Set<Long> release(Connection c, String sql, String worker, Map<Long, Long> claims, Instant now)
+            throws SQLException {
+        Set<Long> released = new HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            bindClaims(c, ps, claims);
+            ps.setString(3, worker);
+            ps.setObject(4, Jdbc.ts(now));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    released.add(rs.getLong(1));
+                }
+            }
+        }
+        return released;
+    }
+
+    private static String escapeLike(String s) {
+        return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
+    }
+}

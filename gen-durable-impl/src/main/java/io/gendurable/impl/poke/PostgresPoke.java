@@ -1,0 +1,237 @@
+package io.gendurable.impl.poke;
+
+import io.gendurable.impl.runtime.EngineMetrics;
+import io.gendurable.impl.runtime.Loops;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+import javax.sql.DataSource;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * Cross-node pokes over PostgreSQL {@code LISTEN/NOTIFY}. Sending: at most one {@code pg_notify}
+ * statement per window ({@code gendurable.poke.window}). The first poke after a quiet window goes
+ * out at once (an isolated insert pays no delay); pokes that arrive while a window is open are
+ * collected per queue and go out together when it ends, so a stream of sequential inserts costs
+ * one notification per queue per window instead of one per insert. Receiving: a
+ * dedicated listener connection waits for notifications and pokes this node's schedulers; it
+ * reconnects after losing its connection, and then pokes every local queue once (it may have
+ * missed something). Payloads are tagged with the sender, so a node never pokes itself twice.
+ * Best-effort: the poll stays the floor.
+ */
+public final class PostgresPoke implements Poke {
+    private static final Logger LOG = System.getLogger("io.gendurable");
+
+    private final DataSource dataSource;
+    private final String channel;
+    private final String origin = UUID.randomUUID().toString().substring(0, 12);
+    private final Consumer<String> local;
+    private final Runnable pokeAllLocal;
+    private final ScheduledExecutorService timer;
+    private final ExecutorService listenerThread;
+    private final EngineMetrics metrics;
+    private final Set<String> pending = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean sendScheduled = new AtomicBoolean();
+    private final long windowNanos;
+    /** When the last send started (System.nanoTime); a window is open until lastSend + windowNanos. */
+    private volatile long lastSend;
+    private volatile boolean running;
+    private volatile Connection listening;
+    private volatile boolean listenerStarted;
+    private final CountDownLatch listenerExited = new CountDownLatch(1);
+
+    public PostgresPoke(DataSource dataSource, String schema, Duration window, Consumer<String> local, Runnable pokeAllLocal,
+                 ScheduledExecutorService timer, ExecutorService listenerThread, EngineMetrics metrics) {
+        this.dataSource = dataSource;
+        this.windowNanos = window.toNanos();
+        this.lastSend = System.nanoTime() - windowNanos;
+        this.channel = channelFor(schema);
+        this.local = local;
+        this.pokeAllLocal = pokeAllLocal;
+        this.timer = timer;
+        this.listenerThread = listenerThread;
+        this.metrics = metrics;
+    }
+
+    /**
+     * The channel of a schema. Channel names are identifiers, at most 63 bytes: pg_notify rejects a
+     * longer one while LISTEN silently truncates it, so a long schema name would never get a poke
+     * through. Too long: a readable prefix plus a hash of the whole name (the same on every node).
+     */
+    static String channelFor(String schema) {
+        String c = "gendurable_" + schema;
+        return c.length() <= 63 ? c : c.substring(0, 54) + "_" + String.format("%08x", schema.hashCode());
+    }
+
+    @Override
+    public void poke(String queue) {
+        pending.add(queue);
+        if (sendScheduled.compareAndSet(false, true)) {
+            // Never on the caller's thread (the send borrows a connection): at once on the timer
+            // when the last window has closed, else when it closes.
+            long delay = Math.max(0, lastSend + windowNanos - System.nanoTime());
+            timer.schedule(() -> Loops.guarded("poke send", metrics, this::send), delay, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void send() {
+        lastSend = System.nanoTime();
+        sendScheduled.set(false);
+        List<String> queues = List.copyOf(pending);
+        pending.removeAll(queues);
+        if (queues.isEmpty()) {
+            return;
+        }
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ? || '|' || q) FROM unnest(?::text[]) AS q")) {
+            c.setAutoCommit(true);
+            ps.setString(1, channel);
+            ps.setString(2, origin);
+            ps.setArray(3, c.createArrayOf("text", queues.toArray()));
+            ps.execute();
+            metrics.pokesSent.add(queues.size());
+        } catch (SQLException e) {
+            throw new IllegalStateException("pg_notify failed: " + e.getMessage(), e);
+        }
+    }
+
+    public void start() {
+        running = true;
+        listenerThread.execute(this::listenLoop);
+        listenerStarted = true;
+    }
+
+    /**
+     * Stops listening. The listener itself UNLISTENs and returns its connection (within one
+     * notification wait): closing the connection from here would hand the pool a connection
+     * still listening on the channel, piling up every later notification in its driver's queue.
+     */
+    public void stop() {
+        running = false;
+        if (!listenerStarted) {
+            return;
+        }
+        try {
+            if (!listenerExited.await(2, TimeUnit.SECONDS)) {
+                LOG.log(Level.WARNING, "gen-durable poke listener did not stop within 2 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** @return the backend pid of the listener connection, or -1 (for tests that kill it) */
+    public int listenerPid() {
+        Connection c = listening;
+        try {
+            return c == null ? -1 : c.unwrap(PGConnection.class).getBackendPID();
+        } catch (SQLException e) {
+            return -1;
+        }
+    }
+
+    private void listenLoop() {
+        try {
+            listen();
+        } finally {
+            listening = null;
+            listenerExited.countDown();
+        }
+    }
+
+    private void listen() {
+        long backoff = 100;
+        boolean first = true;
+        while (running) {
+            try (Connection c = dataSource.getConnection()) {
+                c.setAutoCommit(true);
+                try (Statement s = c.createStatement()) {
+                    s.execute("LISTEN " + channel);
+                }
+                PGConnection pg = c.unwrap(PGConnection.class);
+                listening = c;
+                if (!first) {
+                    metrics.pokeReconnects.increment();
+                    LOG.log(Level.INFO, "gen-durable poke listener reconnected on channel " + channel);
+                    pokeAllLocal.run();  // we may have missed pokes while away
+                }
+                first = false;
+                backoff = 100;
+                try {
+                    while (running) {
+                        PGNotification[] notes = pg.getNotifications(500);
+                        if (notes == null) {
+                            continue;
+                        }
+                        for (PGNotification n : notes) {
+                            receive(n.getParameter());
+                        }
+                    }
+                } finally {
+                    release(c);
+                }
+            } catch (LinkageError e) {
+                listening = null;
+                LOG.log(Level.ERROR, "gen-durable poke=postgres cannot run: the application does not see the "
+                        + "PostgreSQL driver classes (org.postgresql.PGConnection); pokes fall back to the poll. "
+                        + "In Liberty, add <classloader commonLibraryRef=\"postgresql\"/> to the application. " + e);
+                return;
+            } catch (SQLException | RuntimeException e) {
+                listening = null;
+                if (!running) {
+                    return;
+                }
+                LOG.log(Level.WARNING, "gen-durable poke listener lost its connection; reconnecting in "
+                        + backoff + " ms: " + e);
+                try {
+                    Thread.sleep(backoff);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                backoff = Math.min(backoff * 2, 5_000);
+            }
+        }
+        listening = null;
+    }
+
+    /**
+     * Readies the listener connection for its return to the pool: UNLISTEN through the pooled
+     * connection. On a live connection that stops the notifications; on a dead one it fails, and
+     * that failure (SQLSTATE 08xxx) passing through the pool's proxy is what makes the pool evict
+     * the connection. The listener's own error came from the unwrapped PGConnection, which the pool
+     * never sees: without this the pool would hand the dead connection to the next borrower.
+     */
+    private static void release(Connection c) {
+        try (Statement s = c.createStatement()) {
+            s.execute("UNLISTEN *");
+        } catch (SQLException | RuntimeException ignored) {
+            // dead: the pool saw the error and evicts it
+        }
+    }
+
+    private void receive(String payload) {
+        int bar = payload.indexOf('|');
+        if (bar < 0 || payload.substring(0, bar).equals(origin)) {
+            return;  // our own: the local poke already happened
+        }
+        metrics.pokesReceived.increment();
+        local.accept(payload.substring(bar + 1));
+    }
+}

@@ -1,0 +1,82 @@
+package io.gendurable.impl.runtime;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The engine's counters, plain Java. The container layer exposes them as MicroProfile Metrics;
+ * tests read them directly.
+ */
+public final class EngineMetrics {
+    /** Steps run, by outcome kind. */
+    public final Map<String, LongAdder> steps = new ConcurrentHashMap<>();
+    /** Claim statements run. */
+    public final LongAdder picks = new LongAdder();
+    /** Rows claimed. */
+    public final LongAdder picked = new LongAdder();
+    /** Outcomes whose ownership guard failed: committed nothing. */
+    public final LongAdder stale = new LongAdder();
+    /** Expired leases the reaper returned to runnable. */
+    public final LongAdder reaped = new LongAdder();
+    /** Claims of a dead predecessor released at start-up. */
+    public final LongAdder reclaimed = new LongAdder();
+    /** Terminal rows deleted by the GC. */
+    public final LongAdder gcSwept = new LongAdder();
+    /** Flush transactions committed. */
+    public final LongAdder flushes = new LongAdder();
+    /** Outcomes written by those flushes (stale ones included). */
+    public final LongAdder flushedOutcomes = new LongAdder();
+    /** Outcomes a flush carried to a later one because another transaction held their row (or parent) locked. */
+    public final LongAdder flushDeferred = new LongAdder();
+    /** Flush attempts that failed (retried, then failed to the step). */
+    public final LongAdder flushErrors = new LongAdder();
+    /** Background loop iterations that threw (logged and counted; the loop goes on). */
+    public final LongAdder loopErrors = new LongAdder();
+    /** Buffered claims released by a drain. */
+    public final LongAdder released = new LongAdder();
+    /** Await deadlines that fired (a wake with no awaited signal). */
+    public final LongAdder awaitTimeouts = new LongAdder();
+    /** Probe statements run by the await watcher. */
+    public final LongAdder awaitProbes = new LongAdder();
+    /** Signals stored in an inbox. */
+    public final LongAdder signalsDelivered = new LongAdder();
+    /** Signals whose dedup key was already seen. */
+    public final LongAdder signalsDuplicate = new LongAdder();
+    /** Signals with no live target. */
+    public final LongAdder signalsNoTarget = new LongAdder();
+    /** Pokes sent to other nodes (notifications, after coalescing). */
+    public final LongAdder pokesSent = new LongAdder();
+    /** Pokes received from other nodes. */
+    public final LongAdder pokesReceived = new LongAdder();
+    /** Times the poke listener reconnected after losing its connection. */
+    public final LongAdder pokeReconnects = new LongAdder();
+    /** Claims or admissions that lost a cross-node race on a constraint and were retried. */
+    public final LongAdder contended = new LongAdder();
+    /**
+     * Claims that lost the K = 1 race in every retry and gave up until the queue's next poll
+     * (expected under contention: logged at INFO, not as a loop error).
+     */
+    public final LongAdder contendedDeferred = new LongAdder();
+    /** Admissions in which a concurrency gate admitted fewer rows than wanted. */
+    public final LongAdder gateThrottled = new LongAdder();
+    /** Rows a rate limit denied for lack of tokens. */
+    public final LongAdder rateThrottled = new LongAdder();
+    /** Rows that named a rate limit not configured on this node (they stall). */
+    public final LongAdder unknownRateLimit = new LongAdder();
+    /** Gate counters the reconciler corrected, and idle or orphaned bucket keys it swept. */
+    public final LongAdder bucketsReconciled = new LongAdder();
+    /** Total step nanoseconds (user code), for a mean. */
+    public final LongAdder stepNanos = new LongAdder();
+
+    public void step(String kind, long nanos) {
+        steps.computeIfAbsent(kind, k -> new LongAdder()).increment();
+        stepNanos.add(nanos);
+    }
+
+    /** @return steps run with outcomes of this kind ({@code next}, {@code retry}, {@code done}, {@code stop}) */
+    public long steps(String kind) {
+        LongAdder a = steps.get(kind);
+        return a == null ? 0 : a.sum();
+    }
+}

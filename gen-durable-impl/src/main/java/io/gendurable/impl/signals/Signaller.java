@@ -1,0 +1,94 @@
+package io.gendurable.impl.signals;
+
+import io.gendurable.SignalResult;
+import io.gendurable.SignalTarget;
+import io.gendurable.impl.db.CallerTransactions;
+import io.gendurable.impl.db.Db;
+import io.gendurable.impl.json.Json;
+import io.gendurable.impl.poke.Poke;
+import io.gendurable.impl.runtime.EngineMetrics;
+import io.gendurable.impl.runtime.ValueSize;
+
+import java.time.InstantSource;
+import java.util.Objects;
+
+/**
+ * Validates and delivers signals (one statement each), and pokes the queue of a woken target.
+ * Inside a caller's transaction the delivery joins it and the poke waits for its commit.
+ */
+public final class Signaller {
+    /** The longest signal name and dedup key accepted. */
+    static final int MAX_NAME = 255;
+
+    private final Json json;
+    private final Db db;
+    private final SignalSql sql;
+    private final Poke poke;
+    private final InstantSource clock;
+    private final EngineMetrics metrics;
+    private final CallerTransactions callerTransactions;
+    private final ValueSize valueSize;
+
+    public Signaller(Json json, Db db, SignalSql sql, Poke poke, InstantSource clock, EngineMetrics metrics,
+              CallerTransactions callerTransactions, ValueSize valueSize) {
+        this.callerTransactions = callerTransactions;
+        this.valueSize = valueSize;
+        this.json = json;
+        this.db = db;
+        this.sql = sql;
+        this.poke = poke;
+        this.clock = clock;
+        this.metrics = metrics;
+    }
+
+    public SignalResult signal(SignalTarget target, String name, Object payload, String dedupKey) {
+        Objects.requireNonNull(target, "target must not be null");
+        requireText("name", name);
+        if (dedupKey != null) {
+            requireText("dedupKey", dedupKey);
+        }
+        String payloadJson;
+        try {
+            payloadJson = json.write(payload);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("the payload of signal '" + name + "' cannot be serialized as JSON: "
+                    + e.getMessage(), e);
+        }
+        valueSize.check("the payload of signal '" + name + "'", payloadJson);
+        Long id = target instanceof SignalTarget.Id i ? i.id() : null;
+        String key = target instanceof SignalTarget.CorrelationKey k ? k.key() : null;
+        Db.Work<SignalSql.Delivery> work = c -> sql.deliver(c, id, key, name, payloadJson, dedupKey, clock.instant());
+        java.util.Optional<CallerTransactions.Joined> joined = callerTransactions.active();
+        SignalSql.Delivery d = joined.isPresent() ? joined.get().run(work) : db.inTransaction(work);
+        if (d.wokenQueue() != null) {
+            if (joined.isPresent()) {
+                joined.get().afterCommit(() -> poke.poke(d.wokenQueue()));
+            } else {
+                poke.poke(d.wokenQueue());
+            }
+        }
+        if (!d.targetFound()) {
+            metrics.signalsNoTarget.increment();
+            return SignalResult.NO_TARGET;
+        }
+        if (!d.inserted()) {
+            metrics.signalsDuplicate.increment();
+            return SignalResult.DUPLICATE;
+        }
+        metrics.signalsDelivered.increment();
+        return SignalResult.DELIVERED;
+    }
+
+    private static void requireText(String field, String value) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(field + " must not be null or blank");
+        }
+        if (value.length() > MAX_NAME) {
+            throw new IllegalArgumentException(field + " must be at most " + MAX_NAME + " characters, got "
+                    + value.length());
+        }
+        if (value.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException(field + " must not contain a NUL character (PostgreSQL text cannot store it)");
+        }
+    }
+}

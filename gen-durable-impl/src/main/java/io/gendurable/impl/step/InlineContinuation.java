@@ -1,0 +1,95 @@
+package io.gendurable.impl.step;
+
+import io.gendurable.Outcome;
+import io.gendurable.TransitionOptions.KeyChange;
+import io.gendurable.impl.admission.Limiter;
+import io.gendurable.impl.config.LimitsConfig;
+import io.gendurable.impl.db.Db;
+import io.gendurable.impl.flush.Flusher;
+import io.gendurable.impl.flush.OutcomeRow;
+import io.gendurable.impl.fsm.FsmDefinition;
+
+import java.time.InstantSource;
+import java.util.List;
+
+/**
+ * Inline execution (run-ahead): a {@code next} of an inline FSM commits its next state with the
+ * row kept {@code executing} under the same worker, then its next step runs in the same task,
+ * skipping the requeue and the re-pick. Durability is unchanged: the state is committed before
+ * the step runs; a crash re-runs it through the reaper. Admission happens AFTER that guarded
+ * commit (an orphaned task fails the guard and never admits): a rate token or a slot of a new
+ * configured key is taken through the limiter, and a denial requeues the row through the normal
+ * flush, where the picker admits it. A switch to an unconfigured key is never inlined (the K = 1
+ * index would see two executing rows); the picker serializes it instead.
+ */
+public final class InlineContinuation {
+    /** Chained steps before the row goes back through the queue, so one FSM cannot hold a slot forever. */
+    static final int MAX_CHAIN = 100;
+
+    private final LimitsConfig limits;
+    private final Limiter limiter;
+    private final Db db;
+    private final InboxSql inboxSql;
+    private final OutcomeEncoder encoder;
+    private final InstantSource clock;
+
+    public InlineContinuation(LimitsConfig limits, Limiter limiter, Db db, InboxSql inboxSql, OutcomeEncoder encoder,
+                       InstantSource clock) {
+        this.limits = limits;
+        this.limiter = limiter;
+        this.db = db;
+        this.inboxSql = inboxSql;
+        this.encoder = encoder;
+        this.clock = clock;
+    }
+
+    /** @return whether this {@code next} may continue inline */
+    boolean wanted(FsmDefinition def, Outcome outcome) {
+        if (!(outcome instanceof Outcome.Next n)) {
+            return false;
+        }
+        boolean inline = n.options().inline() != null ? n.options().inline() : def.inlineExecution();
+        return inline && !(n.options().keyChange() == KeyChange.SWITCH && !isGate(n.options().concurrencyKey()));
+    }
+
+    /**
+     * Builds the next step's pick from the committed continue, and admits it when it needs a
+     * rate token or a new gate slot.
+     *
+     * @param token the fencing token the committed continue stamped: the next step's claim
+     * @return the next step to run, or null when admission denied it (it was requeued)
+     */
+    Picked next(Picked previous, OutcomeRow committed, boolean hasSignals, long token, String worker, Flusher flusher) {
+        ClaimedRow r = previous.row();
+        KeyChange change = KeyChange.valueOf(committed.keyOp());
+        String key = switch (change) {
+            case KEEP -> r.concurrencyKey();
+            case RELEASE -> null;
+            case SWITCH -> committed.newKey();
+        };
+        boolean gated = change == KeyChange.KEEP ? r.gated() : change == KeyChange.SWITCH && isGate(key);
+        ClaimedRow row = new ClaimedRow(r.id(), r.fsm(), r.fsmVersion(), committed.step(), committed.stateJson(), 1,
+                r.queue(), r.priority(), clock.instant(), r.insertedAt(), r.correlationKey(), key, List.of(), hasSignals,
+                r.parentId(), r.hasChildren(), committed.rateLimit(), committed.weight(), gated, null, token);
+        List<InboxSql.SignalRow> inbox = hasSignals
+                ? db.inTransaction(c -> inboxSql.load(c, List.of(r.id()))).getOrDefault(r.id(), List.of())
+                : List.of();
+        Picked next = new Picked(row, inbox, previous.children(), change == KeyChange.KEEP ? previous.slot() : null);
+        boolean newGate = change == KeyChange.SWITCH && gated;
+        if (committed.rateLimit() == null && !newGate) {
+            return next;
+        }
+        Limiter.Admission a = limiter.admit(List.of(new Limiter.Candidate(r.id(), token, newGate ? key : null,
+                committed.rateLimit(), committed.weight())), r.queue());
+        if (a.denied().contains(r.id())) {
+            flusher.submit(encoder.requeue(next, worker, clock.instant())).join();
+            return null;
+        }
+        Limiter.Slot slot = a.admitted().get(r.id());
+        return slot == null ? next : next.withSlot(slot);
+    }
+
+    private boolean isGate(String key) {
+        return limits.gateFor(key) != null;
+    }
+}

@@ -1,0 +1,198 @@
+package io.gendurable.impl.step;
+
+import io.gendurable.Backoff;
+import io.gendurable.Fsm;
+import io.gendurable.Outcome;
+import io.gendurable.impl.flush.Flusher;
+import io.gendurable.impl.flush.OutcomeRow;
+import io.gendurable.impl.fsm.FsmDefinition;
+import io.gendurable.impl.fsm.FsmRegistry;
+import io.gendurable.impl.insert.InstanceRows;
+import io.gendurable.impl.json.Json;
+import io.gendurable.impl.runtime.EngineEvents;
+import io.gendurable.impl.runtime.EngineMetrics;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.InstantSource;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Runs one claimed step with no transaction open, turns whatever happens into an outcome
+ * (exceptions and unstorable outcomes through {@link Fsm#onError}), hands it to the flusher and
+ * blocks until it is durable. A step that throws never waits out a lease.
+ */
+public final class StepRunner {
+    private static final Logger LOG = System.getLogger("io.gendurable");
+
+    private final FsmRegistry registry;
+    private final Json json;
+    private final OutcomeEncoder encoder;
+    private final InstantSource clock;
+    private final EngineMetrics metrics;
+    private final String nodeId;
+    private final EngineEvents events;
+    private InlineContinuation inline;
+    private java.time.Duration leaseTtl;
+
+    StepRunner(FsmRegistry registry, Json json, InstanceRows instanceRows, InstantSource clock, EngineMetrics metrics,
+               String nodeId, EngineEvents events) {
+        this(registry, json, new OutcomeEncoder(json, instanceRows), clock, metrics, nodeId, events);
+    }
+
+    public StepRunner(FsmRegistry registry, Json json, OutcomeEncoder encoder, InstantSource clock, EngineMetrics metrics,
+               String nodeId, EngineEvents events) {
+        this.events = events;
+        this.registry = registry;
+        this.json = json;
+        this.encoder = encoder;
+        this.clock = clock;
+        this.metrics = metrics;
+        this.nodeId = nodeId;
+    }
+
+    /**
+     * @return what became of the outcome
+     * @throws CompletionException when the flush failed (the lease will expire; the reaper re-runs it)
+     */
+    public Flusher.Result run(Picked picked, String worker, Flusher flusher, java.util.function.BooleanSupplier mayChain) {
+        return run(picked, worker, flusher, mayChain, Continued.IGNORED);
+    }
+
+    /** Told when an inline continue moved a claim to a new fencing token (the heartbeat must present it). */
+    public interface Continued {
+        /** A listener that ignores the moves. */
+        Continued IGNORED = (id, from, to) -> { };
+
+        /**
+         * @param id   the row
+         * @param from the token of the claim the committed continue ended
+         * @param to   the token of the next step's claim
+         */
+        void moved(long id, long from, long to);
+    }
+
+    /**
+     * @param continued told of each inline continue's new token, before the next step runs
+     * @return what became of the outcome
+     * @throws CompletionException when the flush failed (the lease will expire; the reaper re-runs it)
+     */
+    public Flusher.Result run(Picked picked, String worker, Flusher flusher, java.util.function.BooleanSupplier mayChain,
+                       Continued continued) {
+        Picked current = picked;
+        for (int chained = 0; ; chained++) {
+            boolean inlineAllowed = inline != null && chained < InlineContinuation.MAX_CHAIN && mayChain.getAsBoolean();
+            long start = System.nanoTime();
+            OutcomeRow encoded = decide(current, worker, inlineAllowed);
+            long nanos = System.nanoTime() - start;
+            metrics.step(encoded.kind(), nanos);
+            Flusher.Written written = flusher.submit(encoded).join();
+            Flusher.Result result = written.result();
+            ClaimedRow row = current.row();
+            try {
+                events.stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind(), nanos,
+                        encoded.error(), result == Flusher.Result.STALE);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
+            }
+            if (result == Flusher.Result.STALE || !encoded.keepLock()) {
+                return result;
+            }
+            continued.moved(row.id(), row.claimToken(), written.token());
+            current = inline.next(current, encoded, result == Flusher.Result.COMMITTED_WITH_SIGNALS, written.token(),
+                    worker, flusher);
+            if (current == null) {
+                return result;  // admission denied the next step: it went back to the queue
+            }
+        }
+    }
+
+    /** Enables inline execution (a next that keeps the row and runs the next step in the same task). */
+    public void inline(InlineContinuation inline, java.time.Duration leaseTtl) {
+        this.inline = inline;
+        this.leaseTtl = leaseTtl;
+    }
+
+    private OutcomeRow decide(Picked picked, String worker, boolean inlineAllowed) {
+        ClaimedRow row = picked.row();
+        Optional<FsmDefinition> found = registry.find(row.fsm(), row.fsmVersion());
+        if (found.isEmpty()) {
+            return stop(picked, worker, "no FSM registered as '" + row.fsm() + "' version " + row.fsmVersion()
+                    + " on node " + nodeId + "; registered: " + registry.describe());
+        }
+        FsmDefinition def = found.get();
+        if (row.attempt() > def.maxAttempts() && row.lastError() != null
+                && row.lastError().startsWith(io.gendurable.impl.lease.LeaseSql.LEASE_EXPIRED)) {
+            // A step that kills or hangs its worker every time must not loop through the reaper
+            // forever. (Retries a step asks for itself are the FSM's business and are not capped here.)
+            return stop(picked, worker, "gave up after " + (row.attempt() - 1) + " attempts of step '" + row.step()
+                    + "' (maxAttempts " + def.maxAttempts() + "); the last ones ended with an expired lease");
+        }
+        RunningContext ctx = new RunningContext(picked, def.maxAttempts(), json);
+        Object state;
+        try {
+            state = json.read(row.stateJson(), def.stateType());
+        } catch (RuntimeException e) {
+            return stop(picked, worker, "the state of instance " + row.id() + " cannot be read as "
+                    + def.stateType().getTypeName() + ": " + Backoff.describe(e));
+        }
+        Fsm<Object> fsm = null;
+        Outcome outcome;
+        String error = null;
+        try {
+            fsm = def.instance().get();
+            outcome = fsm.step(row.step(), state, ctx);
+            if (outcome == null) {
+                throw new IllegalStateException(def.beanClass().getName() + ".step(\"" + row.step() + "\") returned null");
+            }
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
+            outcome = onError(fsm, row, state, ctx, e);
+            error = Backoff.describe(e);
+        }
+        try {
+            java.time.Instant now = clock.instant();
+            java.time.Instant lease = inlineAllowed && error == null && inline.wanted(def, outcome)
+                    ? now.plus(leaseTtl) : null;
+            return encoder.encode(picked, worker, outcome, now, error, lease);
+        } catch (RuntimeException e) {
+            // An outcome that cannot be serialized goes to onError, never into a reaper loop.
+            IllegalStateException unstorable = new IllegalStateException("the "
+                    + OutcomeEncoder.kind(outcome) + " outcome of step '" + row.step()
+                    + "' cannot be stored as JSON: " + Backoff.describe(e), e);
+            Outcome recovered = onError(fsm, row, state, ctx, unstorable);
+            try {
+                return encoder.encode(picked, worker, recovered, clock.instant(), Backoff.describe(unstorable));
+            } catch (RuntimeException again) {
+                return stop(picked, worker, "the outcome of step '" + row.step() + "' cannot be stored as JSON: "
+                        + Backoff.describe(again));
+            }
+        }
+    }
+
+    private OutcomeRow stop(Picked picked, String worker, String error) {
+        LOG.log(Level.WARNING, "gen-durable: instance " + picked.row().id() + " fails: " + error);
+        return encoder.encode(picked, worker, Outcome.stop(error), clock.instant(), null);
+    }
+
+    private Outcome onError(Fsm<Object> fsm, ClaimedRow row, Object state, RunningContext ctx, Throwable error) {
+        Outcome o = null;
+        if (fsm != null) {
+            try {
+                o = fsm.onError(row.step(), state, ctx, error);
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
+                error.addSuppressed(e);
+                LOG.log(Level.WARNING, "gen-durable: onError of " + row.fsm() + " threw; using the default policy", e);
+            }
+        }
+        if (o == null) {
+            o = ctx.attempt() < ctx.maxAttempts() ? Outcome.retry(Backoff.exponential(ctx.attempt()))
+                    : Outcome.stop(Backoff.describe(error));
+        }
+        return o;
+    }
+}

@@ -1,0 +1,88 @@
+package io.gendurable.impl.db;
+
+import io.gendurable.Fsm;
+import io.gendurable.NewInstance;
+import io.gendurable.Outcome;
+import io.gendurable.StepContext;
+import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.StatementCounter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The hot path's statement budget, so a regression fails CI: a pick is one claim statement
+ * (plus at most two batched loads when rows have signals or children), whatever the batch size;
+ * a flush is a fixed handful of statements, whatever the number of outcomes.
+ */
+class StatementBudgetTest {
+    public record Item(int n) {
+    }
+
+    public static class TwoSteps implements Fsm<Item> {
+        @Override
+        public Outcome step(String step, Item s, StepContext ctx) {
+            return step.equals("start") ? Outcome.next("end", s) : Outcome.done(s);
+        }
+    }
+
+    EngineHarness h;
+    StatementCounter counter;
+
+    @BeforeEach
+    void up() {
+        h = new EngineHarness("budget");
+        counter = new StatementCounter();
+        h.wrapDataSource(counter::wrap);
+    }
+
+    @AfterEach
+    void down() {
+        h.close();
+    }
+
+    @Test
+    void picks_and_flushes_cost_a_bounded_number_of_statements_whatever_the_batch_size() {
+        int n = 3000;
+        Engine web = h.start("web", c -> c.withQueues(Map.of()), new TwoSteps());
+        List<NewInstance> batch = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            batch.add(NewInstance.of(TwoSteps.class, new Item(i)));
+        }
+        web.insertAll(batch);
+        Engine e = h.start("worker", c -> c.withQueues(Map.of("default", 64)).withPrefetch(64), new TwoSteps());
+        await().atMost(Duration.ofSeconds(60)).until(() ->
+                h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'") == n);
+
+        long picks = e.metrics().picks.sum();
+        long flushes = e.metrics().flushes.sum();
+        int claims = counter.count("WITH cand");
+        int inboxLoads = counter.count("SELECT id, target_id");
+        int childLoads = counter.count("SELECT id, parent_id");
+        int flushUpdates = counter.count("WITH u AS");
+        int consumes = counter.count("DELETE FROM");
+        int limiter = counter.count("WITH wanted");
+        System.out.printf("budget: %d steps, %d picks (%d claims), %d flushes (%d updates, %d deletes)%n",
+                2 * n, picks, claims, flushes, flushUpdates, consumes);
+
+        // One claim per pick (the metric counts picks that returned); no loads: nothing has signals or children.
+        assertThat(claims).isBetween((int) picks, (int) picks + 5);
+        assertThat(inboxLoads + childLoads).isZero();
+        assertThat(limiter).isZero();
+        // One guarded update per flush; terminal outcomes add one batched inbox clear, not one per row.
+        assertThat(flushUpdates).isEqualTo((int) flushes);
+        assertThat(consumes).isLessThanOrEqualTo((int) flushes);
+        // Batching is real: far fewer picks and flushes than steps.
+        assertThat(picks).isLessThan(2L * n / 4);
+        assertThat(flushes).isLessThan(2L * n / 4);
+    }
+}

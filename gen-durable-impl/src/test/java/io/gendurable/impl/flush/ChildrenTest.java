@@ -1,0 +1,239 @@
+package io.gendurable.impl.flush;
+
+import io.gendurable.Child;
+import io.gendurable.DurableFsm;
+import io.gendurable.Fsm;
+import io.gendurable.InsertOptions;
+import io.gendurable.NewInstance;
+import io.gendurable.Outcome;
+import io.gendurable.Status;
+import io.gendurable.StepContext;
+import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.StatementCounter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class ChildrenTest {
+    /** A parent: how many children, their keys (null for none), and whether they fail. */
+    public record Plan(int children, List<String> keys, boolean fail, int depth, String childQueue) {
+        static Plan of(int n) {
+            return new Plan(n, null, false, 0, null);
+        }
+    }
+
+    public record Work(int n, boolean fail, int depth) {
+    }
+
+    public record Joined(int children, int done, int failed, List<String> errors) {
+    }
+
+    @DurableFsm(name = "parent")
+    public static class Parent implements Fsm<Plan> {
+        final Map<Long, AtomicInteger> joins = new ConcurrentHashMap<>();
+        final Map<Long, Integer> seen = new ConcurrentHashMap<>();
+
+        @Override
+        public Outcome step(String step, Plan p, StepContext ctx) {
+            if (step.equals("start")) {
+                List<NewInstance> kids = new ArrayList<>();
+                for (int i = 0; i < p.children(); i++) {
+                    String key = p.keys() == null ? null : p.keys().get(i);
+                    InsertOptions.Builder o = InsertOptions.builder().correlationKey(key);
+                    if (p.childQueue() != null) {
+                        o.queue(p.childQueue());
+                    }
+                    kids.add(NewInstance.of(Kid.class, new Work(i, p.fail() && i % 2 == 1, p.depth()), o.build()));
+                }
+                return Outcome.scheduleChildren(kids, "join", p);
+            }
+            joins.computeIfAbsent(ctx.id(), k -> new AtomicInteger()).incrementAndGet();
+            seen.put(ctx.id(), ctx.children().size());
+            List<Child> cs = ctx.children();
+            return Outcome.done(new Joined(cs.size(), (int) cs.stream().filter(c -> c.status() == Status.DONE).count(),
+                    (int) cs.stream().filter(c -> c.status() == Status.FAILED).count(),
+                    cs.stream().map(Child::lastError).filter(e -> e != null).distinct().toList()));
+        }
+    }
+
+    /** A child: done with n*10, or stop, or (depth > 0) a parent of two grandchildren itself. */
+    @DurableFsm(name = "kid", maxAttempts = 1)
+    public static class Kid implements Fsm<Work> {
+        volatile CountDownLatch hold;
+
+        @Override
+        public Outcome step(String step, Work w, StepContext ctx) throws Exception {
+            if (step.equals("start")) {
+                CountDownLatch h = hold;
+                if (h != null && w.n() == 1) {
+                    h.await(30, TimeUnit.SECONDS);
+                }
+                if (w.fail()) {
+                    return Outcome.stop("kid " + w.n() + " failed");
+                }
+                if (w.depth() > 0) {
+                    return Outcome.scheduleChildren(List.of(
+                            NewInstance.of(Kid.class, new Work(0, false, w.depth() - 1)),
+                            NewInstance.of(Kid.class, new Work(2, false, w.depth() - 1))), "join", w);
+                }
+                return Outcome.done(Map.of("value", w.n() * 10));
+            }
+            int sum = ctx.children().stream().mapToInt(c -> c.result().as(Map.class).size()).sum();
+            return Outcome.done(Map.of("value", sum, "children", ctx.children().size()));
+        }
+    }
+
+    EngineHarness h;
+
+    @BeforeEach
+    void up() {
+        h = new EngineHarness("children");
+    }
+
+    @AfterEach
+    void down() {
+        h.close();
+    }
+
+    private Joined joined(Engine e, long id) {
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100))
+                .until(() -> e.find(id).orElseThrow().status().isTerminal());
+        return e.find(id).orElseThrow().result().as(Joined.class);
+    }
+
+    @Test
+    void a_parent_fanning_out_ten_thousand_children_inserts_them_in_one_statement_and_wakes_once_with_all() {
+        StatementCounter counter = new StatementCounter();
+        h.wrapDataSource(counter::wrap);
+        Parent parent = new Parent();
+        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 32)).withPrefetch(32), parent, new Kid());
+        long id = e.insert(Parent.class, Plan.of(10_000)).id();
+        Joined j = joined(e, id);
+        assertThat(j.children()).isEqualTo(10_000);
+        assertThat(j.done()).isEqualTo(10_000);
+        assertThat(parent.joins.get(id).get()).isEqualTo(1);
+        // One insert statement for the parent, one for all its children.
+        assertThat(counter.count("WITH input")).isEqualTo(2);
+        assertThat(h.queryLong("SELECT children_pending FROM gen_durable WHERE id = " + id)).isZero();
+    }
+
+    @Test
+    void a_parent_waits_for_exactly_the_children_that_landed_after_correlation_dedup() {
+        Parent parent = new Parent();
+        Engine web = h.start("web", c -> c.withQueues(Map.of()), parent, new Kid());
+        // A live holder of "k-taken" already exists (in a queue nobody runs, so it stays live).
+        web.insert(Kid.class, new Work(99, false, 0), InsertOptions.builder().queue("parked")
+                .correlationKey("k-taken").build());
+        long id = web.insert(Parent.class, new Plan(5, List.of("k-a", "k-taken", "k-b", "k-a", "k-c"), false, 0, null)).id();
+        Engine e = h.start("n1", c -> c, parent, new Kid());
+        Joined j = joined(e, id);
+        assertThat(parent.joins.get(id).get()).isEqualTo(1);
+        // Landed: k-a, k-b, k-c. The duplicate k-a and the taken key are not its children.
+        assertThat(j.children()).isEqualTo(3);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE parent_id = " + id)).isEqualTo(3);
+    }
+
+    @Test
+    void a_parent_whose_children_all_collide_continues_without_parking() {
+        Parent parent = new Parent();
+        Engine web = h.start("web", c -> c.withQueues(Map.of()), parent, new Kid());
+        web.insert(Kid.class, new Work(1, false, 0), InsertOptions.builder().queue("parked").correlationKey("x").build());
+        long id = web.insert(Parent.class, new Plan(2, List.of("x", "x"), false, 0, null)).id();
+        Engine e = h.start("n1", c -> c, parent, new Kid());
+        Joined j = joined(e, id);
+        assertThat(j.children()).isZero();
+        assertThat(parent.joins.get(id).get()).isEqualTo(1);
+    }
+
+    @Test
+    void a_failed_child_counts_toward_the_join_and_the_parent_sees_its_error() {
+        Parent parent = new Parent();
+        Engine e = h.start("n1", c -> c, parent, new Kid());
+        long id = e.insert(Parent.class, new Plan(4, null, true, 0, null)).id();
+        Joined j = joined(e, id);
+        assertThat(j.children()).isEqualTo(4);
+        assertThat(j.failed()).isEqualTo(2);
+        assertThat(j.done()).isEqualTo(2);
+        assertThat(j.errors()).containsExactlyInAnyOrder("kid 1 failed", "kid 3 failed");
+    }
+
+    @Test
+    void children_in_another_queue_run_there_and_their_join_wakes_the_parent_with_no_poll() {
+        Parent parent = new Parent();
+        // Polls every 60 s: only pokes can carry the fan-out and the join across queues in time.
+        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 4, "kids", 4))
+                .withPoll(Duration.ofSeconds(60), Duration.ofSeconds(60)), parent, new Kid());
+        long id = e.insert(Parent.class, new Plan(3, null, false, 0, "kids")).id();
+        await().atMost(Duration.ofSeconds(5)).until(() -> e.find(id).orElseThrow().status() == Status.DONE);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE queue = 'kids' AND status = 'done'")).isEqualTo(3);
+    }
+
+    @Test
+    void nested_fan_out_three_levels_deep_completes() {
+        Parent parent = new Parent();
+        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 8)), parent, new Kid());
+        long id = e.insert(Parent.class, new Plan(2, null, false, 2, null)).id();
+        Joined j = joined(e, id);
+        assertThat(j.done()).isEqualTo(2);
+        // 2 kids, each with 2 grandkids, each with 2 great-grandkids: 2 + 4 + 8 rows under the parent.
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'")).isEqualTo(1 + 2 + 4 + 8);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE children_pending <> 0")).isZero();
+    }
+
+    @Test
+    void two_hundred_parents_of_fifty_children_across_two_engines_each_wake_exactly_once() {
+        Parent parent = new Parent();
+        Kid kid = new Kid();
+        Engine a = h.start("a", c -> c.withQueues(Map.of("default", 16)).withPrefetch(16), parent, kid);
+        Engine b = h.start("b", c -> c.withQueues(Map.of("default", 16)).withPrefetch(16), parent, kid);
+        List<NewInstance> parents = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            parents.add(NewInstance.of(Parent.class, Plan.of(50)));
+        }
+        List<Long> ids = a.insertAll(parents).stream().map(r -> r.id()).toList();
+        await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(250)).until(() ->
+                h.queryLong("SELECT count(*) FROM gen_durable WHERE fsm = 'parent' AND status = 'done'") == 200);
+        for (long id : ids) {
+            assertThat(parent.joins.get(id)).as("joins of parent %d", id).hasValue(1);
+            assertThat(parent.seen.get(id)).isEqualTo(50);
+        }
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE children_pending <> 0")).isZero();
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status <> 'done'")).isZero();
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE fsm = 'kid'")).isEqualTo(200 * 50);
+    }
+
+    @Test
+    void gc_run_mid_join_deletes_no_child_of_a_waiting_parent() {
+        Parent parent = new Parent();
+        Kid kid = new Kid();
+        kid.hold = new CountDownLatch(1);
+        Engine e = h.start("n1", c -> c.withGc(new EngineConfig.GcConfig(false, Duration.ofHours(1), Duration.ZERO, 100)),
+                parent, kid);
+        long id = e.insert(Parent.class, Plan.of(3)).id();
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                h.queryLong("SELECT count(*) FROM gen_durable WHERE parent_id = " + id + " AND status = 'done'") == 2);
+        long unrelated = e.insert(Kid.class, new Work(5, false, 0)).id();
+        await().atMost(Duration.ofSeconds(10)).until(() -> e.find(unrelated).orElseThrow().status() == Status.DONE);
+
+        assertThat(e.gc().runOnce()).isEqualTo(1);  // the unrelated done row only
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE parent_id = " + id)).isEqualTo(3);
+
+        kid.hold.countDown();
+        Joined j = joined(e, id);
+        assertThat(j.children()).isEqualTo(3);
+    }
+}

@@ -1,0 +1,72 @@
+package io.gendurable.impl.flush;
+
+import io.gendurable.Fsm;
+import io.gendurable.NewInstance;
+import io.gendurable.Outcome;
+import io.gendurable.StepContext;
+import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.support.EngineHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class GroupCommitTest {
+    public record Item(int n) {
+    }
+
+    public static class Noop implements Fsm<Item> {
+        @Override
+        public Outcome step(String step, Item s, StepContext ctx) {
+            return Outcome.done();
+        }
+    }
+
+    EngineHarness h;
+
+    @BeforeEach
+    void up() {
+        h = new EngineHarness("group");
+    }
+
+    @AfterEach
+    void down() {
+        h.close();
+    }
+
+    @Test
+    void many_concurrent_outcomes_commit_in_far_fewer_transactions_than_outcomes() {
+        int n = 2000;
+        Engine web = h.start("web", c -> c.withQueues(Map.of()), new Noop());
+        List<NewInstance> batch = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            batch.add(NewInstance.of(Noop.class, new Item(i)));
+        }
+        web.insertAll(batch);
+        String commits = "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()";
+        long before = h.queryLong(commits);
+
+        Engine worker = h.start("worker", c -> c.withQueues(Map.of("default", 50)).withPrefetch(50), new Noop());
+        await().atMost(Duration.ofSeconds(60)).until(() ->
+                h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'") == n);
+
+        long flushes = worker.metrics().flushes.sum();
+        long outcomes = worker.metrics().flushedOutcomes.sum();
+        System.out.printf("group commit: %d outcomes in %d flush transactions%n", outcomes, flushes);
+        assertThat(outcomes).isEqualTo(n);
+        assertThat(flushes).as("flush transactions for %d outcomes", n).isLessThan(n / 5);
+        // Every transaction the database committed meanwhile, claims and heartbeats included.
+        // pg_stat_database is updated asynchronously; wait for the counters to settle.
+        await().atMost(Duration.ofSeconds(5)).pollDelay(Duration.ofMillis(600)).until(() -> h.queryLong(commits) > before);
+        long transactions = h.queryLong(commits) - before;
+        System.out.printf("group commit: %d database commits in all%n", transactions);
+        assertThat(transactions).as("database commits for %d outcomes", n).isLessThan(n / 2);
+    }
+}

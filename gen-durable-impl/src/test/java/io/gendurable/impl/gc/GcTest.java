@@ -1,0 +1,122 @@
+package io.gendurable.impl.gc;
+
+import io.gendurable.Fsm;
+import io.gendurable.Outcome;
+import io.gendurable.StepContext;
+import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.support.EngineHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class GcTest {
+    public record Item(int n) {
+    }
+
+    public static class Noop implements Fsm<Item> {
+        @Override
+        public Outcome step(String step, Item s, StepContext ctx) {
+            return Outcome.done();
+        }
+    }
+
+    EngineHarness h;
+    Engine e;
+
+    @BeforeEach
+    void up() {
+        h = new EngineHarness("gc");
+        e = h.start("gc", c -> c.withQueues(Map.of())
+                .withGc(new EngineConfig.GcConfig(false, Duration.ofHours(1), Duration.ofDays(1), 3)), new Noop());
+    }
+
+    @AfterEach
+    void down() {
+        h.close();
+    }
+
+    private List<Long> insert(int n) {
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            ids.add(e.insert(Noop.class, new Item(i)).id());
+        }
+        return ids;
+    }
+
+    private static String in(List<Long> ids) {
+        return ids.toString().replace('[', '(').replace(']', ')');
+    }
+
+    @Test
+    void terminal_rows_past_retention_are_deleted_in_full_batches_until_none_remain() {
+        List<Long> old = insert(7);
+        List<Long> recent = insert(2);
+        List<Long> live = insert(2);
+        h.exec("UPDATE gen_durable SET status = 'done', updated_at = now() - interval '2 days' WHERE id IN " + in(old.subList(0, 4)));
+        h.exec("UPDATE gen_durable SET status = 'failed', updated_at = now() - interval '2 days' WHERE id IN " + in(old.subList(4, 7)));
+        h.exec("UPDATE gen_durable SET status = 'done', updated_at = now() - interval '1 hour' WHERE id IN " + in(recent));
+        h.exec("UPDATE gen_durable SET updated_at = now() - interval '9 days' WHERE id IN " + in(live));
+
+        // batch = 3: 7 rows need three sweeps; one runOnce re-sweeps while batches come back full.
+        assertThat(e.gc().runOnce()).isEqualTo(7);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(old))).isZero();
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(recent))).isEqualTo(2);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(live))).isEqualTo(2);
+        assertThat(e.metrics().gcSwept.sum()).isEqualTo(7);
+        assertThat(e.gc().runOnce()).isZero();
+    }
+
+    @Test
+    void a_terminal_child_of_a_parent_still_mid_join_is_spared_until_the_parent_finishes() {
+        List<Long> ids = insert(3);
+        long parent = ids.get(0);
+        long child = ids.get(1);
+        long orphan = ids.get(2);
+        h.exec("UPDATE gen_durable SET status = 'awaiting_children', children_pending = 1 WHERE id = " + parent);
+        h.exec("UPDATE gen_durable SET status = 'done', parent_id = " + parent
+                + ", updated_at = now() - interval '2 days' WHERE id = " + child);
+        h.exec("UPDATE gen_durable SET status = 'done', parent_id = 999999999, updated_at = now() - interval '2 days' WHERE id = " + orphan);
+
+        assertThat(e.gc().runOnce()).isEqualTo(1);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + child)).isEqualTo(1);
+
+        h.exec("UPDATE gen_durable SET status = 'done', children_pending = 0, updated_at = now() WHERE id = " + parent);
+        assertThat(e.gc().runOnce()).isEqualTo(1);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + child)).isZero();
+    }
+
+    /**
+     * Defect 2: the join completed, so the parent left {@code awaiting_children}; it is runnable
+     * (its join step retrying with a backoff), parked on a signal, or running. Its children
+     * finished more than the retention ago. The GC spared a child only while its parent was
+     * {@code awaiting_children}, so it deleted them here and the parent's next step saw
+     * {@code ctx.children()} without them. A child is spared until its parent is done or failed
+     * (or gone).
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "parent {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"runnable", "awaiting_signal"})
+    void the_children_of_a_woken_parent_are_spared_until_it_finishes(String parentStatus) {
+        List<Long> ids = insert(3);
+        long parent = ids.get(0);
+        List<Long> children = ids.subList(1, 3);
+        h.exec("UPDATE gen_durable SET status = '" + parentStatus + "', children_pending = 0, attempt = 2, "
+                + "awaits = ARRAY['go'], eligible_at = now() + interval '1 hour' WHERE id = " + parent);
+        h.exec("UPDATE gen_durable SET status = 'done', parent_id = " + parent
+                + ", updated_at = now() - interval '2 days' WHERE id IN " + in(children));
+
+        assertThat(e.gc().runOnce()).isZero();
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(children))).isEqualTo(2);
+
+        h.exec("UPDATE gen_durable SET status = 'failed', updated_at = now() WHERE id = " + parent);
+        assertThat(e.gc().runOnce()).isEqualTo(2);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(children))).isZero();
+    }
+}

@@ -1,0 +1,482 @@
+package io.gendurable.impl.step;
+
+import io.gendurable.DurableFsm;
+import io.gendurable.Fsm;
+import io.gendurable.Inserted;
+import io.gendurable.InstanceSnapshot;
+import io.gendurable.Job;
+import io.gendurable.Outcome;
+import io.gendurable.Status;
+import io.gendurable.StepContext;
+import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.MutableClock;
+import io.gendurable.impl.support.Probe;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Retries, the onError policy, unstorable and null outcomes, and jobs: every failure ends in a row that is not stuck. */
+class RetryAndErrorsTest {
+    private static final Duration WAIT = Duration.ofSeconds(15);
+
+    public record Count(int n) {
+    }
+
+    /** A step failure as seen by onError. */
+    record Failure(int attempt, Throwable error) {
+    }
+
+    /** JSON-B cannot write it: its only property's getter throws. */
+    public static class Unwritable {
+        public String getBoom() {
+            throw new IllegalStateException("no JSON for you");
+        }
+    }
+
+    /** Retries once an hour later with a new state, then completes with the attempt it saw. */
+    @DurableFsm(name = "retry-later")
+    public static class RetryLater implements Fsm<Count> {
+        final List<Integer> attempts = new CopyOnWriteArrayList<>();
+        final List<Count> states = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Outcome step(String step, Count s, StepContext ctx) {
+            attempts.add(ctx.attempt());
+            states.add(s);
+            return ctx.attempt() == 1 ? Outcome.retry(Duration.ofHours(1), new Count(s.n() + 10))
+                    : Outcome.done(new Count(ctx.attempt()));
+        }
+    }
+
+    /** Always throws; the default onError decides. */
+    @DurableFsm(name = "flaky-default", maxAttempts = 2)
+    public static class FlakyWithDefaultPolicy implements Fsm<Count> {
+        final List<Integer> attempts = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Outcome step(String step, Count s, StepContext ctx) {
+            attempts.add(ctx.attempt());
+            throw new IllegalStateException("flaky " + ctx.attempt());
+        }
+    }
+
+    /** Throws on its first attempt, retried fast by onError; then succeeds. */
+    @DurableFsm(name = "fails-once")
+    public static class FailsOnce implements Fsm<Count> {
+        @Override
+        public Outcome step(String step, Count s, StepContext ctx) {
+            if (ctx.attempt() == 1) {
+                throw new IllegalStateException("first try fails");
+            }
+            return step.equals("a") ? Outcome.next("b", s) : Outcome.done(s);
+        }
+
+        @Override
+        public Outcome onError(String step, Count s, StepContext ctx, Throwable error) {
+            return Outcome.retry(Duration.ofMillis(10));
+        }
+    }
+
+    /** Always throws; onError retries fast while attempts remain, then hands over to the default policy. */
+    @DurableFsm(name = "flaky-fast", maxAttempts = 3)
+    public static class FlakyWithFastRetries implements Fsm<Count> {
+        final List<Failure> failures = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Outcome step(String step, Count s, StepContext ctx) {
+            throw new IllegalStateException("boom " + ctx.attempt());
+        }
+
+        @Override
+        public Outcome onError(String step, Count s, StepContext ctx, Throwable error) {
+            failures.add(new Failure(ctx.attempt(), error));
+            return ctx.attempt() < ctx.maxAttempts() ? Outcome.retry(Duration.ofMillis(10))
+                    : Fsm.super.onError(step, s, ctx, error);
+        }
+    }
+
+    /** Throws once; a single attempt allowed. */
+    @DurableFsm(name = "one-shot", maxAttempts = 1)
+    public static class OneShot implements Fsm<Count> {
+        @Override
+        public Outcome step(String step, Count s, StepContext ctx) {
+            throw new IllegalArgumentException("bad input " + s.n());
+        }
+    }
+
+    /** Moves to a state JSON-B cannot write; onError gives up with a recognisable text. */
+    @DurableFsm(name = "unstorable")
+    public static class UnstorableNext implements Fsm<Count> {
+        final List<Failure> failures = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Outcome step(String step, Count s, StepContext ctx) {
+            return Outcome.next("second", new Unwritable());
+        }
+
+        @Override
+        public Outcome onError(String step, Count s, StepContext ctx, Throwable error) {
+            failures.add(new Failure(ctx.attempt(), error));
+            return Outcome.stop("gave up: " + error.getMessage());
+        }
+    }
+
+    /** Its onError answers with an unstorable outcome too. */
+    @DurableFsm(name = "unstorable-twice")
+    public static class UnstorableTwice implements Fsm<Count> {
+        final List<Failure> failures = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Outcome step(String step, Count s, StepContext ctx) {
+            return Outcome.done(new Unwritable());
+        }
+
+        @Override
+        public Outcome onError(String step, Count s, StepContext ctx, Throwable error) {
+            failures.add(new Failure(ctx.attempt(), error));
+            return Outcome.retry(Duration.ofMillis(10), new Unwritable());
+        }
+    }
+
+    /** Returns null. */
+    @DurableFsm(name = "returns-null")
+    public static class ReturnsNull implements Fsm<Count> {
+        final List<Failure> failures = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Outcome step(String step, Count s, StepContext ctx) {
+            return null;
+        }
+
+        @Override
+        public Outcome onError(String step, Count s, StepContext ctx, Throwable error) {
+            failures.add(new Failure(ctx.attempt(), error));
+            return Outcome.stop("null outcome");
+        }
+    }
+
+    public record Text(String value) {
+    }
+
+    /** Moves to a state that JSON-B writes but PostgreSQL's jsonb refuses (a NUL character). */
+    @DurableFsm(name = "nul-state")
+    public static class NulState implements Fsm<Count> {
+        final List<Failure> failures = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Outcome step(String step, Count s, StepContext ctx) {
+            return step.equals("start") ? Outcome.next("second", new Text("a\u0000b")) : Outcome.done();
+        }
+
+        @Override
+        public Outcome onError(String step, Count s, StepContext ctx, Throwable error) {
+            failures.add(new Failure(ctx.attempt(), error));
+            return Outcome.stop("gave up: " + error.getMessage());
+        }
+    }
+
+    /** Stops with an error text PostgreSQL's text type refuses (a NUL character). */
+    @DurableFsm(name = "nul-error")
+    public static class NulError implements Fsm<Count> {
+        @Override
+        public Outcome step(String step, Count s, StepContext ctx) {
+            return Outcome.stop("bad\u0000byte");
+        }
+    }
+
+    public record Args(int n) {
+    }
+
+    public record Receipt(int doubled, String note) {
+    }
+
+    /** A job that succeeds. */
+    @DurableFsm(name = "doubler")
+    public static class Doubler implements Job<Args> {
+        @Override
+        public Object perform(Args args, StepContext ctx) {
+            return new Receipt(args.n() * 2, "attempt " + ctx.attempt());
+        }
+    }
+
+    /** A job that always fails, with the default retry policy. */
+    @DurableFsm(name = "failing-job", maxAttempts = 2)
+    public static class FailingJob implements Job<Args> {
+        final List<Integer> attempts = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Object perform(Args args, StepContext ctx) throws IOException {
+            attempts.add(ctx.attempt());
+            throw new IOException("disk on fire " + ctx.attempt());
+        }
+    }
+
+    /** An FSM with nothing but the default onError, to ask it directly. */
+    public static class DefaultPolicy implements Fsm<Count> {
+        @Override
+        public Outcome step(String step, Count s, StepContext ctx) {
+            return Outcome.done();
+        }
+    }
+
+    private record FakeContext(int attempt, int maxAttempts) implements StepContext {
+        @Override public long id() { return 1; }
+        @Override public String fsm() { return "fake"; }
+        @Override public int fsmVersion() { return 1; }
+        @Override public String step() { return "start"; }
+        @Override public String queue() { return "default"; }
+        @Override public Instant insertedAt() { return Instant.EPOCH; }
+        @Override public Optional<String> correlationKey() { return Optional.empty(); }
+        @Override public Optional<String> concurrencyKey() { return Optional.empty(); }
+        @Override public java.util.List<io.gendurable.Signal> awaited() { return java.util.List.of(); }
+        @Override public java.util.List<io.gendurable.Signal> inbox() { return java.util.List.of(); }
+        @Override public java.util.List<io.gendurable.Child> children() { return java.util.List.of(); }
+    }
+
+    private EngineHarness h;
+
+    @AfterEach
+    void down() {
+        if (h != null) {
+            h.close();
+        }
+    }
+
+    private static InstanceSnapshot settled(Engine engine, long id, Status status) {
+        await().atMost(WAIT).until(() -> engine.find(id).orElseThrow().status() == status);
+        return engine.find(id).orElseThrow();
+    }
+
+    @Test
+    void a_retry_increments_the_attempt_delays_eligible_at_by_its_delay_and_stores_its_state() {
+        h = new EngineHarness("retry_delay");
+        MutableClock clock = new MutableClock();
+        RetryLater fsm = new RetryLater();
+        Engine engine = h.start("n1", c -> c, clock, fsm);
+        Instant t0 = clock.instant();
+
+        Inserted r = engine.insert(RetryLater.class, new Count(1));
+        await().atMost(WAIT).until(() -> engine.find(r.id()).orElseThrow().attempt() == 2);
+
+        InstanceSnapshot waiting = engine.find(r.id()).orElseThrow();
+        assertThat(waiting.status()).isEqualTo(Status.RUNNABLE);
+        assertThat(waiting.eligibleAt()).isEqualTo(t0.plus(Duration.ofHours(1)));
+        assertThat(waiting.state().as(Count.class)).isEqualTo(new Count(11));
+        long picks = engine.metrics().picks.sum();
+        await().atMost(WAIT).until(() -> engine.metrics().picks.sum() >= picks + 3);
+        assertThat(fsm.attempts).containsExactly(1);
+
+        clock.advance(Duration.ofHours(1));
+
+        InstanceSnapshot done = settled(engine, r.id(), Status.DONE);
+        assertThat(fsm.attempts).containsExactly(1, 2);
+        assertThat(fsm.states).containsExactly(new Count(1), new Count(11));
+        assertThat(done.result().as(Count.class)).isEqualTo(new Count(2));
+    }
+
+    @Test
+    void the_default_on_error_retries_with_exponential_backoff_and_stops_with_the_error_text_at_max_attempts() {
+        Fsm<Count> fsm = new DefaultPolicy();
+        IllegalStateException boom = new IllegalStateException("boom");
+
+        Outcome first = fsm.onError("start", new Count(0), new FakeContext(1, 3), boom);
+        Outcome second = fsm.onError("start", new Count(0), new FakeContext(2, 3), boom);
+        Outcome last = fsm.onError("start", new Count(0), new FakeContext(3, 3), boom);
+        Outcome noMessage = fsm.onError("start", new Count(0), new FakeContext(1, 1), new NullPointerException());
+
+        assertThat(first).isInstanceOfSatisfying(Outcome.Retry.class, retry -> {
+            assertThat(retry.delay()).isBetween(Duration.ofMillis(1000), Duration.ofMillis(1100));
+            assertThat(retry.state()).isNull();
+        });
+        assertThat(second).isInstanceOfSatisfying(Outcome.Retry.class,
+                retry -> assertThat(retry.delay()).isBetween(Duration.ofMillis(2000), Duration.ofMillis(2200)));
+        assertThat(last).isEqualTo(Outcome.stop("java.lang.IllegalStateException: boom"));
+        assertThat(noMessage).isEqualTo(Outcome.stop("java.lang.NullPointerException"));
+    }
+
+    @Test
+    void a_throwing_step_under_the_default_policy_is_retried_after_a_backoff_then_fails_at_max_attempts() {
+        h = new EngineHarness("default_backoff");
+        MutableClock clock = new MutableClock();
+        FlakyWithDefaultPolicy fsm = new FlakyWithDefaultPolicy();
+        Engine engine = h.start("n1", c -> c, clock, fsm);
+        Probe db = new Probe(h);
+
+        Inserted r = engine.insert(FlakyWithDefaultPolicy.class, new Count(0));
+        await().atMost(WAIT).until(() -> engine.find(r.id()).orElseThrow().attempt() == 2);
+
+        InstanceSnapshot waiting = engine.find(r.id()).orElseThrow();
+        assertThat(waiting.status()).isEqualTo(Status.RUNNABLE);
+        assertThat(Duration.between(waiting.updatedAt(), waiting.eligibleAt()))
+                .isBetween(Duration.ofMillis(1000), Duration.ofMillis(1100));
+        assertThat(fsm.attempts).containsExactly(1);
+
+        clock.advance(Duration.ofSeconds(2));
+
+        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
+        assertThat(fsm.attempts).containsExactly(1, 2);
+        assertThat(failed.attempt()).isEqualTo(2);
+        assertThat(failed.lastError()).isEqualTo("java.lang.IllegalStateException: flaky 2");
+        assertThat(db.count("SELECT count(*) FROM gen_durable WHERE status = 'executing'")).isZero();
+    }
+
+    @Test
+    void a_custom_on_error_retries_fast_until_max_attempts_and_the_row_fails_with_the_last_exception_text() {
+        h = new EngineHarness("fast_retries");
+        FlakyWithFastRetries fsm = new FlakyWithFastRetries();
+        Engine engine = h.start("n1", c -> c, fsm);
+
+        Inserted r = engine.insert(FlakyWithFastRetries.class, new Count(0));
+
+        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
+        assertThat(fsm.failures).extracting(Failure::attempt).containsExactly(1, 2, 3);
+        assertThat(fsm.failures).extracting(f -> f.error().getMessage()).containsExactly("boom 1", "boom 2", "boom 3");
+        assertThat(failed.attempt()).isEqualTo(3);
+        assertThat(failed.lastError()).contains("IllegalStateException").contains("boom 3");
+    }
+
+    @Test
+    void a_thrown_exception_with_one_attempt_allowed_fails_at_once_with_its_text() {
+        h = new EngineHarness("one_shot");
+        Engine engine = h.start("n1", c -> c, new OneShot());
+
+        Inserted r = engine.insert(OneShot.class, new Count(42));
+
+        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
+        assertThat(failed.attempt()).isEqualTo(1);
+        assertThat(failed.lastError()).isEqualTo("java.lang.IllegalArgumentException: bad input 42");
+        assertThat(failed.result().isNull()).isTrue();
+    }
+
+    @Test
+    void an_outcome_whose_state_cannot_be_serialized_goes_to_on_error_and_never_leaves_the_row_executing() {
+        h = new EngineHarness("unstorable");
+        UnstorableNext fsm = new UnstorableNext();
+        Engine engine = h.start("n1", c -> c, fsm);
+        Probe db = new Probe(h);
+
+        Inserted r = engine.insert(UnstorableNext.class, new Count(0));
+
+        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
+        assertThat(fsm.failures).hasSize(1);
+        Throwable error = fsm.failures.get(0).error();
+        assertThat(error.getMessage()).contains("cannot be stored as JSON").contains("'start'");
+        assertThat(error).hasRootCauseMessage("no JSON for you");
+        assertThat(failed.lastError()).startsWith("gave up: ").contains("cannot be stored as JSON");
+        assertThat(failed.step()).isEqualTo("start");
+        assertThat(failed.state().as(Count.class)).isEqualTo(new Count(0));
+        assertThat(db.count("SELECT count(*) FROM gen_durable WHERE status = 'executing' OR locked_by IS NOT NULL"))
+                .isZero();
+    }
+
+    @Test
+    void an_on_error_answer_that_cannot_be_serialized_either_fails_the_row_instead_of_looping() {
+        h = new EngineHarness("unstorable_twice");
+        UnstorableTwice fsm = new UnstorableTwice();
+        Engine engine = h.start("n1", c -> c, fsm);
+
+        Inserted r = engine.insert(UnstorableTwice.class, new Count(0));
+
+        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
+        assertThat(fsm.failures).hasSize(1);
+        assertThat(fsm.failures.get(0).error().getMessage()).contains("the done outcome").contains("cannot be stored as JSON");
+        assertThat(failed.lastError()).contains("cannot be stored as JSON");
+        assertThat(failed.attempt()).isEqualTo(1);
+    }
+
+    @Test
+    void a_step_returning_null_goes_to_on_error() {
+        h = new EngineHarness("null_outcome");
+        ReturnsNull fsm = new ReturnsNull();
+        Engine engine = h.start("n1", c -> c, fsm);
+
+        Inserted r = engine.insert(ReturnsNull.class, new Count(0));
+
+        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
+        assertThat(fsm.failures).hasSize(1);
+        assertThat(fsm.failures.get(0).error()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("returned null");
+        assertThat(failed.lastError()).isEqualTo("null outcome");
+    }
+
+    @Test
+    void a_job_returning_a_value_is_done_with_that_value_as_a_json_object() {
+        h = new EngineHarness("job_done");
+        Engine engine = h.start("n1", c -> c, new Doubler());
+        Probe db = new Probe(h);
+
+        Inserted r = engine.insert(Doubler.class, new Args(21));
+
+        InstanceSnapshot done = settled(engine, r.id(), Status.DONE);
+        assertThat(done.result().as(Receipt.class)).isEqualTo(new Receipt(42, "attempt 1"));
+        assertThat(done.lastError()).isNull();
+        assertThat(db.string("SELECT jsonb_typeof(result) FROM gen_durable WHERE id = ?", r.id())).isEqualTo("object");
+    }
+
+    @Test
+    void a_throwing_job_is_retried_with_backoff_and_then_failed_with_the_exception_text() {
+        h = new EngineHarness("job_failed");
+        FailingJob job = new FailingJob();
+        Engine engine = h.start("n1", c -> c, job);
+
+        Inserted r = engine.insert(FailingJob.class, new Args(1));
+
+        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
+        assertThat(job.attempts).containsExactly(1, 2);
+        assertThat(failed.attempt()).isEqualTo(2);
+        assertThat(failed.lastError()).isEqualTo("java.io.IOException: disk on fire 2");
+        assertThat(Duration.between(failed.insertedAt(), failed.updatedAt())).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void an_outcome_whose_state_postgres_cannot_store_goes_to_on_error_instead_of_failing_the_flush() {
+        h = new EngineHarness("nul_state");
+        NulState fsm = new NulState();
+        Engine engine = h.start("n1", c -> c, fsm);
+
+        Inserted r = engine.insert(NulState.class, new Count(0));
+
+        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
+        assertThat(fsm.failures).hasSize(1);
+        assertThat(fsm.failures.get(0).error().getMessage()).contains("cannot be stored as JSON").contains("\\u0000");
+        assertThat(failed.lastError()).startsWith("gave up: ");
+        assertThat(failed.step()).isEqualTo("start");
+        assertThat(engine.metrics().flushErrors.sum()).isZero();
+    }
+
+    @Test
+    void a_stop_whose_error_text_holds_a_nul_character_still_fails_the_row_with_the_rest_of_the_text() {
+        h = new EngineHarness("nul_error");
+        Engine engine = h.start("n1", c -> c, new NulError());
+
+        Inserted r = engine.insert(NulError.class, new Count(0));
+
+        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
+        assertThat(failed.lastError()).startsWith("bad").endsWith("byte").doesNotContain("\u0000");
+        assertThat(engine.metrics().flushErrors.sum()).isZero();
+    }
+
+    /**
+     * Defect 8 of issue 13: a failed attempt's {@code last_error} stayed on the row after the
+     * instance went on and succeeded, so a DONE instance showed an error it had recovered from.
+     * The error is kept while the step retries (the retry sees it), and cleared by progress.
+     */
+    @Test
+    void the_error_of_a_retried_attempt_is_kept_while_it_retries_and_cleared_once_the_instance_moves_on() {
+        h = new EngineHarness("last_error");
+        Engine engine = h.start("n1", c -> c, new FailsOnce());
+        Inserted r = engine.insert(FailsOnce.class, new Count(0), io.gendurable.InsertOptions.builder().step("a").build());
+        InstanceSnapshot done = settled(engine, r.id(), Status.DONE);
+        assertThat(done.lastError()).isNull();
+    }
+}
