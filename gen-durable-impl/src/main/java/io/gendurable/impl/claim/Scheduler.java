@@ -6,6 +6,7 @@ import io.gendurable.impl.db.Db;
 import io.gendurable.impl.flush.ChildrenSql;
 import io.gendurable.impl.flush.Flusher;
 import io.gendurable.impl.lease.LeaseSql;
+import io.gendurable.impl.poke.LocalPoke;
 import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
 import io.gendurable.impl.runtime.Loops;
@@ -38,7 +39,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * polls with a backoff doubling up to {@code max-poll-interval}; a poke resets it. Claimed rows
  * (buffered and running, until their outcome is durable) are kept alive by the heartbeat.
  */
-public final class Scheduler {
+public final class Scheduler implements LocalPoke.Target {
     private static final Logger LOG = System.getLogger("io.gendurable");
 
     private final String queue;

@@ -151,7 +151,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         config.queues().forEach((queue, concurrency) -> schedulers.add(new Scheduler(queue, concurrency, config, db,
                 claimSql, leaseSql, inboxSql, childrenSql, limiter, events, runner, byConfig.get(config.flusherFor(queue)), timer, steps, clock, metrics)));
         AwaitSql awaitSql = new AwaitSql(schema);
-        this.reaper = new Reaper(config.reaper(), db, leaseSql, awaitSql, poke, timer, clock, metrics);
+        this.reaper = new Reaper(config.reaper(), db, leaseSql, poke, timer, clock, metrics);
         this.awaitWatcher = new AwaitWatcher(awaiters, db, awaitSql, timer, config.awaitTick(), metrics);
         this.awaitBridge = new AwaitBridge(awaiters, this::find);
         this.signaller = new Signaller(json, db, new SignalSql(schema), poke, clock, metrics, callerTx, valueSize);

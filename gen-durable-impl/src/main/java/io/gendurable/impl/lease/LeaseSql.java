@@ -16,8 +16,9 @@ import java.util.Set;
 
 /**
  * The claim-lifecycle statements: heartbeat (extend), reaper (expired leases back to
- * {@code runnable} with {@code attempt + 1}), start-up reclaim of a dead predecessor's claims,
- * and the drain's release of buffered claims. Every multi-row statement locks its rows in one
+ * {@code runnable} with {@code attempt + 1}), the reaper's await-timeout sweep (due parks back
+ * to {@code runnable}), start-up reclaim of a dead predecessor's claims, and the drain's release
+ * of buffered claims. Every multi-row statement locks its rows in one
  * global order (id, or lease expiry then id for the reaper's sweep) with
  * {@code FOR NO KEY UPDATE SKIP LOCKED}: none of them ever waits for a row lock, so none can
  * join a deadlock cycle with the flush. The heartbeat and the release are guarded by the claim's
@@ -32,6 +33,7 @@ public final class LeaseSql {
     private final String reclaimSql;
     private final String releaseSql;
     private final String releaseSkippingSql;
+    private final String timeoutSql;
 
     public LeaseSql(SchemaName schema) {
         String t = schema.instances();
@@ -103,6 +105,20 @@ public final class LeaseSql {
                 """;
         this.releaseSql = release.formatted(t, "");
         this.releaseSkippingSql = release.formatted(t, " SKIP LOCKED");
+        this.timeoutSql = """
+                WITH due AS (
+                    SELECT id FROM %1$s
+                    WHERE status = 'awaiting_signal' AND await_deadline IS NOT NULL AND await_deadline <= ?
+                    ORDER BY await_deadline, id
+                    LIMIT ?
+                    FOR NO KEY UPDATE SKIP LOCKED
+                )
+                UPDATE %1$s g
+                SET status = 'runnable', awaits = NULL, await_deadline = NULL, eligible_at = ?, updated_at = ?
+                FROM due
+                WHERE g.id = due.id AND g.status = 'awaiting_signal'
+                RETURNING g.id, g.queue
+                """.formatted(t);
     }
 
     /** @return the heartbeat's text (for plan checks); parameters: ids, tokens, worker, lease */
@@ -153,6 +169,28 @@ public final class LeaseSql {
             ps.setObject(3, Jdbc.ts(now));
             ps.setObject(4, Jdbc.ts(now));
             ps.setObject(5, Jdbc.ts(now));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Reaped(rs.getLong(1), rs.getString(2)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The await-timeout sweep: parked rows whose deadline passed wake to their next step with no
+     * awaited signals (index {@code gen_durable_await_deadline}, ordered {@code SKIP LOCKED} claim).
+     *
+     * @return (id, queue) of the rows whose await timed out, at most {@code limit}
+     */
+    public List<Reaped> fireTimeouts(Connection c, Instant now, int limit) throws SQLException {
+        List<Reaped> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(timeoutSql)) {
+            ps.setObject(1, Jdbc.ts(now));
+            ps.setInt(2, limit);
+            ps.setObject(3, Jdbc.ts(now));
+            ps.setObject(4, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(new Reaped(rs.getLong(1), rs.getString(2)));

@@ -1,6 +1,5 @@
 package io.gendurable.impl.lease;
 
-import io.gendurable.impl.await.AwaitSql;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.poke.Poke;
@@ -27,18 +26,16 @@ public final class Reaper {
     private final EngineConfig.ReaperConfig config;
     private final Db db;
     private final LeaseSql sql;
-    private final AwaitSql awaitSql;
     private final Poke poke;
     private final InstantSource clock;
     private final EngineMetrics metrics;
     private final Periodic loop;
 
-    public Reaper(EngineConfig.ReaperConfig config, Db db, LeaseSql sql, AwaitSql awaitSql, Poke poke, ScheduledExecutorService timer,
+    public Reaper(EngineConfig.ReaperConfig config, Db db, LeaseSql sql, Poke poke, ScheduledExecutorService timer,
            InstantSource clock, EngineMetrics metrics) {
         this.config = config;
         this.db = db;
         this.sql = sql;
-        this.awaitSql = awaitSql;
         this.poke = poke;
         this.clock = clock;
         this.metrics = metrics;
@@ -73,7 +70,7 @@ public final class Reaper {
      * @return how many awaits timed out
      */
     public int fireTimeouts() {
-        int total = sweep(c -> awaitSql.fireTimeouts(c, clock.instant(), config.batch()));
+        int total = sweep(c -> sql.fireTimeouts(c, clock.instant(), config.batch()));
         metrics.awaitTimeouts.add(total);
         return total;
     }

@@ -1,25 +1,34 @@
 package io.gendurable.impl.poke;
 
-import io.gendurable.impl.claim.Scheduler;
-
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Pokes the schedulers of this JVM's engine: the {@code local} transport. */
 public final class LocalPoke implements Poke {
-    private final Map<String, Scheduler> schedulers = new ConcurrentHashMap<>();
+    private final Map<String, Target> schedulers = new ConcurrentHashMap<>();
 
-    public void register(Scheduler scheduler) {
+    /** What a local poke reaches: the scheduler of one queue. */
+    public interface Target {
+        /** @return the queue it serves */
+        String queue();
+
+        /** Asks it to pick now. */
+        void poke();
+    }
+
+    /** @param scheduler starts receiving the pokes of its queue */
+    public void register(Target scheduler) {
         schedulers.put(scheduler.queue(), scheduler);
     }
 
-    public void unregister(Scheduler scheduler) {
+    /** @param scheduler stops receiving them (if it is still the one registered) */
+    public void unregister(Target scheduler) {
         schedulers.remove(scheduler.queue(), scheduler);
     }
 
     @Override
     public void poke(String queue) {
-        Scheduler s = schedulers.get(queue);
+        Target s = schedulers.get(queue);
         if (s != null) {
             s.poke();
         }
