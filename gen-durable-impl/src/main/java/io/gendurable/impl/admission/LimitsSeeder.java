@@ -14,7 +14,7 @@ import java.util.List;
  * and warns when a gate name already prefixes live keys, which may be identities it now caps.
  */
 public final class LimitsSeeder {
-    private static final Logger LOG = System.getLogger("io.gendurable");
+    private static final Logger LOG = System.getLogger("io.gendurable.admission");
 
     private final LimitsConfig limits;
     private final Db db;

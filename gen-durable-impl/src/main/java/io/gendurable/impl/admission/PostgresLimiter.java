@@ -33,7 +33,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * contended).
  */
 public final class PostgresLimiter implements Limiter {
-    private static final Logger LOG = System.getLogger("io.gendurable");
+    private static final Logger LOG = System.getLogger("io.gendurable.admission");
     private static final String RATE = "rate";
     private static final String GATE = "conc";
     private static final int ATTEMPTS = 4;

@@ -17,6 +17,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * flusher and need no probe.)
  */
 public final class AwaitWatcher {
+    private static final System.Logger LOG = System.getLogger("io.gendurable.await");
+
     private final Awaiters awaiters;
     private final Db db;
     private final AwaitSql sql;
@@ -29,7 +31,7 @@ public final class AwaitWatcher {
         this.db = db;
         this.sql = sql;
         this.metrics = metrics;
-        this.loop = new Periodic(timer, tick, () -> Loops.guarded("await watcher", metrics, this::runOnce));
+        this.loop = new Periodic(timer, tick, () -> Loops.guarded(LOG, "await watcher", metrics, this::runOnce));
     }
 
     public void start() {

@@ -16,7 +16,7 @@ import java.time.Duration;
  * Metrics (no API on its class path) still runs and still gets its events.
  */
 final class ContainerEvents implements EngineEvents {
-    private static final Logger LOG = System.getLogger("io.gendurable");
+    private static final Logger LOG = System.getLogger("io.gendurable.cdi");
 
     private final Event<Object> cdi;
     private final EngineEvents metrics;

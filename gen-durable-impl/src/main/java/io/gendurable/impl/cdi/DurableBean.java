@@ -38,7 +38,7 @@ import java.util.Optional;
  */
 @ApplicationScoped
 public class DurableBean implements GenDurable {
-    private static final Logger LOG = System.getLogger("io.gendurable");
+    private static final Logger LOG = System.getLogger("io.gendurable.cdi");
 
     @Inject
     GenDurableExtension extension;

@@ -24,7 +24,7 @@ import java.util.Optional;
  * enlist.
  */
 final class JtaCallerTransactions implements CallerTransactions {
-    private static final Logger LOG = System.getLogger("io.gendurable");
+    private static final Logger LOG = System.getLogger("io.gendurable.cdi");
     static final String REGISTRY = "java:comp/TransactionSynchronizationRegistry";
 
     private final TransactionSynchronizationRegistry registry;

@@ -26,7 +26,7 @@ public record ResolvedDataSource(DataSource dataSource, String origin, boolean o
             try {
                 c.close();
             } catch (Exception e) {
-                System.getLogger("io.gendurable").log(System.Logger.Level.WARNING,
+                System.getLogger("io.gendurable.cdi").log(System.Logger.Level.WARNING,
                         "gen-durable could not close its connection pool: " + e, e);
             }
         }

@@ -24,6 +24,8 @@ import java.util.Map;
  * calls the limiter: three statements at most, one when nothing has signals or children.
  */
 public final class Picker {
+    private static final System.Logger LOG = System.getLogger("io.gendurable.claim");
+
     private final String queue;
     private final String worker;
     private final EngineConfig config;
@@ -79,7 +81,7 @@ public final class Picker {
                     continue;
                 }
                 metrics.contendedDeferred.increment();
-                System.getLogger("io.gendurable").log(System.Logger.Level.INFO, "gen-durable: K = 1 contention on queue "
+                LOG.log(System.Logger.Level.INFO, "gen-durable: K = 1 contention on queue "
                         + queue + ": another claim took the same concurrency key " + attempt
                         + " times running; retrying on the next poll");
                 return List.of();
@@ -108,7 +110,7 @@ public final class Picker {
             a = limiter.admit(candidates, queue);
         } catch (RuntimeException e) {
             // Nothing admitted: give every claimed row back rather than strand it until the reaper.
-            Loops.guarded("release after a failed admission in queue " + queue, metrics,
+            Loops.guarded(LOG, "release after a failed admission in queue " + queue, metrics,
                     () -> releases.release(worker, rows));
             throw e;
         }

@@ -40,7 +40,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (buffered and running, until their outcome is durable) are kept alive by the heartbeat.
  */
 public final class Scheduler implements LocalPoke.Target {
-    private static final Logger LOG = System.getLogger("io.gendurable");
+    private static final Logger LOG = System.getLogger("io.gendurable.claim");
 
     private final String queue;
     private final int concurrency;
@@ -120,10 +120,10 @@ public final class Scheduler implements LocalPoke.Target {
         if (running) {
             return;
         }
-        Loops.guarded("start-up reclaim of queue " + queue, metrics, this::reclaimPredecessor);
+        Loops.guarded(LOG, "start-up reclaim of queue " + queue, metrics, this::reclaimPredecessor);
         running = true;
         long hb = config.heartbeatInterval().toMillis();
-        heartbeat = timer.scheduleWithFixedDelay(() -> Loops.guarded("heartbeat of queue " + queue, metrics,
+        heartbeat = timer.scheduleWithFixedDelay(() -> Loops.guarded(LOG, "heartbeat of queue " + queue, metrics,
                 this::heartbeatOnce), hb, hb, TimeUnit.MILLISECONDS);
         poke();
     }
@@ -146,7 +146,7 @@ public final class Scheduler implements LocalPoke.Target {
             }
         }
         waitUntil(() -> !fillRunning.get(), deadlineNanos);
-        Loops.guarded("drain release of queue " + queue, metrics, this::releaseBuffered);
+        Loops.guarded(LOG, "drain release of queue " + queue, metrics, this::releaseBuffered);
     }
 
     /**
@@ -192,7 +192,7 @@ public final class Scheduler implements LocalPoke.Target {
     private void fillLoop() {
         try {
             while (running && fillRequested.getAndSet(false)) {
-                Loops.guarded("pick of queue " + queue, metrics, this::fillOnce);
+                Loops.guarded(LOG, "pick of queue " + queue, metrics, this::fillOnce);
             }
         } finally {
             fillRunning.set(false);
@@ -228,7 +228,7 @@ public final class Scheduler implements LocalPoke.Target {
             buffer.add(p);
         }
         if (!running) {
-            Loops.guarded("drain release of queue " + queue, metrics, this::releaseBuffered);
+            Loops.guarded(LOG, "drain release of queue " + queue, metrics, this::releaseBuffered);
             return;
         }
         dispatch();

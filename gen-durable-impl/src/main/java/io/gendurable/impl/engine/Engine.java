@@ -78,7 +78,7 @@ import java.util.concurrent.ScheduledExecutorService;
  * {@link #stop()} drains. Both are idempotent.
  */
 public final class Engine implements GenDurable, AutoCloseable {
-    private static final Logger LOG = System.getLogger("io.gendurable");
+    private static final Logger LOG = System.getLogger("io.gendurable.engine");
 
     private final EngineConfig config;
     private final DataSource dataSource;

@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * carried to a later flush (counted in {@code flushDeferred}) for up to {@code deferLimit}.
  */
 public final class Flusher {
-    private static final Logger LOG = System.getLogger("io.gendurable");
+    private static final Logger LOG = System.getLogger("io.gendurable.flush");
     private static final int ATTEMPTS = 3;
 
     /** What became of an outcome. */

@@ -16,6 +16,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * the same loop: prunes idle rate buckets and reconciles gate counters ({@link BucketSweeper}).
  */
 public final class Gc {
+    private static final System.Logger LOG = System.getLogger("io.gendurable.gc");
+
     private final EngineConfig.GcConfig config;
     private final Db db;
     private final GcSql sql;
@@ -33,9 +35,9 @@ public final class Gc {
         this.clock = clock;
         this.metrics = metrics;
         this.loop = new Periodic(timer, config.interval(), () -> {
-            Loops.guarded("gc", metrics, this::runOnce);
-            Loops.guarded("gc of rate buckets", metrics, this::sweepRateBuckets);
-            Loops.guarded("gate reconciler", metrics, this::reconcileGates);
+            Loops.guarded(LOG, "gc", metrics, this::runOnce);
+            Loops.guarded(LOG, "gc of rate buckets", metrics, this::sweepRateBuckets);
+            Loops.guarded(LOG, "gate reconciler", metrics, this::reconcileGates);
         });
     }
 

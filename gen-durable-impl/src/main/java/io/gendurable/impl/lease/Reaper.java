@@ -21,7 +21,7 @@ import java.util.concurrent.ScheduledExecutorService;
  * claims with ordered {@code SKIP LOCKED}.
  */
 public final class Reaper {
-    private static final Logger LOG = System.getLogger("io.gendurable");
+    private static final Logger LOG = System.getLogger("io.gendurable.lease");
 
     private final EngineConfig.ReaperConfig config;
     private final Db db;
@@ -40,8 +40,8 @@ public final class Reaper {
         this.clock = clock;
         this.metrics = metrics;
         this.loop = new Periodic(timer, config.interval(), () -> {
-            Loops.guarded("reaper", metrics, this::runOnce);
-            Loops.guarded("await-timeout sweep", metrics, this::fireTimeouts);
+            Loops.guarded(LOG, "reaper", metrics, this::runOnce);
+            Loops.guarded(LOG, "await-timeout sweep", metrics, this::fireTimeouts);
         });
     }
 

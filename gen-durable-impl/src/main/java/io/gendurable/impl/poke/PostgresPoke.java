@@ -36,7 +36,7 @@ import java.util.function.Consumer;
  * Best-effort: the poll stays the floor.
  */
 public final class PostgresPoke implements Poke {
-    private static final Logger LOG = System.getLogger("io.gendurable");
+    private static final Logger LOG = System.getLogger("io.gendurable.poke");
 
     private final DataSource dataSource;
     private final String channel;
@@ -86,7 +86,7 @@ public final class PostgresPoke implements Poke {
             // Never on the caller's thread (the send borrows a connection): at once on the timer
             // when the last window has closed, else when it closes.
             long delay = Math.max(0, lastSend + windowNanos - System.nanoTime());
-            timer.schedule(() -> Loops.guarded("poke send", metrics, this::send), delay, TimeUnit.NANOSECONDS);
+            timer.schedule(() -> Loops.guarded(LOG, "poke send", metrics, this::send), delay, TimeUnit.NANOSECONDS);
         }
     }
 

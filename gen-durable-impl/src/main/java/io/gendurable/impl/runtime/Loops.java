@@ -5,12 +5,16 @@ import java.lang.System.Logger.Level;
 
 /** The catch-log-count guard around every background iteration: one failure never kills a loop. */
 public final class Loops {
-    private static final Logger LOG = System.getLogger("io.gendurable");
-
     private Loops() {
     }
 
-    public static void guarded(String what, EngineMetrics metrics, Runnable body) {
+    /**
+     * @param log     the component's logger (its category: {@code io.gendurable.claim}, {@code …lease}, …)
+     * @param what    the iteration, for the message ("heartbeat of queue default")
+     * @param metrics counts the failure in {@code loopErrors}
+     * @param body    one iteration
+     */
+    public static void guarded(Logger log, String what, EngineMetrics metrics, Runnable body) {
         try {
             body.run();
         } catch (RuntimeException | Error e) {
@@ -18,7 +22,7 @@ public final class Loops {
                 throw e;
             }
             metrics.loopErrors.increment();
-            LOG.log(Level.WARNING, "gen-durable " + what + " failed; it will run again: " + e, e);
+            log.log(Level.WARNING, "gen-durable " + what + " failed; it will run again: " + e, e);
         }
     }
 }

@@ -24,7 +24,7 @@ import java.util.concurrent.CompletionException;
  * blocks until it is durable. A step that throws never waits out a lease.
  */
 public final class StepRunner {
-    private static final Logger LOG = System.getLogger("io.gendurable");
+    private static final Logger LOG = System.getLogger("io.gendurable.step");
 
     private final FsmRegistry registry;
     private final Json json;

@@ -347,7 +347,7 @@ class GateTest {
             public void close() {
             }
         };
-        Logger log = Logger.getLogger("io.gendurable");
+        Logger log = Logger.getLogger("io.gendurable.admission");
         log.addHandler(handler);
         Engine gated;
         try {

@@ -54,7 +54,7 @@ class ClaimContentionTest {
         public void close() {
         }
     };
-    final Logger log = Logger.getLogger("io.gendurable");
+    final Logger log = Logger.getLogger("io.gendurable");  // every category: no WARNING from any of them
 
     @BeforeEach
     void up() {
@@ -111,6 +111,7 @@ class ClaimContentionTest {
         assertThat(e.metrics().contendedDeferred.sum()).as("claims that gave up until the next poll").isEqualTo(1);
         assertThat(e.metrics().contended.sum()).as("retries").isGreaterThanOrEqualTo(2);
         assertThat(records).filteredOn(r -> r.getLevel() == Level.INFO)
+                .filteredOn(r -> "io.gendurable.claim".equals(r.getLoggerName()))
                 .anySatisfy(r -> assertThat(r.getMessage()).contains("K = 1").contains("queue default")
                         .contains("next poll").doesNotContain("\n"));
     }
