@@ -1,0 +1,120 @@
+package io.gendurable.impl;
+
+import com.tngtech.archunit.core.domain.Dependency;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The engine's shape (issue 14): the core is plain Java, only {@code impl.cdi} knows the
+ * container, the {@code impl.*} packages form no cycle, and each statement class ({@code *Sql})
+ * is run by the code beside it. The API module's own rule is in gen-durable-api
+ * ({@code io.gendurable.ApiArchitectureTest}).
+ */
+@AnalyzeClasses(packages = "io.gendurable", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+
+    /** What a container provides: the core must run without one (unit tests, the test kit, a plain main). */
+    private static final String[] CONTAINER = {"jakarta.enterprise..", "jakarta.inject..", "jakarta.ejb..",
+            "jakarta.transaction..", "javax.naming..", "org.eclipse.microprofile.."};
+
+    @ArchTest
+    static final ArchRule coreImportsNoContainerType = noClasses()
+            .that().resideInAPackage("io.gendurable.impl..")
+            .and().resideOutsideOfPackage("io.gendurable.impl.cdi..")
+            .should().dependOnClassesThat().resideInAnyPackage(CONTAINER)
+            .because("the core is plain Java: the container is adapted in impl.cdi only");
+
+    @ArchTest
+    static final ArchRule onlyCdiKnowsCdiJndiMicroProfile = noClasses()
+            .that().resideInAnyPackage("io.gendurable.impl..", "io.gendurable.testing..")
+            .and().resideOutsideOfPackage("io.gendurable.impl.cdi..")
+            .should().dependOnClassesThat().resideInAnyPackage("jakarta.enterprise..", "jakarta.inject..",
+                    "javax.naming..", "org.eclipse.microprofile..")
+            .because("CDI, JNDI and MicroProfile (Config, Metrics) are adapted in impl.cdi only");
+
+    @ArchTest
+    static final ArchRule noCyclesBetweenImplPackages = slices()
+            .matching("io.gendurable.impl.(*)..")
+            .should().beFreeOfCycles();
+
+    /**
+     * Statements run by a package other than their own, until the persistence port of issue 14
+     * (item 3) hands them out: origin class → statement classes it uses. Each entry says why;
+     * {@link #knownExceptionsStillHold} fails when one is no longer needed, so the list only shrinks.
+     * Row records nested in a statement class ({@code InboxSql.SignalRow}, {@code ChildrenSql.ChildRow},
+     * {@code InsertSql.Row}, {@code LeaseSql.Reaped}, …) are data, not statements, and are not
+     * checked. Invisible here: {@code step.StepRunner} reads {@code LeaseSql.LEASE_EXPIRED}, a
+     * compile-time constant that javac copies into it.
+     */
+    static final Map<String, Set<String>> KNOWN = Map.of(
+            // the claim's transaction also loads the inboxes and children of the rows it claimed
+            "io.gendurable.impl.claim.Picker", Set.of("io.gendurable.impl.step.InboxSql",
+                    "io.gendurable.impl.flush.ChildrenSql", "io.gendurable.impl.lease.LeaseSql",
+                    "io.gendurable.impl.admission.BucketSql"),
+            // the scheduler beats the heartbeat and reclaims its predecessor's leases; it builds its Picker and ClaimRelease
+            "io.gendurable.impl.claim.Scheduler", Set.of("io.gendurable.impl.step.InboxSql",
+                    "io.gendurable.impl.flush.ChildrenSql", "io.gendurable.impl.lease.LeaseSql",
+                    "io.gendurable.impl.admission.BucketSql"),
+            // release-plus-credit: the token-guarded release and the gate credit in one transaction
+            "io.gendurable.impl.claim.ClaimRelease", Set.of("io.gendurable.impl.lease.LeaseSql",
+                    "io.gendurable.impl.admission.BucketSql"),
+            // the flush's riders: the fan-out's insert and the gate credit, in the flush's transaction
+            "io.gendurable.impl.flush.FlushSql", Set.of("io.gendurable.impl.insert.InsertSql",
+                    "io.gendurable.impl.admission.BucketSql"));
+
+    private static final Set<String> SEEN = ConcurrentHashMap.newKeySet();
+
+    @ArchTest
+    static final ArchRule statementsStayBesideTheirCode = classes()
+            .that().resideInAPackage("io.gendurable.impl..").and().haveSimpleNameEndingWith("Sql")
+            .should(beUsedOnlyInTheirPackageOrByTheCompositionRoot())
+            .because("a statement is run by the code beside it; only impl.engine (which wires them) and "
+                    + "io.gendurable.testing reach into another package's statements");
+
+    private static ArchCondition<JavaClass> beUsedOnlyInTheirPackageOrByTheCompositionRoot() {
+        return new ArchCondition<>("be used only in their own package, by impl.engine or by io.gendurable.testing") {
+            @Override
+            public void check(JavaClass sql, ConditionEvents events) {
+                for (Dependency d : sql.getDirectDependenciesToSelf()) {
+                    JavaClass origin = d.getOriginClass();
+                    String pkg = origin.getPackageName();
+                    if (pkg.equals(sql.getPackageName()) || pkg.startsWith("io.gendurable.impl.engine")
+                            || pkg.startsWith("io.gendurable.testing")) {
+                        continue;
+                    }
+                    String top = origin.getName().replaceFirst("\\$.*", "");
+                    if (KNOWN.getOrDefault(top, Set.of()).contains(sql.getName())) {
+                        SEEN.add(top + " -> " + sql.getName());
+                        continue;
+                    }
+                    events.add(SimpleConditionEvent.violated(d, d.getDescription()));
+                }
+            }
+        };
+    }
+
+    @ArchTest
+    static void knownExceptionsStillHold(JavaClasses classes) {
+        statementsStayBesideTheirCode.check(classes);
+        Set<String> listed = new TreeSet<>();
+        KNOWN.forEach((from, tos) -> tos.forEach(to -> listed.add(from + " -> " + to)));
+        assertThat(new TreeSet<>(SEEN)).as("exceptions no longer needed: remove them from KNOWN").isEqualTo(listed);
+    }
+}
