@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * engine backend at once, LISTEN connections included); the server itself is restarted once.
  */
 public final class Saboteur {
-    // The signatures of the claim and of the flush transaction's statements (impl.sql.ClaimSql, FlushSql).
+    // The signatures of the claim and of the flush transaction's statements (impl.claim.ClaimSql, impl.flush.FlushSql).
     private static final String FIND = """
             SELECT pid, CASE WHEN query LIKE '%WITH cand AS%' THEN 'claim' ELSE 'flush' END
             FROM pg_stat_activity
