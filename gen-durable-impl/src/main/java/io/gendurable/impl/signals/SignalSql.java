@@ -17,6 +17,11 @@ import java.time.Instant;
  * always takes the target's row lock, so a delivery racing a park queues behind the park's
  * transaction and re-evaluates the CASE against the committed, parked row. A status-filtering
  * WHERE would skip the not-yet-parked row without waiting: the lost wake-up.
+ * The target is locked when it is resolved, before the inbox insert: a flush that is ending the
+ * row (and clearing its inbox) is waited for, and the re-check of the locked row then finds it
+ * no longer live (no target). Resolved without the lock, the insert (whose foreign-key check
+ * takes only a key-share lock) stored the signal into the inbox the flush had just cleared, the
+ * caller was told it was delivered, and no step ever read it.
  */
 public final class SignalSql {
     private final String byIdSql;
@@ -33,6 +38,7 @@ public final class SignalSql {
                 WITH target AS (
                     SELECT id FROM %1$s
                     WHERE %4$s AND status NOT IN ('done', 'failed')
+                    FOR NO KEY UPDATE
                 ), ins AS (
                     INSERT INTO %2$s (target_id, name, payload, dedup_key, inserted_at)
                     SELECT id, ?, ?::jsonb, ?, ? FROM target
