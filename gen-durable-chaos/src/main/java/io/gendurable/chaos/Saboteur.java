@@ -15,7 +15,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * it to hold claims, so the kill lands mid-step) and starts it again,
  * alternately under the same node id and a new one; another watches {@code pg_stat_activity} and
  * terminates engine backends caught in a claim or in a flush transaction (and sometimes every
- * engine backend at once, LISTEN connections included); the server itself is restarted once.
+ * engine backend at once, LISTEN connections included); the server itself is restarted once
+ * (fast shutdown) and crashed ({@code kill -9} of the postmaster) on a schedule. A third thread
+ * <b>pauses</b> workers: SIGSTOP while a step runs, until the reapers of the other nodes took
+ * every claim it held (past the lease), then SIGCONT: the zombie finishes its steps and flushes
+ * outcomes that must all be refused. Every other pause is an <b>undeploy</b>: the worker is frozen
+ * while it holds admitted, not yet started children (buffered gate slots), and woken straight into
+ * a graceful stop once the others fill the gate, so its drain releases rows it no longer owns.
  */
 public final class Saboteur {
     // The signatures of the claim and of the flush transaction's statements (impl.sql.ClaimSql, FlushSql).
@@ -37,11 +43,60 @@ public final class Saboteur {
     private static final String HELD = "SELECT count(*) FROM " + ChaosSchema.ENGINE
             + ".gen_durable WHERE status = 'executing' AND locked_by LIKE ?";
 
+    // a row a paused worker holds, admitted under the gate but not started (no begin entry since its claim)
+    private static final String BUFFERED_GATED = """
+            SELECT count(*) FROM %1$s.gen_durable g
+            WHERE g.status = 'executing' AND g.locked_by LIKE ? AND g.concurrency_key = '%2$s' AND g.concurrency_shard >= 0
+              AND NOT EXISTS (SELECT 1 FROM %3$s l WHERE l.instance_id = g.id AND l.phase = 'begin' AND l.node = ?
+                                AND l.step = g.step AND l.attempt = g.attempt AND l.at >= g.updated_at)
+            """.formatted(ChaosSchema.ENGINE, ChaosChild.GATE_KEY, ChaosSchema.LOG);
+    // a step running on the node now (begun, not ended)
+    private static final String RUNNING = """
+            SELECT count(*) FROM %1$s b WHERE b.node = ? AND b.phase = 'begin' AND b.at > now() - interval '3 seconds'
+              AND NOT EXISTS (SELECT 1 FROM %1$s e WHERE e.exec = b.exec AND e.phase = 'end')
+            """.formatted(ChaosSchema.LOG);
+    private static final String GATE_HELD = "SELECT count(*) FROM " + ChaosSchema.ENGINE
+            + ".gen_durable WHERE status = 'executing' AND concurrency_key = '" + ChaosChild.GATE_KEY
+            + "' AND concurrency_shard >= 0";
+
+    /**
+     * When faults happen.
+     *
+     * @param windowMillis     the chaos window (no pause starts that could not end inside it)
+     * @param killEveryMillis  the mean time between worker kills
+     * @param restartAtMillis  when the server restarts cleanly (once)
+     * @param crashAtMillis    when the server is crashed (kill -9 of the postmaster)
+     * @param pauseFirstMillis when the first worker pause starts
+     * @param pauseEveryMillis the mean time from the end of one pause to the start of the next
+     */
+    public record Plan(long windowMillis, long killEveryMillis, long restartAtMillis, List<Long> crashAtMillis,
+                       long pauseFirstMillis, long pauseEveryMillis) {
+    }
+
+    /**
+     * One pause of a worker JVM.
+     *
+     * @param node          the paused node id
+     * @param startedAt     just before SIGSTOP (epoch millis)
+     * @param endedAt       just after SIGCONT (epoch millis)
+     * @param undeploy      whether it was woken into a graceful stop
+     * @param claimsHeld    rows it held (executing under its node) right after SIGSTOP
+     * @param bufferedGated of these, admitted children it had not started (gate slots in its buffer)
+     * @param reaped        whether every held claim had been taken away before SIGCONT
+     * @param gateHeldAtWake gate slots held by admitted rows when it woke (the others' work)
+     */
+    public record Pause(String node, long startedAt, long endedAt, boolean undeploy, int claimsHeld, int bufferedGated,
+                        boolean reaped, long gateHeldAtWake) {
+    }
+
     private final ChaosDatabase db;
     private final List<WorkerProcess> workers;
     private final Random random;
+    private final Plan plan;
     private final long killEveryMillis;
     private final long restartAtMillis;
+    private final List<Pause> pauses = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final List<Long> crashDownMillis = java.util.Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger kills = new AtomicInteger();
     private final AtomicInteger newNodeIds = new AtomicInteger();
     private final java.util.concurrent.atomic.AtomicLong claimsAtKill = new java.util.concurrent.atomic.AtomicLong();
@@ -55,18 +110,18 @@ public final class Saboteur {
     private final List<Thread> threads = new ArrayList<>();
 
     /**
-     * @param db              the server to restart once
-     * @param workers         the worker slots
-     * @param seed            the random seed (printed, so a run can be replayed)
-     * @param killEveryMillis the mean time between worker kills
-     * @param restartAtMillis when (after {@link #start()}) the server restarts
+     * @param db      the server to restart and crash
+     * @param workers the worker slots
+     * @param seed    the random seed (printed, so a run can be replayed)
+     * @param plan    when faults happen
      */
-    public Saboteur(ChaosDatabase db, List<WorkerProcess> workers, long seed, long killEveryMillis, long restartAtMillis) {
+    public Saboteur(ChaosDatabase db, List<WorkerProcess> workers, long seed, Plan plan) {
         this.db = db;
         this.workers = workers;
         this.random = new Random(seed);
-        this.killEveryMillis = killEveryMillis;
-        this.restartAtMillis = restartAtMillis;
+        this.plan = plan;
+        this.killEveryMillis = plan.killEveryMillis();
+        this.restartAtMillis = plan.restartAtMillis();
     }
 
     /** Starts the fault threads. */
@@ -83,6 +138,20 @@ public final class Saboteur {
                 event("PostgreSQL back after " + pgRestartMillis + " ms");
             }
         }));
+        threads.add(thread("chaos-pg-crash", () -> {
+            for (long at : plan.crashAtMillis()) {
+                sleep(at - (System.currentTimeMillis() - t0));
+                if (!running) {
+                    return;
+                }
+                event("kill -9 of the PostgreSQL postmaster");
+                long down = db.crash();
+                crashDownMillis.add(down);
+                event("PostgreSQL recovered from the crash after " + down + " ms");
+            }
+        }));
+        Random pauseRandom = new Random(random.nextLong());
+        threads.add(thread("chaos-pauser", () -> pauseLoop(t0, pauseRandom)));
     }
 
     /** Stops the faults and waits for the threads; dead workers are started again. */
@@ -113,23 +182,155 @@ public final class Saboteur {
             if (!running) {
                 return;
             }
-            WorkerProcess w = workers.get(random.nextInt(workers.size()));
-            String old = w.node();
-            long held = waitForClaims(old, 3_000);
-            w.kill9();
-            kills.incrementAndGet();
-            claimsAtKill.addAndGet(Math.max(0, held));
-            sleep(500 + random.nextInt(1500));
-            if (kills.get() % 2 == 0) {
-                String fresh = old.replaceAll("-r\\d+$", "") + "-r" + newNodeIds.incrementAndGet();
-                event("kill -9 " + old + " holding " + held + " claims; restarted as new node " + fresh
-                        + " (its old claims wait for a reaper)");
-                w.startAs(fresh);
-            } else {
-                event("kill -9 " + old + " holding " + held + " claims; restarted under the same node id (start-up reclaim)");
-                w.start();
+            int first = random.nextInt(workers.size());
+            for (int k = 0; k < workers.size(); k++) {
+                WorkerProcess w = workers.get((first + k) % workers.size());
+                if (w.tryReserve()) {  // else paused right now: the pauser owns it
+                    try {
+                        killOnce(w);
+                    } finally {
+                        w.unreserve();
+                    }
+                    break;
+                }
             }
         }
+    }
+
+    private void killOnce(WorkerProcess w) {
+        String old = w.node();
+        long held = waitForClaims(old, 3_000);
+        w.kill9();
+        kills.incrementAndGet();
+        claimsAtKill.addAndGet(Math.max(0, held));
+        sleep(500 + random.nextInt(1500));
+        if (kills.get() % 2 == 0) {
+            String fresh = old.replaceAll("-r\\d+$", "") + "-r" + newNodeIds.incrementAndGet();
+            event("kill -9 " + old + " holding " + held + " claims; restarted as new node " + fresh
+                    + " (its old claims wait for a reaper)");
+            w.startAs(fresh);
+        } else {
+            event("kill -9 " + old + " holding " + held + " claims; restarted under the same node id (start-up reclaim)");
+            w.start();
+        }
+    }
+
+    private void pauseLoop(long t0, Random r) {
+        sleep(plan.pauseFirstMillis());
+        // a pause lasts about a lease and a reaper round; do not start one that cannot end in the window
+        long longest = ChaosWorker.LEASE.toMillis() + 8_000;
+        for (int i = 0; running; i++) {
+            if (System.currentTimeMillis() - t0 + longest > plan.windowMillis()) {
+                return;
+            }
+            try {
+                pauseOnce(i % 2 == 1, r);
+            } catch (SQLException e) {
+                event("a pause was skipped: " + e.getMessage());
+            }
+            sleep((long) (plan.pauseEveryMillis() * (0.75 + 0.5 * r.nextDouble())));
+        }
+    }
+
+    /**
+     * Freezes a worker that holds claims (a running step; for an undeploy, admitted children it
+     * has not started), waits until the other nodes' reapers took every claim it held and, for
+     * an undeploy, until the gate is full again with the others' work, then wakes it.
+     */
+    private void pauseOnce(boolean undeploy, Random r) throws SQLException {
+        try (Connection c = DriverManager.getConnection(db.url())) {
+            WorkerProcess w = null;
+            long deadline = System.currentTimeMillis() + 15_000;
+            // the moment: some worker runs a step (plain) or buffers admitted children (undeploy)
+            while (w == null && running && System.currentTimeMillis() < deadline) {
+                int start = r.nextInt(workers.size());
+                for (int k = 0; k < workers.size() && w == null; k++) {
+                    WorkerProcess cand = workers.get((start + k) % workers.size());
+                    if (!cand.alive() || !cand.tryReserve()) {
+                        continue;
+                    }
+                    if ((undeploy ? count(c, BUFFERED_GATED, lockedBy(cand.node()), cand.node())
+                            : count(c, RUNNING, cand.node())) > 0) {
+                        w = cand;
+                    } else {
+                        cand.unreserve();
+                    }
+                }
+                if (w == null) {
+                    sleep(10);
+                }
+            }
+            if (w == null) {
+                event("no worker was " + (undeploy ? "buffering admitted children" : "running a step")
+                        + " within 15 s: pause skipped");
+                return;
+            }
+            String node = w.node();
+            long startedAt = System.currentTimeMillis();
+            w.pause();
+            boolean resumed = false;
+            try {
+                int held = (int) count(c, HELD, lockedBy(node));
+                int buffered = (int) count(c, BUFFERED_GATED, lockedBy(node), node);
+                event("SIGSTOP " + node + " holding " + held + " claims (" + buffered + " admitted children not started)");
+                // the lease runs out, a reaper on another node returns the rows, the others claim them
+                long until = System.currentTimeMillis() + ChaosWorker.LEASE.toMillis() + 20_000;
+                long left;
+                do {
+                    sleep(250);
+                    left = count(c, HELD, lockedBy(node));
+                } while (left > 0 && running && System.currentTimeMillis() < until);
+                boolean reaped = left == 0;
+                long gateHeld = 0;
+                if (undeploy) {
+                    // the others fill the gate again (the reconciler healed the counter): the drain's
+                    // release now lands on a busy gate
+                    long gateUntil = System.currentTimeMillis() + 5_000;
+                    do {
+                        sleep(50);
+                        gateHeld = count(c, GATE_HELD);
+                    } while (gateHeld < ChaosChild.GATE_LIMIT && running && System.currentTimeMillis() < gateUntil);
+                } else {
+                    sleep(500 + r.nextInt(1000));  // let the others run them
+                }
+                if (undeploy) {
+                    w.resumeIntoGracefulStop();
+                } else {
+                    w.resume();
+                }
+                resumed = true;
+                long endedAt = System.currentTimeMillis();
+                pauses.add(new Pause(node, startedAt, endedAt, undeploy, held, buffered, reaped, gateHeld));
+                event((undeploy ? "SIGTERM + SIGCONT (undeploy of a frozen node) " : "SIGCONT ") + node + " after "
+                        + (endedAt - startedAt) + " ms; its claims " + (reaped ? "had all been reaped" : left + " still its own")
+                        + (undeploy ? "; gate slots held by the others at the wake: " + gateHeld : ""));
+                if (undeploy) {
+                    w.start();  // the node comes back (same id: nothing left to reclaim)
+                }
+            } finally {
+                if (!resumed) {
+                    w.resume();
+                    pauses.add(new Pause(node, startedAt, System.currentTimeMillis(), false, 0, 0, false, 0));
+                }
+                w.unreserve();
+            }
+        }
+    }
+
+    private static long count(Connection c, String sql, String... params) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setString(i + 1, params[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    private static String lockedBy(String node) {
+        return node.replace("_", "\\_") + ":%";
     }
 
     /** Waits (up to {@code withinMillis}) until the node holds claims, so that the kill lands mid-step. */
@@ -236,13 +437,19 @@ public final class Saboteur {
         return "worker kills (SIGKILL)=" + kills.get() + " (restarted under a new node id: " + newNodeIds.get()
                 + "; claims held at the kills: " + claimsAtKill.get() + "), backends terminated mid-claim=" + midClaim.get() + ", mid-flush=" + midFlush.get()
                 + ", mass terminations=" + massTerminations.get() + " (" + massTerminated.get() + " backends)"
-                + ", PostgreSQL restarts=" + db.restarts() + (pgRestartMillis >= 0 ? " (down " + pgRestartMillis + " ms)" : "");
+                + ", PostgreSQL restarts=" + db.restarts() + (pgRestartMillis >= 0 ? " (down " + pgRestartMillis + " ms)" : "")
+                + ", PostgreSQL crashes (kill -9)=" + db.crashes() + " (down " + crashDownMillis + " ms)"
+                + ", worker pauses (SIGSTOP)=" + pauses.size() + " (undeploys of a frozen node: "
+                + pauses.stream().filter(Pause::undeploy).count() + "; claims held at the pauses: "
+                + pauses.stream().mapToInt(Pause::claimsHeld).sum() + ", of them admitted children not started: "
+                + pauses.stream().mapToInt(Pause::bufferedGated).sum() + ")";
     }
 
-    /** @return kills, mid-claim and mid-flush terminations, restarts */
-    public int[] counts() {
-        return new int[] {kills.get(), midClaim.get(), midFlush.get(), db.restarts()};
+    /** @return the pauses, in order */
+    public List<Pause> pauses() {
+        return List.copyOf(pauses);
     }
+
 
     /** @return the fault events, timestamped */
     public List<String> events() {

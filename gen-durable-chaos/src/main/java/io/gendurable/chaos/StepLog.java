@@ -28,6 +28,10 @@ public final class StepLog {
 
     /** One step execution, between its begin and end entries. */
     public record Execution(UUID exec, long id, String fsm, String step, int attempt, String key) {
+        /** @return the execution id as the FSMs put it in the state they return ({@code by}) */
+        public String by() {
+            return exec.toString();
+        }
     }
 
     /** @param dataSource the log's own pool @param node the worker's node id */

@@ -21,6 +21,7 @@ public final class WorkerProcess {
     private Process process;
     private File logFile;
     private int incarnation;
+    private final java.util.concurrent.atomic.AtomicBoolean reserved = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** @param url the database @param logDir where each incarnation's output goes @param slot the slot name */
     public WorkerProcess(String url, File logDir, String slot) {
@@ -28,6 +29,16 @@ public final class WorkerProcess {
         this.logDir = logDir;
         this.slot = slot;
         this.node = slot;
+    }
+
+    /** @return whether this caller may take the slot for a fault (one fault per worker at a time) */
+    public boolean tryReserve() {
+        return reserved.compareAndSet(false, true);
+    }
+
+    /** Ends a fault on this slot. */
+    public void unreserve() {
+        reserved.set(false);
     }
 
     /** @return the node id of the current (or last) incarnation */
@@ -115,6 +126,47 @@ public final class WorkerProcess {
         if (process != null) {
             process.destroyForcibly();
             waitGone();
+        }
+    }
+
+    /** SIGSTOP: the JVM freezes with everything it holds (claims, buffered rows, connections, open transactions). */
+    public synchronized void pause() {
+        signal("STOP");
+    }
+
+    /** SIGCONT: the frozen JVM carries on where it stopped, unaware that time passed. */
+    public synchronized void resume() {
+        signal("CONT");
+    }
+
+    /**
+     * An undeploy of a frozen node: SIGTERM while it is stopped (the signal waits), then SIGCONT:
+     * the JVM wakes with the shutdown already pending, so the engine's drain runs at once against
+     * whatever it held when it froze. Waits for it to exit (SIGKILL after 20 s).
+     */
+    public synchronized void resumeIntoGracefulStop() {
+        signal("TERM");
+        signal("CONT");
+        try {
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        waitGone();
+    }
+
+    private void signal(String sig) {
+        if (process == null || !process.isAlive()) {
+            return;
+        }
+        try {
+            new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid())).inheritIO().start().waitFor();
+        } catch (IOException e) {
+            throw new UncheckedIOException("kill -" + sig + " " + node, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
