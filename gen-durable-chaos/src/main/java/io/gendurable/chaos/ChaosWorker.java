@@ -33,7 +33,7 @@ public final class ChaosWorker {
     public static final Duration HEARTBEAT = Duration.ofSeconds(2);
     /** The reaper's (and the await-timeout sweep's) interval. */
     public static final Duration REAPER_INTERVAL = Duration.ofSeconds(1);
-    /** Rows each queue claims beyond its running slots: above the children queue's concurrency of 1. */
+    /** Rows each queue claims beyond its running slots: above the children queue's concurrency. */
     public static final int PREFETCH = 3;
     /** The rate limit of {@link ChaosOrder}'s finish step. */
     public static final String RATE = "psp";
@@ -134,7 +134,7 @@ public final class ChaosWorker {
     /** @return the workers' engine configuration */
     static EngineConfig config(String node) {
         return EngineConfig.defaults().withNodeId(node).withSchema(ChaosSchema.ENGINE)
-                .withQueues(Map.of("orders", 4, "fanout", 2, ChaosChild.QUEUE, 1, ChaosFlow.QUEUE, 2))
+                .withQueues(Map.of("orders", 4, "fanout", 2, ChaosChild.QUEUE, ChaosChild.QUEUE_CONCURRENCY, ChaosFlow.QUEUE, 2))
                 .withMigrateAtStart(false)  // the driver migrated once, before any worker
                 .withPoll(Duration.ofMillis(50), Duration.ofMillis(500))
                 .withLease(LEASE, HEARTBEAT)

@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
 final class Recovery {
     private static final Pattern REAPED = Pattern.compile("reaper: (\\d+) expired leases returned");
     private static final Pattern RECLAIMED = Pattern.compile("released (\\d+) claims of a dead predecessor");
-    private static final Pattern RELEASED = Pattern.compile("released (\\d+) buffered claims on stop");
+    // the drain's own log line is often lost (JUL's shutdown hook races the engine's); the final metrics line is not
+    private static final Pattern RELEASED = Pattern.compile("released=(\\d+) .*\\(after the drain\\)");
     private static final Pattern POKE = Pattern.compile("poke listener reconnected");
 
     private Recovery() {

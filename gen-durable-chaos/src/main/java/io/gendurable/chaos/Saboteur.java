@@ -55,6 +55,16 @@ public final class Saboteur {
             SELECT count(*) FROM %1$s b WHERE b.node = ? AND b.phase = 'begin' AND b.at > now() - interval '3 seconds'
               AND NOT EXISTS (SELECT 1 FROM %1$s e WHERE e.exec = b.exec AND e.phase = 'end')
             """.formatted(ChaosSchema.LOG);
+    // the child steps running on the node now: their instance ids
+    private static final String RUNNING_CHILDREN = """
+            SELECT coalesce(string_agg(b.instance_id::text, ','), '') FROM %1$s b
+            WHERE b.node = ? AND b.fsm = 'chaos-child' AND b.phase = 'begin' AND b.at > now() - interval '3 seconds'
+              AND NOT EXISTS (SELECT 1 FROM %1$s e WHERE e.exec = b.exec AND e.phase = 'end')
+            """.formatted(ChaosSchema.LOG);
+    private static final String STILL_RUNNING = "SELECT count(*) FROM " + ChaosSchema.LOG
+            + " b WHERE b.instance_id = ANY (string_to_array(?, ',')::bigint[]) AND b.phase = 'begin' AND b.node = ?"
+            + " AND b.at > now() - interval '3 seconds'"
+            + " AND NOT EXISTS (SELECT 1 FROM " + ChaosSchema.LOG + " e WHERE e.exec = b.exec AND e.phase = 'end')";
     private static final String GATE_HELD = "SELECT count(*) FROM " + ChaosSchema.ENGINE
             + ".gen_durable WHERE status = 'executing' AND concurrency_key = '" + ChaosChild.GATE_KEY
             + "' AND concurrency_shard >= 0";
@@ -223,25 +233,23 @@ public final class Saboteur {
             if (System.currentTimeMillis() - t0 + longest > plan.windowMillis()) {
                 return;
             }
-            try {
-                pauseOnce(i % 2 == 1, r);
-            } catch (SQLException e) {
-                event("a pause was skipped: " + e.getMessage());
-            }
+            pauseOnce(i % 2 == 0, r);
             sleep((long) (plan.pauseEveryMillis() * (0.75 + 0.5 * r.nextDouble())));
         }
     }
 
     /**
      * Freezes a worker that holds claims (a running step; for an undeploy, admitted children it
-     * has not started), waits until the other nodes' reapers took every claim it held and, for
-     * an undeploy, until the gate is full again with the others' work, then wakes it.
+     * has not started, behind a running child that the hold flag keeps running past the wake),
+     * waits until the other nodes' reapers took every claim it held and, for an undeploy, until
+     * the gate is full again with the others' work, then wakes it.
      */
-    private void pauseOnce(boolean undeploy, Random r) throws SQLException {
-        try (Connection c = DriverManager.getConnection(db.url())) {
+    private void pauseOnce(boolean undeploy, Random r) {
+        try (Probe c = new Probe(db.url())) {
             WorkerProcess w = null;
+            List<java.io.File> hold = new ArrayList<>();
             long deadline = System.currentTimeMillis() + 15_000;
-            // the moment: some worker runs a step (plain) or buffers admitted children (undeploy)
+            // the moment: some worker runs a step (plain) or buffers admitted children behind a running one (undeploy)
             while (w == null && running && System.currentTimeMillis() < deadline) {
                 int start = r.nextInt(workers.size());
                 for (int k = 0; k < workers.size() && w == null; k++) {
@@ -249,10 +257,30 @@ public final class Saboteur {
                     if (!cand.alive() || !cand.tryReserve()) {
                         continue;
                     }
-                    if ((undeploy ? count(c, BUFFERED_GATED, lockedBy(cand.node()), cand.node())
-                            : count(c, RUNNING, cand.node())) > 0) {
-                        w = cand;
-                    } else {
+                    String node = cand.node();
+                    if (!undeploy) {
+                        if (c.count(RUNNING, node) > 0) {
+                            w = cand;
+                        }
+                    } else if (c.count(BUFFERED_GATED, lockedBy(node), node) > 0) {
+                        // every child slot of the node is busy (else nothing would wait in its buffer):
+                        // hold those steps, then make sure they are all still running
+                        String children = c.text(RUNNING_CHILDREN, node);
+                        if (children.split(",").length >= ChaosChild.QUEUE_CONCURRENCY) {
+                            for (String id : children.split(",")) {
+                                java.io.File f = StepLog.holdFlag(cand.logDir(), Long.parseLong(id));
+                                touch(f);
+                                hold.add(f);
+                            }
+                            if (c.count(STILL_RUNNING, children, node) >= ChaosChild.QUEUE_CONCURRENCY) {
+                                w = cand;
+                            } else {
+                                hold.forEach(java.io.File::delete);
+                                hold.clear();
+                            }
+                        }
+                    }
+                    if (w == null) {
                         cand.unreserve();
                     }
                 }
@@ -261,7 +289,7 @@ public final class Saboteur {
                 }
             }
             if (w == null) {
-                event("no worker was " + (undeploy ? "buffering admitted children" : "running a step")
+                event("no worker was " + (undeploy ? "buffering admitted children behind a running one" : "running a step")
                         + " within 15 s: pause skipped");
                 return;
             }
@@ -270,44 +298,49 @@ public final class Saboteur {
             w.pause();
             boolean resumed = false;
             try {
-                int held = (int) count(c, HELD, lockedBy(node));
-                int buffered = (int) count(c, BUFFERED_GATED, lockedBy(node), node);
+                int held = (int) c.count(HELD, lockedBy(node));
+                int buffered = (int) c.count(BUFFERED_GATED, lockedBy(node), node);
                 event("SIGSTOP " + node + " holding " + held + " claims (" + buffered + " admitted children not started)");
                 // the lease runs out, a reaper on another node returns the rows, the others claim them
                 long until = System.currentTimeMillis() + ChaosWorker.LEASE.toMillis() + 20_000;
                 long left;
                 do {
                     sleep(250);
-                    left = count(c, HELD, lockedBy(node));
+                    left = c.count(HELD, lockedBy(node));
                 } while (left > 0 && running && System.currentTimeMillis() < until);
                 boolean reaped = left == 0;
                 long gateHeld = 0;
+                long wokeAt;
                 if (undeploy) {
                     // the others fill the gate again (the reconciler healed the counter): the drain's
                     // release now lands on a busy gate
                     long gateUntil = System.currentTimeMillis() + 5_000;
                     do {
                         sleep(50);
-                        gateHeld = count(c, GATE_HELD);
+                        gateHeld = c.count(GATE_HELD);
                     } while (gateHeld < ChaosChild.GATE_LIMIT && running && System.currentTimeMillis() < gateUntil);
+                    wokeAt = w.wakeIntoGracefulStop();
+                    resumed = true;
+                    // the held step keeps the worker's only child slot busy while the engine stops
+                    // picking and releases its buffer (the poke listener's stop takes up to 2 s first)
+                    sleep(2_500);
+                    hold.forEach(java.io.File::delete);
+                    w.awaitExit(20_000);
                 } else {
                     sleep(500 + r.nextInt(1000));  // let the others run them
-                }
-                if (undeploy) {
-                    w.resumeIntoGracefulStop();
-                } else {
                     w.resume();
+                    wokeAt = System.currentTimeMillis();
+                    resumed = true;
                 }
-                resumed = true;
-                long endedAt = System.currentTimeMillis();
-                pauses.add(new Pause(node, startedAt, endedAt, undeploy, held, buffered, reaped, gateHeld));
+                pauses.add(new Pause(node, startedAt, wokeAt, undeploy, held, buffered, reaped, gateHeld));
                 event((undeploy ? "SIGTERM + SIGCONT (undeploy of a frozen node) " : "SIGCONT ") + node + " after "
-                        + (endedAt - startedAt) + " ms; its claims " + (reaped ? "had all been reaped" : left + " still its own")
+                        + (wokeAt - startedAt) + " ms; its claims " + (reaped ? "had all been reaped" : left + " still its own")
                         + (undeploy ? "; gate slots held by the others at the wake: " + gateHeld : ""));
                 if (undeploy) {
                     w.start();  // the node comes back (same id: nothing left to reclaim)
                 }
             } finally {
+                hold.forEach(java.io.File::delete);
                 if (!resumed) {
                     w.resume();
                     pauses.add(new Pause(node, startedAt, System.currentTimeMillis(), false, 0, 0, false, 0));
@@ -317,14 +350,60 @@ public final class Saboteur {
         }
     }
 
-    private static long count(Connection c, String sql, String... params) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < params.length; i++) {
-                ps.setString(i + 1, params[i]);
+    private static void touch(java.io.File f) {
+        try {
+            f.createNewFile();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The pauser's connection: a query that fails (the server restarting or crashed) is retried on a new one. */
+    private final class Probe implements AutoCloseable {
+        private final String url;
+        private Connection c;
+
+        Probe(String url) {
+            this.url = url;
+        }
+
+        long count(String sql, String... params) {
+            return Long.parseLong(text(sql, params));
+        }
+
+        String text(String sql, String... params) {
+            while (true) {
+                try {
+                    if (c == null) {
+                        c = DriverManager.getConnection(url);
+                    }
+                    try (PreparedStatement ps = c.prepareStatement(sql)) {
+                        for (int i = 0; i < params.length; i++) {
+                            ps.setString(i + 1, params[i]);
+                        }
+                        try (ResultSet rs = ps.executeQuery()) {
+                            return rs.next() ? rs.getString(1) : "-1";
+                        }
+                    }
+                } catch (SQLException e) {
+                    close();
+                    if (!running) {
+                        return "-1";
+                    }
+                    Saboteur.this.sleep(200);
+                }
             }
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
+        }
+
+        @Override
+        public void close() {
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (SQLException ignored) {
+                    // gone
+                }
+                c = null;
             }
         }
     }

@@ -72,6 +72,34 @@ public final class StepLog {
         }
     }
 
+    /** The system property naming the directory of hold flags (the run's log directory). */
+    public static final String HOLD_DIR = "chaos.hold.dir";
+
+    /**
+     * @param dir the hold directory @param id an instance id
+     * @return the flag file that keeps a step of that instance working (see {@link #holdWhileFlagged})
+     */
+    public static java.io.File holdFlag(java.io.File dir, long id) {
+        return new java.io.File(dir, "hold-" + id);
+    }
+
+    /**
+     * A step that is slow at the worst moment: while the saboteur's flag file for this instance
+     * exists (at most 10 s), the step keeps working, through a SIGSTOP and past the wake. The
+     * saboteur sets it on the step a worker runs when it freezes that worker for an undeploy, so
+     * that the drain after the wake still finds the rows it had buffered behind that step.
+     */
+    public static void holdWhileFlagged(long id) {
+        String dir = System.getProperty(HOLD_DIR);
+        if (dir == null) {
+            return;
+        }
+        java.io.File flag = holdFlag(new java.io.File(dir), id);
+        for (int i = 0; i < 500 && flag.exists(); i++) {
+            work(20, 20);
+        }
+    }
+
     /** Sleeps a few milliseconds: the step's "work", long enough for overlaps to be observable. */
     public static void work(int minMillis, int maxMillis) {
         try {

@@ -46,6 +46,11 @@ public final class WorkerProcess {
         return node;
     }
 
+    /** @return the run's log directory (also where hold flags go) */
+    public File logDir() {
+        return logDir;
+    }
+
     /** @return whether the JVM runs */
     public synchronized boolean alive() {
         return process != null && process.isAlive();
@@ -59,6 +64,7 @@ public final class WorkerProcess {
                 new File(System.getProperty("java.home"), "bin/java").getPath(),
                 "-Xmx192m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
                 "-Djava.util.logging.config.file=" + loggingConfig().getPath(),
+                "-D" + StepLog.HOLD_DIR + "=" + logDir.getPath(),
                 "-cp", System.getProperty("java.class.path"),
                 ChaosWorker.class.getName(), url, node));
         try {
@@ -141,14 +147,21 @@ public final class WorkerProcess {
 
     /**
      * An undeploy of a frozen node: SIGTERM while it is stopped (the signal waits), then SIGCONT:
-     * the JVM wakes with the shutdown already pending, so the engine's drain runs at once against
-     * whatever it held when it froze. Waits for it to exit (SIGKILL after 20 s).
+     * the JVM wakes with the shutdown already pending, so the engine's drain runs against
+     * whatever it held when it froze. {@link #awaitExit} waits for the drain to end.
+     *
+     * @return when it woke (epoch millis)
      */
-    public synchronized void resumeIntoGracefulStop() {
+    public synchronized long wakeIntoGracefulStop() {
         signal("TERM");
         signal("CONT");
+        return System.currentTimeMillis();
+    }
+
+    /** Waits for the JVM to exit (SIGKILL after {@code timeoutMillis}). */
+    public synchronized void awaitExit(long timeoutMillis) {
         try {
-            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+            if (process != null && !process.waitFor(timeoutMillis, TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly();
             }
         } catch (InterruptedException e) {
