@@ -48,7 +48,7 @@ public final class ChaosChild implements Fsm<ChaosChild.State> {
     public Outcome step(String step, State s, StepContext ctx) {
         StepLog.Execution x = log.begin(ctx);
         StepLog.work(50, 150);
-        StepLog.holdWhileFlagged(ctx.id());
+        log.hold(ctx.id());
         Outcome o = switch (step) {
             case "start" -> Outcome.next("finish", new State(s.parent(), s.index(), s.seq() + 1, x.by()));
             case "finish" -> Outcome.done(Map.of("seq", s.seq() + 1, "by", x.by()));

@@ -48,6 +48,7 @@ public final class ChaosFlow implements Fsm<ChaosFlow.State> {
     public Outcome step(String step, State s, StepContext ctx) {
         StepLog.Execution x = log.begin(ctx);
         StepLog.work(5, 25);
+        log.hold(ctx.id());
         Outcome o = switch (step) {
             case "start" -> Outcome.next("charge", new State(s.n(), s.seq() + 1, x.by())).rateLimit(RATE);
             case "charge" -> Outcome.next("park", new State(s.n(), s.seq() + 1, x.by()));

@@ -41,6 +41,7 @@ public final class ChaosOrder implements Fsm<ChaosOrder.State> {
     public Outcome step(String step, State s, StepContext ctx) {
         StepLog.Execution x = log.begin(ctx);
         StepLog.work(30, 150);
+        log.hold(ctx.id());
         Outcome o = switch (step) {
             case "start" -> Outcome.next("reserve", new State(s.n(), s.seq() + 1, null, x.by()));
             case "reserve" -> Outcome.await(Set.of("paid"), "ship", new State(s.n(), s.seq() + 1, null, x.by()));

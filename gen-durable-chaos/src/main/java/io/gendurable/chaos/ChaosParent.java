@@ -40,6 +40,7 @@ public final class ChaosParent implements Fsm<ChaosParent.State> {
     public Outcome step(String step, State s, StepContext ctx) {
         StepLog.Execution x = log.begin(ctx);
         StepLog.work(10, 40);
+        log.hold(ctx.id());
         Outcome o = switch (step) {
             case "start" -> {
                 List<NewInstance> children = new ArrayList<>();

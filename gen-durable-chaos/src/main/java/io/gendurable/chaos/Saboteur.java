@@ -65,6 +65,18 @@ public final class Saboteur {
             + " b WHERE b.instance_id = ANY (string_to_array(?, ',')::bigint[]) AND b.phase = 'begin' AND b.node = ?"
             + " AND b.at > now() - interval '3 seconds'"
             + " AND NOT EXISTS (SELECT 1 FROM " + ChaosSchema.LOG + " e WHERE e.exec = b.exec AND e.phase = 'end')";
+    private static final String HELD_IDS = "SELECT coalesce(string_agg(id::text, ','), '') FROM " + ChaosSchema.ENGINE
+            + ".gen_durable WHERE status = 'executing' AND locked_by LIKE ?";
+    private static final String RUNNING_IDS = """
+            SELECT coalesce(string_agg(DISTINCT b.instance_id::text, ','), '') FROM %1$s b
+            WHERE b.node = ? AND b.phase = 'begin' AND b.at > now() - interval '30 seconds'
+              AND NOT EXISTS (SELECT 1 FROM %1$s e WHERE e.exec = b.exec AND e.phase = 'end')
+            """.formatted(ChaosSchema.LOG);
+    // the rows among these being re-run on another node since the pause, still running
+    private static final String RERUN = "SELECT count(DISTINCT b.instance_id) FROM " + ChaosSchema.LOG
+            + " b WHERE b.instance_id = ANY (string_to_array(?, ',')::bigint[]) AND b.node <> ? AND b.phase = 'begin'"
+            + " AND b.at > to_timestamp(?::double precision / 1000)"
+            + " AND NOT EXISTS (SELECT 1 FROM " + ChaosSchema.LOG + " e WHERE e.exec = b.exec AND e.phase = 'end')";
     private static final String GATE_HELD = "SELECT count(*) FROM " + ChaosSchema.ENGINE
             + ".gen_durable WHERE status = 'executing' AND concurrency_key = '" + ChaosChild.GATE_KEY
             + "' AND concurrency_shard >= 0";
@@ -269,7 +281,7 @@ public final class Saboteur {
                         if (children.split(",").length >= ChaosChild.QUEUE_CONCURRENCY) {
                             for (String id : children.split(",")) {
                                 java.io.File f = StepLog.holdFlag(cand.logDir(), Long.parseLong(id));
-                                touch(f);
+                                StepLog.setHold(f, "only:" + node);
                                 hold.add(f);
                             }
                             if (c.count(STILL_RUNNING, children, node) >= ChaosChild.QUEUE_CONCURRENCY) {
@@ -300,6 +312,17 @@ public final class Saboteur {
             try {
                 int held = (int) c.count(HELD, lockedBy(node));
                 int buffered = (int) c.count(BUFFERED_GATED, lockedBy(node), node);
+                String heldIds = c.text(HELD_IDS, lockedBy(node));
+                String runningIds = c.text(RUNNING_IDS, node);  // rows whose step the zombie is in the middle of
+                if (!undeploy) {
+                    // the other nodes' re-runs of these rows keep running until after the wake: the
+                    // zombie's late outcomes then meet rows executing under a newer claim
+                    for (String id : heldIds.isEmpty() ? new String[0] : heldIds.split(",")) {
+                        java.io.File f = StepLog.holdFlag(w.logDir(), Long.parseLong(id));
+                        StepLog.setHold(f, "except:" + node);
+                        hold.add(f);
+                    }
+                }
                 event("SIGSTOP " + node + " holding " + held + " claims (" + buffered + " admitted children not started)");
                 // the lease runs out, a reaper on another node returns the rows, the others claim them
                 long until = System.currentTimeMillis() + ChaosWorker.LEASE.toMillis() + 20_000;
@@ -310,6 +333,7 @@ public final class Saboteur {
                 } while (left > 0 && running && System.currentTimeMillis() < until);
                 boolean reaped = left == 0;
                 long gateHeld = 0;
+                long rerunHeld = 0;
                 long wokeAt;
                 if (undeploy) {
                     // the others fill the gate again (the reconciler healed the counter): the drain's
@@ -327,15 +351,27 @@ public final class Saboteur {
                     hold.forEach(java.io.File::delete);
                     w.awaitExit(20_000);
                 } else {
-                    sleep(500 + r.nextInt(1000));  // let the others run them
+                    // until every row whose step it was running is being re-run elsewhere (and held
+                    // there), at most 8 s: its late outcomes will meet rows executing under a newer claim
+                    int want = runningIds.isEmpty() ? 0 : runningIds.split(",").length;
+                    long rerunUntil = System.currentTimeMillis() + 8_000;
+                    while (want > 0 && running && System.currentTimeMillis() < rerunUntil
+                            && c.count(RERUN, runningIds, node, Long.toString(startedAt)) < want) {
+                        sleep(50);
+                    }
+                    rerunHeld = want == 0 ? 0 : c.count(RERUN, runningIds, node, Long.toString(startedAt));
                     w.resume();
                     wokeAt = System.currentTimeMillis();
                     resumed = true;
+                    sleep(1_000);  // the zombie flushes what it ran; then the re-runs may finish
+                    hold.forEach(java.io.File::delete);
                 }
                 pauses.add(new Pause(node, startedAt, wokeAt, undeploy, held, buffered, reaped, gateHeld));
                 event((undeploy ? "SIGTERM + SIGCONT (undeploy of a frozen node) " : "SIGCONT ") + node + " after "
                         + (wokeAt - startedAt) + " ms; its claims " + (reaped ? "had all been reaped" : left + " still its own")
-                        + (undeploy ? "; gate slots held by the others at the wake: " + gateHeld : ""));
+                        + (undeploy ? "; gate slots held by the others at the wake: " + gateHeld
+                                : "; of the rows it was running a step of, being re-run elsewhere at the wake: "
+                                + rerunHeld + "/" + (runningIds.isEmpty() ? 0 : runningIds.split(",").length)));
                 if (undeploy) {
                     w.start();  // the node comes back (same id: nothing left to reclaim)
                 }
@@ -347,14 +383,6 @@ public final class Saboteur {
                 }
                 w.unreserve();
             }
-        }
-    }
-
-    private static void touch(java.io.File f) {
-        try {
-            f.createNewFile();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
         }
     }
 

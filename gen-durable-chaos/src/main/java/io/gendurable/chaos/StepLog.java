@@ -77,27 +77,56 @@ public final class StepLog {
 
     /**
      * @param dir the hold directory @param id an instance id
-     * @return the flag file that keeps a step of that instance working (see {@link #holdWhileFlagged})
+     * @return the flag file that keeps a step of that instance working (see {@link #hold})
      */
     public static java.io.File holdFlag(java.io.File dir, long id) {
         return new java.io.File(dir, "hold-" + id);
     }
 
     /**
-     * A step that is slow at the worst moment: while the saboteur's flag file for this instance
-     * exists (at most 10 s), the step keeps working, through a SIGSTOP and past the wake. The
-     * saboteur sets it on the step a worker runs when it freezes that worker for an undeploy, so
-     * that the drain after the wake still finds the rows it had buffered behind that step.
+     * Writes a hold flag.
+     *
+     * @param flag  the flag file
+     * @param nodes {@code "only:<node>"} (hold that node's executions) or {@code "except:<node>"} (every other node's)
      */
-    public static void holdWhileFlagged(long id) {
+    public static void setHold(java.io.File flag, String nodes) {
+        try {
+            java.nio.file.Files.writeString(flag.toPath(), nodes);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * A step that is slow at the worst moment: while the saboteur's flag file for this instance
+     * exists and names this node (at most 10 s of this JVM's running time), the step keeps
+     * working, through a SIGSTOP and past the wake. The saboteur holds the steps a frozen worker
+     * runs before an undeploy (so that the drain after the wake still finds the rows buffered
+     * behind them), and the other nodes' re-runs of a frozen worker's rows (so that its late
+     * outcomes meet rows executing under a newer claim, where only the guard can refuse them).
+     */
+    public void hold(long id) {
         String dir = System.getProperty(HOLD_DIR);
         if (dir == null) {
             return;
         }
         java.io.File flag = holdFlag(new java.io.File(dir), id);
-        for (int i = 0; i < 500 && flag.exists(); i++) {
+        for (int i = 0; i < 500 && holds(flag); i++) {
             work(20, 20);
         }
+    }
+
+    private boolean holds(java.io.File flag) {
+        if (!flag.exists()) {
+            return false;
+        }
+        String nodes;
+        try {
+            nodes = java.nio.file.Files.readString(flag.toPath());
+        } catch (java.io.IOException e) {
+            return false;  // no flag (or gone)
+        }
+        return nodes.equals("only:" + node) || (nodes.startsWith("except:") && !nodes.equals("except:" + node));
     }
 
     /** Sleeps a few milliseconds: the step's "work", long enough for overlaps to be observable. */
