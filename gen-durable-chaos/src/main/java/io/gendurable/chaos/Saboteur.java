@@ -284,7 +284,8 @@ public final class Saboteur {
                                 StepLog.setHold(f, "only:" + node);
                                 hold.add(f);
                             }
-                            if (c.count(STILL_RUNNING, children, node) >= ChaosChild.QUEUE_CONCURRENCY) {
+                            if (c.count(STILL_RUNNING, children, node) >= ChaosChild.QUEUE_CONCURRENCY
+                                    && c.count(BUFFERED_GATED, lockedBy(node), node) > 0) {
                                 w = cand;
                             } else {
                                 hold.forEach(java.io.File::delete);
