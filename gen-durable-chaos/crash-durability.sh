@@ -8,11 +8,14 @@
 # has the figures: with on, nothing acknowledged is lost; with off, the last ones are.
 set -u
 mode=$1
-B=$(ls -d /work/wt-chaos/gen-durable-chaos/target/embedded-pg/PG-*/bin)
-D=/tmp/synccrash-$mode; rm -rf $D; mkdir -p $D
-unshare -U $B/initdb -A trust -U postgres -D $D/data -E UTF-8 >/dev/null 2>&1
+B=$(ls -d "$(dirname "$0")"/target/embedded-pg/PG-*/bin | head -1)
+B=$(cd "$B" && pwd)
+D=${TMPDIR:-/tmp}/crash-durability-$mode; rm -rf $D; mkdir -p $D
+# PostgreSQL refuses to run as root; as zonky does, run it in a user namespace then
+U=""; [ "$(id -u)" = 0 ] && U="unshare -U"
+$U $B/initdb -A trust -U postgres -D $D/data -E UTF-8 >/dev/null 2>&1
 P=55$((RANDOM % 90 + 10))
-start() { unshare -U $B/pg_ctl -D $D/data -o "-p $P -F -c synchronous_commit=$mode" -l $D/pg.log -w start >/dev/null; }
+start() { $U $B/pg_ctl -D $D/data -o "-p $P -F -c synchronous_commit=$mode" -l $D/pg.log -w start >/dev/null; }
 start
 psql -h 127.0.0.1 -p $P -U postgres -X -q -c "create table t (id int primary key)"
 ( for i in $(seq 1 200000); do echo "insert into t values ($i);"; done ) | psql -h 127.0.0.1 -p $P -U postgres -X > $D/acks.txt 2>/dev/null &
@@ -26,4 +29,4 @@ acked=$(grep -c '^INSERT 0 1' $D/acks.txt)
 start
 rows=$(psql -h 127.0.0.1 -p $P -U postgres -X -At -c "select count(*) from t")
 echo "synchronous_commit=$mode: acknowledged inserts $acked, rows after crash recovery $rows, lost $((acked - rows))"
-unshare -U $B/pg_ctl -D $D/data -m fast -w stop >/dev/null
+$U $B/pg_ctl -D $D/data -m fast -w stop >/dev/null
