@@ -105,6 +105,7 @@ public final class ChaosSchema {
                 );
                 CREATE TABLE IF NOT EXISTS chaos.pauses (
                     node        text        NOT NULL,
+                    since       timestamptz NOT NULL,
                     started_at  timestamptz NOT NULL,
                     ended_at    timestamptz NOT NULL,
                     undeploy    boolean     NOT NULL,

@@ -88,15 +88,16 @@ public final class Invariants {
     /** The pauses, for the SQL below. */
     private void recordPauses(List<Saboteur.Pause> pauses) {
         try (Connection c = ds.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO " + ChaosSchema.PAUSES + " (node, started_at, ended_at, undeploy, reaped) VALUES (?, ?, ?, ?, ?)")) {
+                "INSERT INTO " + ChaosSchema.PAUSES + " (node, since, started_at, ended_at, undeploy, reaped) VALUES (?, ?, ?, ?, ?, ?)")) {
             c.setAutoCommit(true);
             c.createStatement().execute("DELETE FROM " + ChaosSchema.PAUSES);
             for (Saboteur.Pause p : pauses) {
                 ps.setString(1, p.node());
-                ps.setObject(2, java.time.OffsetDateTime.ofInstant(java.time.Instant.ofEpochMilli(p.startedAt()), java.time.ZoneOffset.UTC));
-                ps.setObject(3, java.time.OffsetDateTime.ofInstant(java.time.Instant.ofEpochMilli(p.endedAt()), java.time.ZoneOffset.UTC));
-                ps.setBoolean(4, p.undeploy());
-                ps.setBoolean(5, p.reaped());
+                ps.setObject(2, at(p.since()));
+                ps.setObject(3, at(p.startedAt()));
+                ps.setObject(4, at(p.endedAt()));
+                ps.setBoolean(5, p.undeploy());
+                ps.setBoolean(6, p.reaped());
                 ps.executeUpdate();
             }
         } catch (SQLException e) {
@@ -104,13 +105,17 @@ public final class Invariants {
         }
     }
 
+    private static java.time.OffsetDateTime at(long epochMillis) {
+        return java.time.OffsetDateTime.ofInstant(java.time.Instant.ofEpochMilli(epochMillis), java.time.ZoneOffset.UTC);
+    }
+
     /**
      * {@code chaos.ex}: one row per step execution (begin, end), attributed to the claim it ran
      * under: the latest claim of its instance, by its node, at its step and attempt, logged before
      * it began (a claim commits before its step is dispatched, and every clock is this machine's).
      * An execution is a <b>zombie</b> when its node was paused (SIGSTOP) while it held that claim:
-     * claimed before the pause, not ended before it (begun before, or started from the buffer
-     * after the wake). Zombies outlived their lease by construction (the documented "a step
+     * claimed by the paused incarnation before the pause and still the row's latest claim when the pause began, the
+     * execution not ended before it (begun before, or started from the buffer after the wake). Zombies outlived their lease by construction (the documented "a step
      * outlives its lease"): they are left out of the overlap checks and checked on their own.
      */
     private void buildExecutions() {
@@ -121,14 +126,22 @@ public final class Invariants {
                     SELECT exec, instance_id, fsm, step, attempt, node, key,
                            min(at) FILTER (WHERE phase = 'begin') AS b, min(at) FILTER (WHERE phase = 'end') AS e
                     FROM chaos.step_log GROUP BY exec, instance_id, fsm, step, attempt, node, key)
-                SELECT x.*, k.seq AS claim_seq, k.at AS claim_at,
-                       EXISTS (SELECT 1 FROM chaos.pauses p WHERE p.node = x.node AND k.at < p.started_at
-                                 AND coalesce(x.e, 'infinity') > p.started_at) AS zombie
+                SELECT x.*, k.seq AS claim_seq, k.at AS claim_at, z.started_at AS paused_at, z.ended_at AS woke_at,
+                       z.reaped AS pause_reaped, z.started_at IS NOT NULL AS zombie
                 FROM x LEFT JOIN LATERAL (
                     SELECT c.seq, c.at FROM chaos.claims c
                     WHERE c.instance_id = x.instance_id AND c.node = x.node AND c.step = x.step
                       AND c.attempt = x.attempt AND c.at <= x.b
-                    ORDER BY c.seq DESC LIMIT 1) k ON true;
+                    ORDER BY c.seq DESC LIMIT 1) k ON true
+                LEFT JOIN LATERAL (
+                    -- a pause of its node that caught it holding the claim: still the row's latest
+                    -- claim when the pause began, and the execution not over by then
+                    SELECT p.started_at, p.ended_at, p.reaped FROM chaos.pauses p
+                    WHERE p.node = x.node AND k.at > p.since AND k.at < p.started_at
+                      AND coalesce(x.e, 'infinity') > p.started_at
+                      AND NOT EXISTS (SELECT 1 FROM chaos.claims c2 WHERE c2.instance_id = x.instance_id
+                                        AND c2.seq > k.seq AND c2.at < p.started_at)
+                    ORDER BY p.started_at LIMIT 1) z ON true;
                 CREATE INDEX ON chaos.ex (exec);
                 ANALYZE chaos.ex;
                 """);
@@ -478,15 +491,14 @@ public final class Invariants {
      */
     private void zombiesCommittedNothing(List<Saboteur.Pause> pauses, Map<String, long[]> staleByPause) {
         String zombies = """
-                FROM chaos.ex x
-                JOIN chaos.pauses p ON p.node = x.node AND x.claim_at < p.started_at AND coalesce(x.e, 'infinity') > p.started_at
-                LEFT JOIN %s m ON m.exec::uuid = x.exec
+                FROM chaos.ex x LEFT JOIN %s m ON m.exec::uuid = x.exec
+                WHERE x.zombie
                 """.formatted(ChaosSchema.COMMITS);
         long executions = count("SELECT count(*) " + zombies);
-        long fromBuffer = count("SELECT count(*) " + zombies + " WHERE x.b > p.ended_at");
-        long flushed = count("SELECT count(*) " + zombies + " WHERE x.e IS NOT NULL");
-        long committed = count("SELECT count(*) " + zombies + " WHERE m.seq IS NOT NULL");
-        long committedAfterReap = count("SELECT count(*) " + zombies + " WHERE m.seq IS NOT NULL AND p.reaped");
+        long fromBuffer = count("SELECT count(*) " + zombies + " AND x.b > x.woke_at");
+        long flushed = count("SELECT count(*) " + zombies + " AND x.e IS NOT NULL");
+        long committed = count("SELECT count(*) " + zombies + " AND m.seq IS NOT NULL");
+        long committedAfterReap = count("SELECT count(*) " + zombies + " AND m.seq IS NOT NULL AND x.pause_reaped");
         if (committedAfterReap > 0) {
             violate(committedAfterReap + " outcomes of paused workers committed after their claims had been reaped");
         }

@@ -99,6 +99,8 @@ public final class Saboteur {
      * One pause of a worker JVM.
      *
      * @param node          the paused node id
+     * @param since         when the paused incarnation was launched (claims of earlier, dead ones
+     *                      of the same node id are not its)
      * @param startedAt     just before SIGSTOP (epoch millis)
      * @param endedAt       just after SIGCONT (epoch millis)
      * @param undeploy      whether it was woken into a graceful stop
@@ -107,7 +109,7 @@ public final class Saboteur {
      * @param reaped        whether every held claim had been taken away before SIGCONT
      * @param gateHeldAtWake gate slots held by admitted rows when it woke (the others' work)
      */
-    public record Pause(String node, long startedAt, long endedAt, boolean undeploy, int claimsHeld, int bufferedGated,
+    public record Pause(String node, long since, long startedAt, long endedAt, boolean undeploy, int claimsHeld, int bufferedGated,
                         boolean reaped, long gateHeldAtWake) {
     }
 
@@ -367,7 +369,7 @@ public final class Saboteur {
                     sleep(1_000);  // the zombie flushes what it ran; then the re-runs may finish
                     hold.forEach(java.io.File::delete);
                 }
-                pauses.add(new Pause(node, startedAt, wokeAt, undeploy, held, buffered, reaped, gateHeld));
+                pauses.add(new Pause(node, w.launchedAt(), startedAt, wokeAt, undeploy, held, buffered, reaped, gateHeld));
                 event((undeploy ? "SIGTERM + SIGCONT (undeploy of a frozen node) " : "SIGCONT ") + node + " after "
                         + (wokeAt - startedAt) + " ms; its claims " + (reaped ? "had all been reaped" : left + " still its own")
                         + (undeploy ? "; gate slots held by the others at the wake: " + gateHeld
@@ -380,7 +382,7 @@ public final class Saboteur {
                 hold.forEach(java.io.File::delete);
                 if (!resumed) {
                     w.resume();
-                    pauses.add(new Pause(node, startedAt, System.currentTimeMillis(), false, 0, 0, false, 0));
+                    pauses.add(new Pause(node, w.launchedAt(), startedAt, System.currentTimeMillis(), false, 0, 0, false, 0));
                 }
                 w.unreserve();
             }

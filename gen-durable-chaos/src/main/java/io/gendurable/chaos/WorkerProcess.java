@@ -21,6 +21,7 @@ public final class WorkerProcess {
     private Process process;
     private File logFile;
     private int incarnation;
+    private long launchedAt;
     private final java.util.concurrent.atomic.AtomicBoolean reserved = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** @param url the database @param logDir where each incarnation's output goes @param slot the slot name */
@@ -46,6 +47,11 @@ public final class WorkerProcess {
         return node;
     }
 
+    /** @return when the current incarnation was launched (epoch millis): its claims are all later */
+    public synchronized long launchedAt() {
+        return launchedAt;
+    }
+
     /** @return the run's log directory (also where hold flags go) */
     public File logDir() {
         return logDir;
@@ -59,6 +65,7 @@ public final class WorkerProcess {
     /** Launches an incarnation under the current node id. */
     public synchronized void start() {
         incarnation++;
+        launchedAt = System.currentTimeMillis();
         logFile = new File(logDir, "worker-" + slot + "-" + incarnation + "-" + node + ".log");
         List<String> cmd = new ArrayList<>(List.of(
                 new File(System.getProperty("java.home"), "bin/java").getPath(),
