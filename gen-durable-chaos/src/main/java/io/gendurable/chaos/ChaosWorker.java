@@ -64,6 +64,8 @@ public final class ChaosWorker {
             logDs.close();
         }));
         System.out.println(READY + " " + node);
+        // a first metrics line at once: every incarnation's counters have a baseline (Recovery)
+        System.out.println(describe(engine.metrics()));
         System.out.flush();
         while (true) {
             Thread.sleep(5_000);
