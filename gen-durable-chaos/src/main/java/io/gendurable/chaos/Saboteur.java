@@ -42,6 +42,9 @@ public final class Saboteur {
 
     private static final String HELD = "SELECT count(*) FROM " + ChaosSchema.ENGINE
             + ".gen_durable WHERE status = 'executing' AND locked_by LIKE ?";
+    // the same, claimed by the incarnation launched at the given epoch millis or later (a dead
+    // earlier incarnation of the node id may still hold rows until a reaper or its successor frees them)
+    private static final String HELD_SINCE = HELD + " AND updated_at > to_timestamp(?::double precision / 1000)";
 
     // a row a paused worker holds, admitted under the gate but not started (no begin entry since its claim)
     private static final String BUFFERED_GATED = """
@@ -49,10 +52,12 @@ public final class Saboteur {
             WHERE g.status = 'executing' AND g.locked_by LIKE ? AND g.concurrency_key = '%2$s' AND g.concurrency_shard >= 0
               AND NOT EXISTS (SELECT 1 FROM %3$s l WHERE l.instance_id = g.id AND l.phase = 'begin' AND l.node = ?
                                 AND l.step = g.step AND l.attempt = g.attempt AND l.at >= g.updated_at)
+              AND g.updated_at > to_timestamp(?::double precision / 1000)
             """.formatted(ChaosSchema.ENGINE, ChaosChild.GATE_KEY, ChaosSchema.LOG);
     // a step running on the node now (begun, not ended)
     private static final String RUNNING = """
             SELECT count(*) FROM %1$s b WHERE b.node = ? AND b.phase = 'begin' AND b.at > now() - interval '3 seconds'
+              AND b.at > to_timestamp(?::double precision / 1000)
               AND NOT EXISTS (SELECT 1 FROM %1$s e WHERE e.exec = b.exec AND e.phase = 'end')
             """.formatted(ChaosSchema.LOG);
     // the child steps running on the node now: their instance ids
@@ -66,10 +71,10 @@ public final class Saboteur {
             + " AND b.at > now() - interval '3 seconds'"
             + " AND NOT EXISTS (SELECT 1 FROM " + ChaosSchema.LOG + " e WHERE e.exec = b.exec AND e.phase = 'end')";
     private static final String HELD_IDS = "SELECT coalesce(string_agg(id::text, ','), '') FROM " + ChaosSchema.ENGINE
-            + ".gen_durable WHERE status = 'executing' AND locked_by LIKE ?";
+            + ".gen_durable WHERE status = 'executing' AND locked_by LIKE ? AND updated_at > to_timestamp(?::double precision / 1000)";
     private static final String RUNNING_IDS = """
             SELECT coalesce(string_agg(DISTINCT b.instance_id::text, ','), '') FROM %1$s b
-            WHERE b.node = ? AND b.phase = 'begin' AND b.at > now() - interval '30 seconds'
+            WHERE b.node = ? AND b.phase = 'begin' AND b.at > to_timestamp(?::double precision / 1000)
               AND NOT EXISTS (SELECT 1 FROM %1$s e WHERE e.exec = b.exec AND e.phase = 'end')
             """.formatted(ChaosSchema.LOG);
     // the rows among these being re-run on another node since the pause, still running
@@ -273,10 +278,10 @@ public final class Saboteur {
                     }
                     String node = cand.node();
                     if (!undeploy) {
-                        if (c.count(RUNNING, node) > 0) {
+                        if (c.count(RUNNING, node, Long.toString(cand.launchedAt())) > 0) {
                             w = cand;
                         }
-                    } else if (c.count(BUFFERED_GATED, lockedBy(node), node) > 0) {
+                    } else if (c.count(BUFFERED_GATED, lockedBy(node), node, Long.toString(cand.launchedAt())) > 0) {
                         // every child slot of the node is busy (else nothing would wait in its buffer):
                         // hold those steps, then make sure they are all still running
                         String children = c.text(RUNNING_CHILDREN, node);
@@ -287,7 +292,7 @@ public final class Saboteur {
                                 hold.add(f);
                             }
                             if (c.count(STILL_RUNNING, children, node) >= ChaosChild.QUEUE_CONCURRENCY
-                                    && c.count(BUFFERED_GATED, lockedBy(node), node) > 0) {
+                                    && c.count(BUFFERED_GATED, lockedBy(node), node, Long.toString(cand.launchedAt())) > 0) {
                                 w = cand;
                             } else {
                                 hold.forEach(java.io.File::delete);
@@ -309,14 +314,15 @@ public final class Saboteur {
                 return;
             }
             String node = w.node();
+            String since = Long.toString(w.launchedAt());
             long startedAt = System.currentTimeMillis();
             w.pause();
             boolean resumed = false;
             try {
-                int held = (int) c.count(HELD, lockedBy(node));
-                int buffered = (int) c.count(BUFFERED_GATED, lockedBy(node), node);
-                String heldIds = c.text(HELD_IDS, lockedBy(node));
-                String runningIds = c.text(RUNNING_IDS, node);  // rows whose step the zombie is in the middle of
+                int held = (int) c.count(HELD_SINCE, lockedBy(node), since);
+                int buffered = (int) c.count(BUFFERED_GATED, lockedBy(node), node, since);
+                String heldIds = c.text(HELD_IDS, lockedBy(node), since);
+                String runningIds = c.text(RUNNING_IDS, node, since);  // rows whose step the zombie is in the middle of
                 if (!undeploy) {
                     // the other nodes' re-runs of these rows keep running until after the wake: the
                     // zombie's late outcomes then meet rows executing under a newer claim
@@ -332,7 +338,7 @@ public final class Saboteur {
                 long left;
                 do {
                     sleep(250);
-                    left = c.count(HELD, lockedBy(node));
+                    left = c.count(HELD_SINCE, lockedBy(node), since);
                 } while (left > 0 && running && System.currentTimeMillis() < until);
                 boolean reaped = left == 0;
                 long gateHeld = 0;
@@ -348,8 +354,8 @@ public final class Saboteur {
                     } while (gateHeld < ChaosChild.GATE_LIMIT && running && System.currentTimeMillis() < gateUntil);
                     wokeAt = w.wakeIntoGracefulStop();
                     resumed = true;
-                    // the held step keeps the worker's only child slot busy while the engine stops
-                    // picking and releases its buffer (the poke listener's stop takes up to 2 s first)
+                    // the held steps keep the worker's child slots busy while the engine stops picking
+                    // and releases its buffer (its poke listener's stop takes up to 2 s first)
                     sleep(2_500);
                     hold.forEach(java.io.File::delete);
                     w.awaitExit(20_000);
