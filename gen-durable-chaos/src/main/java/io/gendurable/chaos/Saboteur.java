@@ -106,8 +106,8 @@ public final class Saboteur {
      * @param node          the paused node id
      * @param since         when the paused incarnation was launched (claims of earlier, dead ones
      *                      of the same node id are not its)
-     * @param startedAt     just before SIGSTOP (epoch millis)
-     * @param endedAt       just after SIGCONT (epoch millis)
+     * @param startedAt     when SIGSTOP had surely taken effect (epoch millis, after kill returned)
+     * @param endedAt       the earliest the JVM can have run again (epoch millis, before SIGCONT)
      * @param undeploy      whether it was woken into a graceful stop
      * @param claimsHeld    rows it held (executing under its node) right after SIGSTOP
      * @param bufferedGated of these, admitted children it had not started (gate slots in its buffer)
@@ -315,8 +315,7 @@ public final class Saboteur {
             }
             String node = w.node();
             String since = Long.toString(w.launchedAt());
-            long startedAt = System.currentTimeMillis();
-            w.pause();
+            long startedAt = w.pause();
             boolean resumed = false;
             try {
                 int held = (int) c.count(HELD_SINCE, lockedBy(node), since);
@@ -369,8 +368,7 @@ public final class Saboteur {
                         sleep(50);
                     }
                     rerunHeld = want == 0 ? 0 : c.count(RERUN, runningIds, node, Long.toString(startedAt));
-                    w.resume();
-                    wokeAt = System.currentTimeMillis();
+                    wokeAt = w.resume();
                     resumed = true;
                     sleep(1_000);  // the zombie flushes what it ran; then the re-runs may finish
                     hold.forEach(java.io.File::delete);

@@ -142,14 +142,25 @@ public final class WorkerProcess {
         }
     }
 
-    /** SIGSTOP: the JVM freezes with everything it holds (claims, buffered rows, connections, open transactions). */
-    public synchronized void pause() {
+    /**
+     * SIGSTOP: the JVM freezes with everything it holds (claims, buffered rows, connections, open transactions).
+     *
+     * @return when it was surely stopped (epoch millis, after {@code kill} returned): nothing it does is later
+     */
+    public synchronized long pause() {
         signal("STOP");
+        return System.currentTimeMillis();
     }
 
-    /** SIGCONT: the frozen JVM carries on where it stopped, unaware that time passed. */
-    public synchronized void resume() {
+    /**
+     * SIGCONT: the frozen JVM carries on where it stopped, unaware that time passed.
+     *
+     * @return the earliest it can have run again (epoch millis, before {@code kill} was started)
+     */
+    public synchronized long resume() {
+        long at = System.currentTimeMillis();
         signal("CONT");
+        return at;
     }
 
     /**
@@ -157,12 +168,13 @@ public final class WorkerProcess {
      * the JVM wakes with the shutdown already pending, so the engine's drain runs against
      * whatever it held when it froze. {@link #awaitExit} waits for the drain to end.
      *
-     * @return when it woke (epoch millis)
+     * @return the earliest it can have run again (epoch millis, before the SIGCONT)
      */
     public synchronized long wakeIntoGracefulStop() {
         signal("TERM");
+        long at = System.currentTimeMillis();
         signal("CONT");
-        return System.currentTimeMillis();
+        return at;
     }
 
     /** Waits for the JVM to exit (SIGKILL after {@code timeoutMillis}). */
