@@ -30,3 +30,4 @@ start
 rows=$(psql -h 127.0.0.1 -p $P -U postgres -X -At -c "select count(*) from t")
 echo "synchronous_commit=$mode: acknowledged inserts $acked, rows after crash recovery $rows, lost $((acked - rows))"
 $U $B/pg_ctl -D $D/data -m fast -w stop >/dev/null
+rm -rf "$D"
