@@ -20,8 +20,14 @@ public final class ChaosOrder implements Fsm<ChaosOrder.State> {
     /** The steps, in order. */
     public static final java.util.List<String> STEPS = java.util.List.of("start", "reserve", "ship", "finish");
 
-    /** @param n the order number @param seq committed transitions so far @param paid the signal's payload */
-    public record State(int n, int seq, String paid) {
+    /**
+     * @param n    the order number
+     * @param seq  committed transitions so far
+     * @param paid the signal's payload
+     * @param by   the step execution that produced this state ({@link StepLog.Execution#exec()}): the
+     *             commit log reads it to tell which execution, under which claim, committed
+     */
+    public record State(int n, int seq, String paid, String by) {
     }
 
     private final StepLog log;
@@ -35,14 +41,15 @@ public final class ChaosOrder implements Fsm<ChaosOrder.State> {
     public Outcome step(String step, State s, StepContext ctx) {
         StepLog.Execution x = log.begin(ctx);
         StepLog.work(30, 150);
+        log.hold(ctx.id());
         Outcome o = switch (step) {
-            case "start" -> Outcome.next("reserve", new State(s.n(), s.seq() + 1, null));
-            case "reserve" -> Outcome.await(Set.of("paid"), "ship", new State(s.n(), s.seq() + 1, null));
+            case "start" -> Outcome.next("reserve", new State(s.n(), s.seq() + 1, null, x.by()));
+            case "reserve" -> Outcome.await(Set.of("paid"), "ship", new State(s.n(), s.seq() + 1, null, x.by()));
             case "ship" -> ctx.awaited().isEmpty()
                     ? Outcome.stop("woken without the paid signal")
-                    : Outcome.next("finish", new State(s.n(), s.seq() + 1, ctx.awaited().get(0).payload().as(String.class)))
-                    .rateLimit("psp");
-            case "finish" -> Outcome.done(Map.of("seq", s.seq() + 1, "paid", String.valueOf(s.paid())));
+                    : Outcome.next("finish", new State(s.n(), s.seq() + 1, ctx.awaited().get(0).payload().as(String.class),
+                            x.by())).rateLimit("psp");
+            case "finish" -> Outcome.done(Map.of("seq", s.seq() + 1, "paid", String.valueOf(s.paid()), "by", x.by()));
             default -> throw new IllegalStateException("unknown step " + step);
         };
         log.end(x);

@@ -25,8 +25,8 @@ public final class ChaosParent implements Fsm<ChaosParent.State> {
     /** The steps, in order. */
     public static final List<String> STEPS = List.of("start", "join");
 
-    /** @param n the parent number @param seq committed transitions so far */
-    public record State(int n, int seq) {
+    /** @param n the parent number @param seq committed transitions so far @param by the execution that produced it */
+    public record State(int n, int seq, String by) {
     }
 
     private final StepLog log;
@@ -40,20 +40,21 @@ public final class ChaosParent implements Fsm<ChaosParent.State> {
     public Outcome step(String step, State s, StepContext ctx) {
         StepLog.Execution x = log.begin(ctx);
         StepLog.work(10, 40);
+        log.hold(ctx.id());
         Outcome o = switch (step) {
             case "start" -> {
                 List<NewInstance> children = new ArrayList<>();
                 for (int i = 0; i < CHILDREN; i++) {
-                    children.add(new NewInstance("chaos-child", new ChaosChild.State(s.n(), i, 0),
-                            InsertOptions.builder().queue("fanout").concurrencyKey(ChaosChild.GATE_KEY).build()));
+                    children.add(new NewInstance("chaos-child", new ChaosChild.State(s.n(), i, 0, null),
+                            InsertOptions.builder().queue(ChaosChild.QUEUE).concurrencyKey(ChaosChild.GATE_KEY).build()));
                 }
-                yield Outcome.scheduleChildren(children, "join", new State(s.n(), s.seq() + 1));
+                yield Outcome.scheduleChildren(children, "join", new State(s.n(), s.seq() + 1, x.by()));
             }
             case "join" -> {
                 List<Child> kids = ctx.children();
                 long done = kids.stream().filter(k -> k.status() == Status.DONE).count();
                 yield kids.size() == CHILDREN && done == CHILDREN
-                        ? Outcome.done(Map.of("seq", s.seq() + 1, "children", (int) done))
+                        ? Outcome.done(Map.of("seq", s.seq() + 1, "children", (int) done, "by", x.by()))
                         : Outcome.stop("join saw " + kids.size() + " children, " + done + " done");
             }
             default -> throw new IllegalStateException("unknown step " + step);

@@ -33,23 +33,32 @@ public final class ChaosRun {
     public static final int WORKERS = 3;
 
     /**
-     * @param window          how long faults are injected while work is fed
-     * @param killEveryMillis mean time between worker kills
-     * @param restartAtMillis when the server restarts, from the start of the window
-     * @param settleMillis    how long the system may take to finish everything afterwards
-     * @param seed            the random seed
-     * @param dir             logs, the data directory and the summary
+     * @param window       how long faults are injected while work is fed
+     * @param plan         when which fault happens
+     * @param settleMillis how long the system may take to finish everything afterwards
+     * @param seed         the random seed
+     * @param dir          logs, the data directory and the summary
      */
-    public record Settings(Duration window, long killEveryMillis, long restartAtMillis, long settleMillis, long seed,
-                           File dir) {
+    public record Settings(Duration window, Saboteur.Plan plan, long settleMillis, long seed, File dir) {
         /** @param minutes 0 for the short CI run, else the window in minutes @param dir the output directory */
         public static Settings of(double minutes, File dir) {
             long seed = Long.getLong("chaos.seed", System.nanoTime());
             if (minutes <= 0) {
-                return new Settings(Duration.ofSeconds(70), 14_000, 32_000, 150_000, seed, dir);
+                // kills every ~14 s, the clean restart at 32 s, the crash at 50 s, a pause from 3 s on
+                // about every 18 s (each ~13 s: past the 10 s lease), every other one an undeploy
+                Duration w = Duration.ofSeconds(70);
+                return new Settings(w, new Saboteur.Plan(w.toMillis(), 14_000, 32_000, List.of(50_000L), 3_000, 5_000),
+                        150_000, seed, dir);
             }
+            // the same faults at a proportionate rate: kills every ~30 s, the restart at 40 %, a crash
+            // every 2 minutes from minute 1, a pause every ~45 s
             Duration w = Duration.ofMillis((long) (minutes * 60_000));
-            return new Settings(w, 30_000, w.toMillis() * 2 / 5, 600_000, seed, dir);
+            List<Long> crashes = new ArrayList<>();
+            for (long at = 60_000; at < w.toMillis() - 30_000; at += 120_000) {
+                crashes.add(at);
+            }
+            return new Settings(w, new Saboteur.Plan(w.toMillis(), 30_000, w.toMillis() * 2 / 5, crashes, 20_000, 30_000),
+                    600_000, seed, dir);
         }
     }
 
@@ -94,9 +103,10 @@ public final class ChaosRun {
             }
             say("workers ready; chaos window starts");
             Workload workload = new Workload(driver);
-            Saboteur saboteur = new Saboteur(db, workers, s.seed(), s.killEveryMillis(), s.restartAtMillis());
+            Saboteur saboteur = new Saboteur(db, workers, s.seed(), s.plan());
             GateProbe gate = new GateProbe(pool);
-            var probing = timer.scheduleWithFixedDelay(gate::sample, 500, 500, java.util.concurrent.TimeUnit.MILLISECONDS);
+            var probing = timer.scheduleWithFixedDelay(gate::sample, GateProbe.INTERVAL_MILLIS, GateProbe.INTERVAL_MILLIS,
+                    java.util.concurrent.TimeUnit.MILLISECONDS);
             long t0 = System.currentTimeMillis();
             workload.start();
             saboteur.start();
@@ -126,13 +136,15 @@ public final class ChaosRun {
             }
             workload.close();
             driver.stop();
-            Invariants.Report report = new Invariants(pool).check(workload.orders(), workload.parents(), workload.firstSignals(),
-                    gate.finish());
+            Invariants.Report report = new Invariants(pool).check(new Invariants.Inputs(workload.orders(),
+                    workload.parents(), workload.flows(), workload.firstSignals(), workload.nudges(), gate.finish(),
+                    saboteur.pauses(), Recovery.staleAfterPauses(logs, saboteur.pauses())));
             pool.close();
             String summary = "chaos run " + began + " seed=" + s.seed() + " window=" + s.window() + " wall="
                     + Duration.between(began, Instant.now()).toSeconds() + "s settle=" + settleMillis + "ms\n"
                     + "  workload: " + workload.orders().size() + " orders, " + workload.parents().size() + " parents ("
-                    + workload.parents().size() * ChaosParent.CHILDREN + " children), " + workload.duplicatesSent()
+                    + workload.parents().size() * ChaosParent.CHILDREN + " children), " + workload.flows().size()
+                    + " inline flows (" + workload.nudges().size() + " nudged), " + workload.duplicatesSent()
                     + " duplicate signals, " + workload.retries() + " driver calls retried\n"
                     + "  faults: " + saboteur.summary() + "\n"
                     + "  recovery: " + Recovery.scan(logs) + "\n"
@@ -158,6 +170,7 @@ public final class ChaosRun {
         registry.register(FsmDefinition.of(new ChaosOrder(unused)));
         registry.register(FsmDefinition.of(new ChaosParent(unused)));
         registry.register(FsmDefinition.of(new ChaosChild(unused)));
+        registry.register(FsmDefinition.of(new ChaosFlow(unused)));
         EngineConfig config = ChaosWorker.config("driver").withQueues(Map.of("driver", 1)).withMigrateAtStart(true)
                 .withReaper(new EngineConfig.ReaperConfig(false, Duration.ofSeconds(1), 1000))
                 .withGc(new EngineConfig.GcConfig(false, Duration.ofSeconds(60), Duration.ofDays(1), 10_000));

@@ -26,8 +26,15 @@ public final class ChaosWorker {
     /** The line a worker prints once its engine runs. */
     public static final String READY = "CHAOS-WORKER-READY";
     /** The lease: long against the steps' few ms, and against a worker JVM's restart (so that a
-     * restart under the same node id can beat the other nodes' reapers to its start-up reclaim). */
-    public static final Duration LEASE = Duration.ofSeconds(15);
+     * restart under the same node id can often beat the other nodes' reapers to its start-up
+     * reclaim), short enough that a worker paused beyond it (SIGSTOP) keeps the run short. */
+    public static final Duration LEASE = Duration.ofSeconds(10);
+    /** The heartbeat interval. */
+    public static final Duration HEARTBEAT = Duration.ofSeconds(2);
+    /** The reaper's (and the await-timeout sweep's) interval. */
+    public static final Duration REAPER_INTERVAL = Duration.ofSeconds(1);
+    /** Rows each queue claims beyond its running slots: above the children queue's concurrency. */
+    public static final int PREFETCH = 3;
     /** The rate limit of {@link ChaosOrder}'s finish step. */
     public static final String RATE = "psp";
 
@@ -49,12 +56,16 @@ public final class ChaosWorker {
         Engine engine = startEngine(ds, log, node, timer, steps);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             engine.stop();
+            System.out.println(describe(engine.metrics()) + " (after the drain)");
+            System.out.flush();
             timer.shutdownNow();
             steps.shutdownNow();
             ds.close();
             logDs.close();
         }));
         System.out.println(READY + " " + node);
+        // a first metrics line at once: every incarnation's counters have a baseline (Recovery)
+        System.out.println(describe(engine.metrics()));
         System.out.flush();
         while (true) {
             Thread.sleep(5_000);
@@ -71,6 +82,7 @@ public final class ChaosWorker {
             registry.register(FsmDefinition.of(new ChaosOrder(log)));
             registry.register(FsmDefinition.of(new ChaosParent(log)));
             registry.register(FsmDefinition.of(new ChaosChild(log)));
+            registry.register(FsmDefinition.of(new ChaosFlow(log)));
             Engine engine = null;
             try {
                 engine = Engine.builder().dataSource(ds).config(config(node)).registry(registry)
@@ -124,13 +136,13 @@ public final class ChaosWorker {
     /** @return the workers' engine configuration */
     static EngineConfig config(String node) {
         return EngineConfig.defaults().withNodeId(node).withSchema(ChaosSchema.ENGINE)
-                .withQueues(Map.of("orders", 4, "fanout", 4))
+                .withQueues(Map.of("orders", 4, "fanout", 2, ChaosChild.QUEUE, ChaosChild.QUEUE_CONCURRENCY, ChaosFlow.QUEUE, 2))
                 .withMigrateAtStart(false)  // the driver migrated once, before any worker
                 .withPoll(Duration.ofMillis(50), Duration.ofMillis(500))
-                .withLease(LEASE, Duration.ofSeconds(2))
-                .withPrefetch(2)
+                .withLease(LEASE, HEARTBEAT)
+                .withPrefetch(PREFETCH)
                 .withDrainTimeout(Duration.ofSeconds(3))
-                .withReaper(new EngineConfig.ReaperConfig(true, Duration.ofSeconds(1), 1000))
+                .withReaper(new EngineConfig.ReaperConfig(true, REAPER_INTERVAL, 1000))
                 // the GC's loop runs the gate reconciler; terminal rows stay (the checks read them)
                 .withGc(new EngineConfig.GcConfig(true, Duration.ofSeconds(2), Duration.ofDays(1), 10_000))
                 .withPokeTransport(EngineConfig.PokeTransport.POSTGRES)
@@ -138,10 +150,13 @@ public final class ChaosWorker {
                 .withLimits(limits());
     }
 
-    /** @return the rate limit {@code psp} and the gate {@code pool} */
+    /** @return the rate limits {@code psp} and {@code burst}, and the gate {@code pool} */
     static LimitsConfig limits() {
         return new LimitsConfig(
-                Map.of(RATE, new LimitsConfig.RateLimit(RATE, 40, Duration.ofSeconds(1), 20, 1)),
+                Map.of(RATE, new LimitsConfig.RateLimit(RATE, 40, Duration.ofSeconds(1), 20, 1),
+                        // about the flows' arrival rate (5/s): bursts after a fault are throttled,
+                        // some inline admissions are denied and requeued
+                        ChaosFlow.RATE, new LimitsConfig.RateLimit(ChaosFlow.RATE, 6, Duration.ofSeconds(1), 3, 1)),
                 Map.of(ChaosChild.GATE, new LimitsConfig.Gate(ChaosChild.GATE, ChaosChild.GATE_LIMIT, 1)));
     }
 
@@ -160,9 +175,11 @@ public final class ChaosWorker {
     }
 
     private static String describe(EngineMetrics m) {
-        return "metrics picks=" + m.picks.sum() + " picked=" + m.picked.sum() + " flushes=" + m.flushes.sum()
+        return "metrics at=" + System.currentTimeMillis() + " picks=" + m.picks.sum() + " picked=" + m.picked.sum() + " flushes=" + m.flushes.sum()
                 + " flushErrors=" + m.flushErrors.sum() + " stale=" + m.stale.sum() + " reaped=" + m.reaped.sum()
                 + " reclaimed=" + m.reclaimed.sum() + " loopErrors=" + m.loopErrors.sum()
-                + " pokeReconnects=" + m.pokeReconnects.sum() + " bucketsReconciled=" + m.bucketsReconciled.sum();
+                + " pokeReconnects=" + m.pokeReconnects.sum() + " bucketsReconciled=" + m.bucketsReconciled.sum()
+                + " released=" + m.released.sum() + " awaitTimeouts=" + m.awaitTimeouts.sum()
+                + " rateThrottled=" + m.rateThrottled.sum() + " gateThrottled=" + m.gateThrottled.sum();
     }
 }

@@ -12,7 +12,10 @@ import java.sql.Statement;
  * counter tells the truth; less is a leak (a crash between claim and credit, healed by the GC's
  * reconciler); more would be over-credit, which could over-admit. A missing key reads as full
  * (the reconciler deletes idle keys). Held means admitted: a claimed row awaiting admission has
- * shard -1 and holds nothing yet, as in the reconciler's own count.
+ * shard -1 and holds nothing yet, as in the reconciler's own count. Every sample is also checked
+ * against the limit itself: more admitted executing rows than {@link ChaosChild#GATE_LIMIT} at
+ * any sample is over-admission, whatever the counter says. The run samples every
+ * {@link #INTERVAL_MILLIS} ms (an over-credit lasts until the reconciler's next round, 2 s here).
  */
 public final class GateProbe {
     private static final String SAMPLE = """
@@ -22,14 +25,20 @@ public final class GateProbe {
                       AND concurrency_shard >= 0)  -- -1: claimed, not yet admitted
             """.formatted(ChaosSchema.ENGINE, ChaosChild.GATE_KEY);
 
+    /** The sampling interval. */
+    public static final long INTERVAL_MILLIS = 100;
+
     private final DataSource ds;
     private int samples;
+    private long maxHeld;
+    private int overLimit;
     private int leaking;
     private long maxLeak;
     private int overCredited;
 
     /** What the probe saw. */
-    public record Stats(int samples, int leaking, long maxLeak, int overCredited, long finalLeak, String finalState) {
+    public record Stats(int samples, int leaking, long maxLeak, int overCredited, long finalLeak, String finalState,
+                        long maxHeld, int overLimit) {
     }
 
     /** @param ds a pool on the chaos database */
@@ -40,8 +49,13 @@ public final class GateProbe {
     /** Takes one sample; a database error skips it (the server may be restarting). */
     public synchronized void sample() {
         try {
-            long leak = leak();
+            long[] sample = sampleNow();
+            long leak = sample[0];
             samples++;
+            maxHeld = Math.max(maxHeld, sample[1]);
+            if (sample[1] > ChaosChild.GATE_LIMIT) {
+                overLimit++;
+            }
             if (leak > 0) {
                 leaking++;
                 maxLeak = Math.max(maxLeak, leak);
@@ -56,16 +70,17 @@ public final class GateProbe {
     /** @return the stats, with a final sample taken now (after the run settled) */
     public synchronized Stats finish() {
         try {
-            long leak = leak();
+            long leak = sampleNow()[0];
             return new Stats(samples, leaking, maxLeak, overCredited, leak,
-                    leak == 0 ? "free + held = capacity (or the idle key was deleted: full)" : leak + " slots leaked");
+                    leak == 0 ? "free + held = capacity (or the idle key was deleted: full)" : leak + " slots leaked",
+                    maxHeld, overLimit);
         } catch (SQLException e) {
             throw new IllegalStateException("gate probe: " + e.getMessage(), e);
         }
     }
 
-    /** @return capacity - free - held (0: the truth) */
-    private long leak() throws SQLException {
+    /** @return {capacity - free - held (0: the truth), held} */
+    private long[] sampleNow() throws SQLException {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(SAMPLE)) {
             rs.next();
             double free = rs.getDouble(1);
@@ -73,9 +88,9 @@ public final class GateProbe {
             double capacity = rs.getDouble(2);
             long held = rs.getLong(3);
             if (missing) {
-                return 0;  // a missing key is minted full by the next claim
+                return new long[] {0, held};  // a missing key is minted full by the next claim
             }
-            return Math.round(capacity - free - held);
+            return new long[] {Math.round(capacity - free - held), held};
         }
     }
 }

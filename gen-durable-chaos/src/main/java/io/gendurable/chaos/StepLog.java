@@ -28,6 +28,10 @@ public final class StepLog {
 
     /** One step execution, between its begin and end entries. */
     public record Execution(UUID exec, long id, String fsm, String step, int attempt, String key) {
+        /** @return the execution id as the FSMs put it in the state they return ({@code by}) */
+        public String by() {
+            return exec.toString();
+        }
     }
 
     /** @param dataSource the log's own pool @param node the worker's node id */
@@ -66,6 +70,63 @@ public final class StepLog {
         } catch (SQLException ex) {
             throw new IllegalStateException("chaos step log: " + phase + " of " + e + " failed: " + ex.getMessage(), ex);
         }
+    }
+
+    /** The system property naming the directory of hold flags (the run's log directory). */
+    public static final String HOLD_DIR = "chaos.hold.dir";
+
+    /**
+     * @param dir the hold directory @param id an instance id
+     * @return the flag file that keeps a step of that instance working (see {@link #hold})
+     */
+    public static java.io.File holdFlag(java.io.File dir, long id) {
+        return new java.io.File(dir, "hold-" + id);
+    }
+
+    /**
+     * Writes a hold flag.
+     *
+     * @param flag  the flag file
+     * @param nodes {@code "only:<node>"} (hold that node's executions) or {@code "except:<node>"} (every other node's)
+     */
+    public static void setHold(java.io.File flag, String nodes) {
+        try {
+            java.nio.file.Files.writeString(flag.toPath(), nodes);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * A step that is slow at the worst moment: while the saboteur's flag file for this instance
+     * exists and names this node (at most 10 s of this JVM's running time), the step keeps
+     * working, through a SIGSTOP and past the wake. The saboteur holds the steps a frozen worker
+     * runs before an undeploy (so that the drain after the wake still finds the rows buffered
+     * behind them), and the other nodes' re-runs of a frozen worker's rows (so that its late
+     * outcomes meet rows executing under a newer claim, where only the guard can refuse them).
+     */
+    public void hold(long id) {
+        String dir = System.getProperty(HOLD_DIR);
+        if (dir == null) {
+            return;
+        }
+        java.io.File flag = holdFlag(new java.io.File(dir), id);
+        for (int i = 0; i < 500 && holds(flag); i++) {
+            work(20, 20);
+        }
+    }
+
+    private boolean holds(java.io.File flag) {
+        if (!flag.exists()) {
+            return false;
+        }
+        String nodes;
+        try {
+            nodes = java.nio.file.Files.readString(flag.toPath());
+        } catch (java.io.IOException e) {
+            return false;  // no flag (or gone)
+        }
+        return nodes.equals("only:" + node) || (nodes.startsWith("except:") && !nodes.equals("except:" + node));
     }
 
     /** Sleeps a few milliseconds: the step's "work", long enough for overlaps to be observable. */

@@ -21,6 +21,8 @@ public final class WorkerProcess {
     private Process process;
     private File logFile;
     private int incarnation;
+    private long launchedAt;
+    private final java.util.concurrent.atomic.AtomicBoolean reserved = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** @param url the database @param logDir where each incarnation's output goes @param slot the slot name */
     public WorkerProcess(String url, File logDir, String slot) {
@@ -30,9 +32,29 @@ public final class WorkerProcess {
         this.node = slot;
     }
 
+    /** @return whether this caller may take the slot for a fault (one fault per worker at a time) */
+    public boolean tryReserve() {
+        return reserved.compareAndSet(false, true);
+    }
+
+    /** Ends a fault on this slot. */
+    public void unreserve() {
+        reserved.set(false);
+    }
+
     /** @return the node id of the current (or last) incarnation */
     public synchronized String node() {
         return node;
+    }
+
+    /** @return when the current incarnation was launched (epoch millis): its claims are all later */
+    public synchronized long launchedAt() {
+        return launchedAt;
+    }
+
+    /** @return the run's log directory (also where hold flags go) */
+    public File logDir() {
+        return logDir;
     }
 
     /** @return whether the JVM runs */
@@ -43,11 +65,13 @@ public final class WorkerProcess {
     /** Launches an incarnation under the current node id. */
     public synchronized void start() {
         incarnation++;
+        launchedAt = System.currentTimeMillis();
         logFile = new File(logDir, "worker-" + slot + "-" + incarnation + "-" + node + ".log");
         List<String> cmd = new ArrayList<>(List.of(
                 new File(System.getProperty("java.home"), "bin/java").getPath(),
                 "-Xmx192m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
                 "-Djava.util.logging.config.file=" + loggingConfig().getPath(),
+                "-D" + StepLog.HOLD_DIR + "=" + logDir.getPath(),
                 "-cp", System.getProperty("java.class.path"),
                 ChaosWorker.class.getName(), url, node));
         try {
@@ -115,6 +139,66 @@ public final class WorkerProcess {
         if (process != null) {
             process.destroyForcibly();
             waitGone();
+        }
+    }
+
+    /**
+     * SIGSTOP: the JVM freezes with everything it holds (claims, buffered rows, connections, open transactions).
+     *
+     * @return when it was surely stopped (epoch millis, after {@code kill} returned): nothing it does is later
+     */
+    public synchronized long pause() {
+        signal("STOP");
+        return System.currentTimeMillis();
+    }
+
+    /**
+     * SIGCONT: the frozen JVM carries on where it stopped, unaware that time passed.
+     *
+     * @return the earliest it can have run again (epoch millis, before {@code kill} was started)
+     */
+    public synchronized long resume() {
+        long at = System.currentTimeMillis();
+        signal("CONT");
+        return at;
+    }
+
+    /**
+     * An undeploy of a frozen node: SIGTERM while it is stopped (the signal waits), then SIGCONT:
+     * the JVM wakes with the shutdown already pending, so the engine's drain runs against
+     * whatever it held when it froze. {@link #awaitExit} waits for the drain to end.
+     *
+     * @return the earliest it can have run again (epoch millis, before the SIGCONT)
+     */
+    public synchronized long wakeIntoGracefulStop() {
+        signal("TERM");
+        long at = System.currentTimeMillis();
+        signal("CONT");
+        return at;
+    }
+
+    /** Waits for the JVM to exit (SIGKILL after {@code timeoutMillis}). */
+    public synchronized void awaitExit(long timeoutMillis) {
+        try {
+            if (process != null && !process.waitFor(timeoutMillis, TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        waitGone();
+    }
+
+    private void signal(String sig) {
+        if (process == null || !process.isAlive()) {
+            return;
+        }
+        try {
+            new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid())).inheritIO().start().waitFor();
+        } catch (IOException e) {
+            throw new UncheckedIOException("kill -" + sig + " " + node, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -32,6 +32,8 @@ public final class Workload {
     private final ScheduledExecutorService timer = Executors.newScheduledThreadPool(2);
     private final List<Integer> orders = new CopyOnWriteArrayList<>();
     private final List<Integer> parents = new CopyOnWriteArrayList<>();
+    private final List<Integer> flows = new CopyOnWriteArrayList<>();
+    private final ConcurrentHashMap<Integer, SignalResult> nudges = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, SignalResult> firstSignal = new ConcurrentHashMap<>();
     private final AtomicInteger next = new AtomicInteger();
     private final AtomicLong retries = new AtomicLong();
@@ -44,7 +46,7 @@ public final class Workload {
         this.durable = durable;
     }
 
-    /** Starts feeding: one order every 100 ms, one parent every 400 ms. */
+    /** Starts feeding: one order every 100 ms, one flow every 200 ms, one parent every 400 ms. */
     public void start() {
         feeding = true;
         timer.scheduleWithFixedDelay(this::tick, 0, 100, TimeUnit.MILLISECONDS);
@@ -80,10 +82,52 @@ public final class Workload {
         if (n % 4 == 0) {
             insertParent(n);
         }
+        if (n % 2 == 1) {
+            insertFlow(n);
+        }
+    }
+
+    private void insertFlow(int n) {
+        retrying(() -> durable.insert(new NewInstance("chaos-flow", new ChaosFlow.State(n, 0, null),
+                InsertOptions.builder().correlationKey(flowKey(n)).concurrencyKey("flow:" + (n % ChaosFlow.KEYS)).build())));
+        flows.add(n);
+        if (nudged(n)) {
+            signalsPending.incrementAndGet();
+            timer.schedule(() -> {
+                nudges.put(n, retrying(() -> durable.signal(SignalTarget.correlationKey(flowKey(n)), "nudge", nudge(n),
+                        nudge(n))));
+                signalsPending.decrementAndGet();
+            }, ThreadLocalRandom.current().nextInt(1500), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** @param n a flow number @return whether the driver nudges it (else only its timeout wakes it) */
+    public static boolean nudged(int n) {
+        return n % 4 == 1;
+    }
+
+    /** @param n a flow number @return its correlation key */
+    public static String flowKey(int n) {
+        return "flow-" + n;
+    }
+
+    /** @param n a flow number @return the payload (and dedup key) of its nudge */
+    public static String nudge(int n) {
+        return "nudge-" + n;
+    }
+
+    /** @return the flows inserted */
+    public List<Integer> flows() {
+        return List.copyOf(flows);
+    }
+
+    /** @return each nudged flow's signal result (a nudge after the flow finished finds no target) */
+    public java.util.Map<Integer, SignalResult> nudges() {
+        return java.util.Map.copyOf(nudges);
     }
 
     private void insertOrder(int n) {
-        retrying(() -> durable.insert(new NewInstance("chaos-order", new ChaosOrder.State(n, 0, null),
+        retrying(() -> durable.insert(new NewInstance("chaos-order", new ChaosOrder.State(n, 0, null, null),
                 InsertOptions.builder().correlationKey(orderKey(n)).concurrencyKey("acct:" + (n % ACCOUNTS)).build())));
         orders.add(n);
         signalsPending.incrementAndGet();
@@ -91,7 +135,7 @@ public final class Workload {
     }
 
     private void insertParent(int n) {
-        retrying(() -> durable.insert(new NewInstance("chaos-parent", new ChaosParent.State(n, 0),
+        retrying(() -> durable.insert(new NewInstance("chaos-parent", new ChaosParent.State(n, 0, null),
                 InsertOptions.builder().correlationKey(parentKey(n)).build())));
         parents.add(n);
     }
