@@ -32,7 +32,7 @@ final class BacklogScenario implements Scenario.Body {
             double baseline = Machine.heapUsedAfterGcMb();
             Progress progress = new Progress(k -> k.equals("done"));
             progress.arm(burn);
-            try (Node worker = new Node("worker", ds, Engines.worker(o, schema.name()).withMigrateAtStart(false),
+            try (Node worker = new Node("worker", ds, Engines.worker(o, schema.name()).toBuilder().migrateAtStart(false).build(),
                     o.timerThreads, progress, new BenchFsms.NoopJob())) {
                 CpuSplit cpu = CpuSplit.now(ds);
                 long t0 = System.nanoTime();

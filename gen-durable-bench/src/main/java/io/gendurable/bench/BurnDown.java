@@ -54,7 +54,7 @@ final class BurnDown {
     Map<String, Object> run(Work w, LimitsConfig limits) throws Exception {
         Map<String, Object> r = new LinkedHashMap<>();
         try (Schema schema = Schema.fresh(db, o, w.hint()); HikariDataSource ds = db.pool("bench-" + w.hint(), o.pool)) {
-            try (Node loader = Node.loader(ds, Engines.client(o, schema.name()).withLimits(limits), w.fsms())) {
+            try (Node loader = Node.loader(ds, Engines.client(o, schema.name()).toBuilder().limits(limits).build(), w.fsms())) {
                 long t0 = System.nanoTime();
                 loader.insertAll(w.n(), 1, 1000, w.row());
                 r.put("preinsert_rows_per_s", w.n() * 1e9 / (System.nanoTime() - t0));
@@ -63,8 +63,8 @@ final class BurnDown {
             long target = (long) w.n() * w.perInstance();
             Progress progress = new Progress(w.counts());
             progress.arm(target);
-            try (Node worker = new Node("worker", ds, Engines.worker(o, schema.name()).withLimits(limits)
-                    .withMigrateAtStart(false), o.timerThreads, progress, w.fsms())) {
+            try (Node worker = new Node("worker", ds, Engines.worker(o, schema.name()).toBuilder().limits(limits)
+                    .migrateAtStart(false).build(), o.timerThreads, progress, w.fsms())) {
                 CpuSplit cpu = CpuSplit.now(ds);
                 CpuSplit.Threads threads = CpuSplit.Threads.now();
                 long t0 = System.nanoTime();

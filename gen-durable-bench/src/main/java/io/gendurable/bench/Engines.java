@@ -25,29 +25,30 @@ final class Engines {
     }
 
     private static EngineConfig config(Options o, String schema, Map<String, Integer> queues) {
-        return EngineConfig.defaults().withNodeId("bench-" + ProcessHandle.current().pid()).withSchema(schema)
-                .withQueues(queues)
-                .withPrefetch(o.prefetch)
-                .withMinDemand(Math.min(o.minDemand, o.concurrency + o.prefetch))
-                .withPoll(Duration.ofMillis(o.pollMs), Duration.ofMillis(o.maxPollMs))
-                .withFlushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), o.flushBatch,
-                        Duration.ofMillis(o.flushDelayMs), o.flushParallelism)));
+        return EngineConfig.builder().nodeId("bench-" + ProcessHandle.current().pid()).schema(schema)
+                .queues(queues)
+                .prefetch(o.prefetch)
+                .minDemand(Math.min(o.minDemand, o.concurrency + o.prefetch))
+                .poll(Duration.ofMillis(o.pollMs), Duration.ofMillis(o.maxPollMs))
+                .flushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), o.flushBatch,
+                        Duration.ofMillis(o.flushDelayMs), o.flushParallelism)))
+                .build();
     }
 
     /** @return a line's {@code config}: the worker's configuration, the pool, the warm-up */
     static Map<String, Object> describe(Options o) {
         EngineConfig c = worker(o, "bench");
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("queues", c.queues());
-        m.put("prefetch", c.prefetch());
-        m.put("min_demand", c.minDemand());
-        m.put("poll_ms", c.pollInterval().toMillis());
-        m.put("max_poll_ms", c.maxPollInterval().toMillis());
+        m.put("queues", c.node().queues());
+        m.put("prefetch", c.poll().prefetch());
+        m.put("min_demand", c.poll().minDemand());
+        m.put("poll_ms", c.poll().interval().toMillis());
+        m.put("max_poll_ms", c.poll().maxInterval().toMillis());
         m.put("flusher_max_batch", c.flushers().get(0).maxBatch());
         m.put("flusher_max_delay_ms", c.flushers().get(0).maxDelay().toMillis());
-        m.put("lease_ttl_s", c.leaseTtl().toSeconds());
-        m.put("heartbeat_s", c.heartbeatInterval().toSeconds());
-        m.put("poke", c.poke().name().toLowerCase());
+        m.put("lease_ttl_s", c.lease().ttl().toSeconds());
+        m.put("heartbeat_s", c.lease().heartbeatInterval().toSeconds());
+        m.put("poke", c.poke().transport().name().toLowerCase());
         m.put("hikari_pool", o.pool);
         m.put("timer_threads", o.timerThreads);
         m.put("step_executor", "cached thread pool");

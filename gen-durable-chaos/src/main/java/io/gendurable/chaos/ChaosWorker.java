@@ -135,19 +135,19 @@ public final class ChaosWorker {
 
     /** @return the workers' engine configuration */
     static EngineConfig config(String node) {
-        return EngineConfig.defaults().withNodeId(node).withSchema(ChaosSchema.ENGINE)
-                .withQueues(Map.of("orders", 4, "fanout", 2, ChaosChild.QUEUE, ChaosChild.QUEUE_CONCURRENCY, ChaosFlow.QUEUE, 2))
-                .withMigrateAtStart(false)  // the driver migrated once, before any worker
-                .withPoll(Duration.ofMillis(50), Duration.ofMillis(500))
-                .withLease(LEASE, HEARTBEAT)
-                .withPrefetch(PREFETCH)
-                .withDrainTimeout(Duration.ofSeconds(3))
-                .withReaper(new EngineConfig.ReaperConfig(true, REAPER_INTERVAL, 1000))
+        return EngineConfig.builder().nodeId(node).schema(ChaosSchema.ENGINE)
+                .queues(Map.of("orders", 4, "fanout", 2, ChaosChild.QUEUE, ChaosChild.QUEUE_CONCURRENCY, ChaosFlow.QUEUE, 2))
+                .migrateAtStart(false)  // the driver migrated once, before any worker
+                .poll(Duration.ofMillis(50), Duration.ofMillis(500))
+                .lease(LEASE, HEARTBEAT)
+                .prefetch(PREFETCH)
+                .drainTimeout(Duration.ofSeconds(3))
+                .reaper(new EngineConfig.ReaperConfig(true, REAPER_INTERVAL, 1000))
                 // the GC's loop runs the gate reconciler; terminal rows stay (the checks read them)
-                .withGc(new EngineConfig.GcConfig(true, Duration.ofSeconds(2), Duration.ofDays(1), 10_000))
-                .withPokeTransport(EngineConfig.PokeTransport.POSTGRES)
-                .withFlushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), 100, Duration.ofMillis(5))))
-                .withLimits(limits());
+                .gc(new EngineConfig.GcConfig(true, Duration.ofSeconds(2), Duration.ofDays(1), 10_000))
+                .poke(EngineConfig.PokeTransport.POSTGRES)
+                .flushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), 100, Duration.ofMillis(5))))
+                .limits(limits()).build();
     }
 
     /** @return the rate limits {@code psp} and {@code burst}, and the gate {@code pool} */

@@ -1,6 +1,7 @@
 package io.gendurable.testing;
 
 import io.gendurable.Fsm;
+import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.ConfigReader;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Migrations;
@@ -133,15 +134,16 @@ public final class DurableTestingBuilder {
         }
         fsms.forEach(f -> registry.register(FsmDefinition.of(f)));
         EngineConfig read = ConfigReader.of(config).read();
-        Map<String, Integer> queues = new LinkedHashMap<>(read.queues());
+        Map<String, Integer> queues = new LinkedHashMap<>(read.node().queues());
         registry.all().forEach(d -> queues.putIfAbsent(d.queue(), 1));
         String schemaName = schema != null ? schema : TestDatabase.newSchema(schemaHint);
-        EngineConfig cfg = read.withSchema(schemaName)
-                .withQueues(queues)
-                .withMigrateAtStart(true)
-                .withPokeTransport(EngineConfig.PokeTransport.LOCAL)
-                .withReaper(new EngineConfig.ReaperConfig(false, read.reaper().interval(), read.reaper().batch()))
-                .withGc(new EngineConfig.GcConfig(false, read.gc().interval(), read.gc().retention(), read.gc().batch()));
+        EngineConfig cfg = read.toBuilder().schema(schemaName)
+                .queues(queues)
+                .migrateAtStart(true)
+                .poke(EngineConfig.PokeTransport.LOCAL)
+                .set(ConfigKeys.REAPER_ENABLED, false)
+                .set(ConfigKeys.GC_ENABLED, false)
+                .build();
         DataSource ds = dataSource != null ? dataSource : TestDatabase.dataSource();
         TestClock testClock = clock != null ? clock : new TestClock();
         Json json = new Json();

@@ -1,7 +1,8 @@
 package io.gendurable.impl;
 
 import io.gendurable.GenDurable;
-import io.gendurable.impl.config.ConfigReader;
+import io.gendurable.impl.config.ConfigKey;
+import io.gendurable.impl.config.ConfigKeys;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -103,12 +104,13 @@ class ErrorsCatalogueTest {
     @Test
     void every_configuration_key_has_a_row() {
         Set<String> missing = new LinkedHashSet<>();
-        for (String key : ConfigReader.KEYS) {
+        for (String key : ConfigKeys.plainNames()) {
             if (!page.contains("`" + key + "`") && !page.contains("`" + key + ",") && !page.contains(" `" + key + "`")) {
                 missing.add(key);
             }
         }
-        for (String pattern : List.of("flushers[i]", "rate-limits.<n>", "concurrency-limits.<n>")) {
+        for (ConfigKey.Family family : ConfigKeys.families()) {
+            String pattern = family.template().replace("<name>", "<n>");  // the page writes rate-limits.<n>
             if (!page.contains(pattern)) {
                 missing.add(pattern);
             }

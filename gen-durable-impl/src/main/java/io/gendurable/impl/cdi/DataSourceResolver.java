@@ -1,6 +1,7 @@
 package io.gendurable.impl.cdi;
 
 import io.gendurable.GenDurableDataSource;
+import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.ConfigReader;
 import io.gendurable.impl.config.EngineConfig;
 import jakarta.enterprise.inject.Instance;
@@ -20,7 +21,7 @@ import java.util.function.Supplier;
  */
 public final class DataSourceResolver {
     /** The JNDI name tried when {@code gendurable.datasource} is unset. */
-    public static final String DEFAULT_JNDI_NAME = "jdbc/gendurable";
+    public static final String DEFAULT_JNDI_NAME = ConfigKeys.DATASOURCE.defaultValue();
 
     private final ConfigReader reader;
     private final EngineConfig config;
@@ -61,14 +62,14 @@ public final class DataSourceResolver {
         }
         List<String> tried = new ArrayList<>();
         tried.add("no javax.sql.DataSource bean qualified @GenDurableDataSource");
-        String name = reader.datasource();
+        String name = reader.get(ConfigKeys.DATASOURCE);
         for (String candidate : jndiNames(name)) {
             Optional<DataSource> found = jndi.find(candidate, DataSource.class, tried);
             if (found.isPresent()) {
                 return new ResolvedDataSource(found.get(), "JNDI " + candidate, false);
             }
         }
-        Optional<String> url = reader.string("jdbc.url");
+        Optional<String> url = reader.value(ConfigKeys.JDBC_URL);
         if (url.isPresent()) {
             return ownPool(url.get());
         }
@@ -86,8 +87,8 @@ public final class DataSourceResolver {
                     + "add com.zaxxer:HikariCP, or give the engine a DataSource through a @GenDurableDataSource "
                     + "bean or JNDI (gendurable.datasource)");
         }
-        String user = reader.string("jdbc.user").orElse(null);
-        String password = reader.string("jdbc.password").orElse(null);
+        String user = reader.get(ConfigKeys.JDBC_USER);
+        String password = reader.get(ConfigKeys.JDBC_PASSWORD);
         int size = poolSize(config);
         DataSource pool = HikariPools.open(url, user, password, size);
         return new ResolvedDataSource(pool, "own HikariCP pool (" + size + " connections) on "
@@ -102,7 +103,7 @@ public final class DataSourceResolver {
      * @return the pool size
      */
     static int poolSize(EngineConfig config) {
-        return Math.max(10, 2 * config.queues().size() + flushConnections(config) + 2 + 4);
+        return Math.max(10, 2 * config.node().queues().size() + flushConnections(config) + 2 + 4);
     }
 
     /** @param config the engine configuration @return the flush transactions that may be open at once */

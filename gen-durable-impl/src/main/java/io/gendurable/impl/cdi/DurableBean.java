@@ -11,6 +11,7 @@ import io.gendurable.InstanceSnapshot;
 import io.gendurable.NewInstance;
 import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
+import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.engine.Engine;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Priority;
@@ -121,7 +122,7 @@ public class DurableBean implements GenDurable {
             e = Engine.builder().config(settings.config()).dataSource(ds.dataSource()).registry(extension.registry())
                     .timer(ex.timer()).steps(ex.steps()).events(events)
                     .callerTransactions(JtaCallerTransactions.lookup(jndi,
-                            settings.reader().string("jta-datasource").orElse("jdbc/gendurableTx")))
+                            settings.reader().get(ConfigKeys.JTA_DATASOURCE)))
                     .build();
             events.registerGauges(e);
             e.start();

@@ -1,6 +1,8 @@
 package io.gendurable.impl.cdi;
 
 import io.gendurable.impl.config.ConfigException;
+import io.gendurable.impl.config.ConfigKey;
+import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.ConfigReader;
 import io.gendurable.impl.config.EngineConfig;
 
@@ -21,9 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ExecutorResolver {
     /** The Jakarta Concurrency default managed scheduled executor. */
-    public static final String DEFAULT_SCHEDULED = "java:comp/DefaultManagedScheduledExecutorService";
+    public static final String DEFAULT_SCHEDULED = ConfigKeys.SCHEDULED_EXECUTOR.defaultValue();
     /** The Jakarta Concurrency default managed executor. */
-    public static final String DEFAULT_EXECUTOR = "java:comp/DefaultManagedExecutorService";
+    public static final String DEFAULT_EXECUTOR = ConfigKeys.EXECUTOR.defaultValue();
 
     private final ConfigReader reader;
     private final EngineConfig config;
@@ -48,9 +50,9 @@ public final class ExecutorResolver {
      * @throws ConfigException when a configured JNDI name does not resolve to an executor
      */
     public EngineExecutors resolve() {
-        Optional<ScheduledExecutorService> timer = find("scheduled-executor", DEFAULT_SCHEDULED,
+        Optional<ScheduledExecutorService> timer = find(ConfigKeys.SCHEDULED_EXECUTOR,
                 ScheduledExecutorService.class);
-        Optional<ExecutorService> steps = find("executor", DEFAULT_EXECUTOR, ExecutorService.class);
+        Optional<ExecutorService> steps = find(ConfigKeys.EXECUTOR, ExecutorService.class);
         List<ExecutorService> owned = new ArrayList<>();
         ScheduledExecutorService t = timer.orElseGet(() -> {
             ScheduledExecutorService own = Executors.newScheduledThreadPool(timerThreads(config), daemon("gendurable-timer-"));
@@ -63,24 +65,20 @@ public final class ExecutorResolver {
             owned.add(own);
             return own;
         });
-        String origin = "timer=" + (timer.isPresent() ? "managed (" + nameFor("scheduled-executor", DEFAULT_SCHEDULED) + ")"
+        String origin = "timer=" + (timer.isPresent() ? "managed (" + reader.get(ConfigKeys.SCHEDULED_EXECUTOR) + ")"
                 : "own pool of " + timerThreads(config) + " threads") + " steps="
-                + (steps.isPresent() ? "managed (" + nameFor("executor", DEFAULT_EXECUTOR) + ")" : "own cached pool");
+                + (steps.isPresent() ? "managed (" + reader.get(ConfigKeys.EXECUTOR) + ")" : "own cached pool");
         return new EngineExecutors(t, s, origin, owned);
     }
 
-    private <T> Optional<T> find(String key, String defaultName, Class<T> type) {
+    private <T> Optional<T> find(ConfigKey<Void, String> key, Class<T> type) {
         List<String> tried = new ArrayList<>();
-        Optional<String> configured = reader.string(key);
+        Optional<String> configured = reader.value(key);
         if (configured.isPresent()) {
             return Optional.of(jndi.find(configured.get(), type, tried).orElseThrow(() -> new ConfigException(
-                    "gendurable." + key, configured.get(), "the JNDI name of a " + type.getName() + " (" + tried.get(0) + ")")));
+                    key.key(), configured.get(), "the JNDI name of a " + type.getName() + " (" + tried.get(0) + ")")));
         }
-        return jndi.find(defaultName, type, tried);
-    }
-
-    private String nameFor(String key, String defaultName) {
-        return reader.string(key).orElse(defaultName);
+        return jndi.find(key.defaultValue(), type, tried);
     }
 
     /**
@@ -91,7 +89,7 @@ public final class ExecutorResolver {
      * @return the timer pool's size
      */
     static int timerThreads(EngineConfig config) {
-        return Math.max(2, 2 * config.queues().size() + DataSourceResolver.flushConnections(config) + 2);
+        return Math.max(2, 2 * config.node().queues().size() + DataSourceResolver.flushConnections(config) + 2);
     }
 
     private static ThreadFactory daemon(String prefix) {

@@ -131,7 +131,7 @@ public final class Picker {
     /** The claim, the inboxes and the children of the claimed rows that have any: one transaction. */
     private List<Picked> pick(java.sql.Connection c, int demand) throws java.sql.SQLException {
         List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, clock.instant(),
-                clock.instant().plus(config.leaseTtl()), gateNames);
+                clock.instant().plus(config.lease().ttl()), gateNames);
         List<Long> withSignals = claimedRows.stream().filter(ClaimedRow::hasSignals).map(ClaimedRow::id).toList();
         Map<Long, List<InboxSql.SignalRow>> inboxes = withSignals.isEmpty() ? Map.of() : inboxSql.load(c, withSignals);
         List<Long> withChildren = claimedRows.stream().filter(ClaimedRow::hasChildren).map(ClaimedRow::id).toList();

@@ -78,7 +78,7 @@ public final class Scheduler implements LocalPoke.Target {
         this.queue = queue;
         this.concurrency = concurrency;
         this.config = config;
-        this.workerPrefix = config.nodeId() + ":" + queue + "@";
+        this.workerPrefix = config.node().id() + ":" + queue + "@";
         this.worker = workerPrefix + UUID.randomUUID().toString().substring(0, 8);
         this.db = db;
         this.leaseSql = leaseSql;
@@ -92,7 +92,7 @@ public final class Scheduler implements LocalPoke.Target {
         this.steps = steps;
         this.clock = clock;
         this.metrics = metrics;
-        this.idleDelayMillis = config.pollInterval().toMillis();
+        this.idleDelayMillis = config.poll().interval().toMillis();
     }
 
     /** @return the queue this scheduler feeds */
@@ -122,7 +122,7 @@ public final class Scheduler implements LocalPoke.Target {
         }
         Loops.guarded(LOG, "start-up reclaim of queue " + queue, metrics, this::reclaimPredecessor);
         running = true;
-        long hb = config.heartbeatInterval().toMillis();
+        long hb = config.lease().heartbeatInterval().toMillis();
         heartbeat = timer.scheduleWithFixedDelay(() -> Loops.guarded(LOG, "heartbeat of queue " + queue, metrics,
                 this::heartbeatOnce), hb, hb, TimeUnit.MILLISECONDS);
         poke();
@@ -171,7 +171,7 @@ public final class Scheduler implements LocalPoke.Target {
 
     /** Asks for a fill soon; bursts coalesce into one pick. Resets the idle backoff. */
     public void poke() {
-        idleDelayMillis = config.pollInterval().toMillis();
+        idleDelayMillis = config.poll().interval().toMillis();
         requestFill();
     }
 
@@ -205,8 +205,8 @@ public final class Scheduler implements LocalPoke.Target {
     /** One fill: dispatch what is buffered, claim for the free demand, dispatch again, plan the next poll. */
     void fillOnce() {
         dispatch();
-        int demand = concurrency + config.prefetch() - inFlight.get() - buffer.size();
-        if (demand < config.minDemand()) {
+        int demand = concurrency + config.poll().prefetch() - inFlight.get() - buffer.size();
+        if (demand < config.poll().minDemand()) {
             return;  // a finishing step asks again
         }
         List<Picked> rows;
@@ -233,16 +233,16 @@ public final class Scheduler implements LocalPoke.Target {
         }
         dispatch();
         if (rows.size() < demand) {
-            schedulePoll(rows.isEmpty() ? backoff() : config.pollInterval().toMillis());
+            schedulePoll(rows.isEmpty() ? backoff() : config.poll().interval().toMillis());
         } else {
-            idleDelayMillis = config.pollInterval().toMillis();
+            idleDelayMillis = config.poll().interval().toMillis();
             schedulePoll(idleDelayMillis);
         }
     }
 
     private long backoff() {
         long d = idleDelayMillis;
-        idleDelayMillis = Math.min(d * 2, config.maxPollInterval().toMillis());
+        idleDelayMillis = Math.min(d * 2, config.poll().maxInterval().toMillis());
         return d;
     }
 
@@ -310,12 +310,12 @@ public final class Scheduler implements LocalPoke.Target {
             return;
         }
         Map<Long, Long> claims = Map.copyOf(claimed);
-        db.inTransaction(c -> leaseSql.heartbeat(c, worker, claims, clock.instant().plus(config.leaseTtl())));
+        db.inTransaction(c -> leaseSql.heartbeat(c, worker, claims, clock.instant().plus(config.lease().ttl())));
     }
 
     private void reclaimPredecessor() {
         // Stale: not renewed for two heartbeats. A live twin with our node id renews sooner.
-        Duration staleness = config.leaseTtl().minus(config.heartbeatInterval().multipliedBy(2));
+        Duration staleness = config.lease().ttl().minus(config.lease().heartbeatInterval().multipliedBy(2));
         int n = db.inTransaction(c -> leaseSql.reclaimPredecessor(c, workerPrefix, worker,
                 clock.instant().plus(staleness.isNegative() ? Duration.ZERO : staleness), clock.instant()));
         if (n > 0) {

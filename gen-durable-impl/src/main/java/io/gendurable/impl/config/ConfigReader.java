@@ -1,37 +1,40 @@
 package io.gendurable.impl.config;
 
-import java.net.InetAddress;
+import io.gendurable.impl.config.ConfigKey.Family;
+import io.gendurable.impl.config.EngineConfig.FlusherConfig;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+
+import static io.gendurable.impl.config.ConfigKeys.CONCURRENCY_LIMITS;
+import static io.gendurable.impl.config.ConfigKeys.FLUSHERS;
+import static io.gendurable.impl.config.ConfigKeys.FLUSHER_MAX_BATCH;
+import static io.gendurable.impl.config.ConfigKeys.FLUSHER_MAX_DELAY;
+import static io.gendurable.impl.config.ConfigKeys.FLUSHER_PARALLELISM;
+import static io.gendurable.impl.config.ConfigKeys.FLUSHER_QUEUES;
+import static io.gendurable.impl.config.ConfigKeys.GATE_LIMIT;
+import static io.gendurable.impl.config.ConfigKeys.GATE_SHARDS;
+import static io.gendurable.impl.config.ConfigKeys.RATE_ALLOWED;
+import static io.gendurable.impl.config.ConfigKeys.RATE_BURST;
+import static io.gendurable.impl.config.ConfigKeys.RATE_LIMITS;
+import static io.gendurable.impl.config.ConfigKeys.RATE_PERIOD;
+import static io.gendurable.impl.config.ConfigKeys.RATE_SHARDS;
 
 /**
- * Reads the {@code gendurable.*} keys from any source (MicroProfile Config in a container, a
- * map in tests) into a validated {@link EngineConfig}. Every bad value fails with the key, the
- * value and what is accepted; an unknown {@code gendurable.} key fails too (a typo would
- * otherwise silently keep a default).
+ * Reads the {@code gendurable.*} keys of the catalogue ({@link ConfigKeys}) from any source
+ * (MicroProfile Config in a container, a map in tests) into a validated {@link EngineConfig}.
+ * Every bad value fails with the key, the value and what is accepted; an unknown
+ * {@code gendurable.} key fails too (a typo would otherwise silently keep a default).
  */
 public final class ConfigReader {
-    /** Every key this release reads, without the {@code gendurable.} prefix ({@code flushers[i].…} aside). */
-    public static final Set<String> KEYS = Set.of(
-            "node-id", "queues", "lease-ttl", "heartbeat-interval", "poll-interval", "max-poll-interval",
-            "prefetch", "min-demand", "drain-timeout", "reaper.enabled", "reaper.interval", "reaper.batch",
-            "gc.enabled", "gc.interval", "gc.retention", "gc.batch", "schema", "migrate-at-start",
-            "datasource", "jdbc.url", "jdbc.user", "jdbc.password", "executor", "scheduled-executor",
-            "poke", "poke.window", "await.tick", "jta-datasource", "max-value-bytes");
-    private static final Pattern FLUSHER_KEY = Pattern.compile("flushers\\[(\\d+)]\\.(queues|max-batch|max-delay|parallelism)");
-    private static final Pattern RATE_KEY = Pattern.compile("rate-limits\\.([^.]+)\\.(allowed|period|burst|shards)");
-    private static final Pattern GATE_KEY = Pattern.compile("concurrency-limits\\.([^.]+)\\.(limit|shards)");
-    private static final String PREFIX = "gendurable.";
-
     private final Function<String, Optional<String>> source;
     private final Iterable<String> names;
 
@@ -55,35 +58,23 @@ public final class ConfigReader {
     }
 
     /**
-     * Fails on any {@code gendurable.} key this release does not read.
+     * Fails on any {@code gendurable.} key this release does not read, and on flushers numbered
+     * with a gap.
      *
      * @param names every property name the source knows
      */
     public static void rejectUnknownKeys(Iterable<String> names) {
-        java.util.SortedSet<Integer> flusherIndexes = new TreeSet<>();
         for (String name : names) {
-            if (name.startsWith(PREFIX)) {
-                Matcher m = FLUSHER_KEY.matcher(name.substring(PREFIX.length()));
-                if (m.matches()) {
-                    flusherIndexes.add(Integer.parseInt(m.group(1)));
-                }
-            }
-            if (!name.startsWith(PREFIX)) {
-                continue;
-            }
-            String k = name.substring(PREFIX.length());
-            if (!KEYS.contains(k) && !FLUSHER_KEY.matcher(k).matches() && !RATE_KEY.matcher(k).matches()
-                    && !GATE_KEY.matcher(k).matches()) {
-                throw new ConfigException(name, "unknown key; accepted: " + new TreeSet<>(KEYS)
-                        + ", flushers[i].queues|max-batch|max-delay|parallelism, rate-limits.<name>.allowed|period|burst|shards"
-                        + " and concurrency-limits.<name>.limit|shards (all prefixed gendurable.)");
+            if (name.startsWith(ConfigKey.PREFIX) && !ConfigKeys.isKnown(name.substring(ConfigKey.PREFIX.length()))) {
+                throw new ConfigException(name, "unknown key; accepted: " + ConfigKeys.accepted());
             }
         }
         int expected = 0;
-        for (int i : flusherIndexes) {
+        for (int i : members(FLUSHERS, names).stream().map(Integer::valueOf).distinct().sorted().toList()) {
             if (i != expected) {
-                throw new ConfigException(PREFIX + "flushers[" + i + "]", "flushers numbered 0, 1, 2… without gaps "
-                        + "(flushers[" + expected + "] is missing, so flushers[" + i + "] would be ignored)");
+                throw new ConfigException(ConfigKey.PREFIX + FLUSHERS.path(String.valueOf(i)), "flushers numbered 0, 1, 2… without gaps "
+                        + "(" + FLUSHERS.path(String.valueOf(expected)) + " is missing, so " + FLUSHERS.path(String.valueOf(i))
+                        + " would be ignored)");
             }
             expected++;
         }
@@ -92,99 +83,51 @@ public final class ConfigReader {
     /** @return the validated configuration (unknown keys and flusher numbering gaps fail too) */
     public EngineConfig read() {
         rejectUnknownKeys(names);
-        EngineConfig d = EngineConfig.defaults();
-        Map<String, Integer> queues = string("queues").map(v -> parseQueues("gendurable.queues", v)).orElse(d.queues());
-        EngineConfig.ReaperConfig reaper = new EngineConfig.ReaperConfig(
-                bool("reaper.enabled").orElse(d.reaper().enabled()),
-                duration("reaper.interval").orElse(d.reaper().interval()),
-                integer("reaper.batch").orElse(d.reaper().batch()));
-        EngineConfig.GcConfig gc = new EngineConfig.GcConfig(
-                bool("gc.enabled").orElse(d.gc().enabled()),
-                duration("gc.interval").orElse(d.gc().interval()),
-                duration("gc.retention").orElse(d.gc().retention()),
-                integer("gc.batch").orElse(d.gc().batch()));
-        return new EngineConfig(
-                string("node-id").orElse(d.nodeId()),
-                queues,
-                duration("lease-ttl").orElse(d.leaseTtl()),
-                duration("heartbeat-interval").orElse(d.heartbeatInterval()),
-                duration("poll-interval").orElse(d.pollInterval()),
-                duration("max-poll-interval").orElse(d.maxPollInterval()),
-                integer("prefetch").orElse(d.prefetch()),
-                integer("min-demand").orElse(d.minDemand()),
-                duration("drain-timeout").orElse(d.drainTimeout()),
-                reaper, gc, flushers(d.flushers().get(0)),
-                string("schema").orElse(d.schema()),
-                bool("migrate-at-start").orElse(d.migrateAtStart()),
-                string("poke").map(ConfigReader::pokeTransport).orElse(d.poke()),
-                duration("poke.window").orElse(d.pokeWindow()),
-                duration("await.tick").orElse(d.awaitTick()),
-                limits(),
-                integer("max-value-bytes").orElse(d.maxValueBytes()));
+        EngineConfig.Builder b = EngineConfig.builder();
+        ConfigKeys.engineKeys().forEach(k -> readInto(b, k));
+        return b.flushers(flushers()).limits(limits()).build();
     }
 
-    private LimitsConfig limits() {
-        Set<String> rateNames = new java.util.TreeSet<>();
-        Set<String> gateNames = new java.util.TreeSet<>();
-        for (String name : names) {
-            if (!name.startsWith(PREFIX)) {
-                continue;
-            }
-            Matcher r = RATE_KEY.matcher(name.substring(PREFIX.length()));
-            if (r.matches()) {
-                rateNames.add(r.group(1));
-            }
-            Matcher g = GATE_KEY.matcher(name.substring(PREFIX.length()));
-            if (g.matches()) {
-                gateNames.add(g.group(1));
-            }
-        }
-        Map<String, LimitsConfig.RateLimit> rates = new LinkedHashMap<>();
-        for (String n : rateNames) {
-            String p = "rate-limits." + n + ".";
-            double allowed = number(p + "allowed").orElseThrow(() ->
-                    new ConfigException(PREFIX + p + "allowed", "is required for rate limit " + n));
-            Duration period = duration(p + "period").orElse(Duration.ofSeconds(1));
-            rates.put(n, new LimitsConfig.RateLimit(n, allowed, period, number(p + "burst").orElse(Math.max(1, allowed)),
-                    integer(p + "shards").orElse(1)));
-        }
-        Map<String, LimitsConfig.Gate> gates = new LinkedHashMap<>();
-        for (String n : gateNames) {
-            String p = "concurrency-limits." + n + ".";
-            int limit = integer(p + "limit").orElseThrow(() ->
-                    new ConfigException(PREFIX + p + "limit", "is required for concurrency limit " + n));
-            gates.put(n, new LimitsConfig.Gate(n, limit, integer(p + "shards").orElse(1)));
-        }
-        return new LimitsConfig(rates, gates);
+    private <T> void readInto(EngineConfig.Builder b, ConfigKey<EngineConfig, T> key) {
+        value(key).ifPresent(v -> b.set(key, v));
     }
 
-    private Optional<Double> number(String key) {
-        return string(key).map(v -> {
-            try {
-                double d = Double.parseDouble(v);
-                if (Double.isNaN(d) || Double.isInfinite(d)) {
-                    throw new NumberFormatException();
-                }
-                return d;
-            } catch (NumberFormatException e) {
-                throw new ConfigException(PREFIX + key, v, "a number");
-            }
-        });
+    /**
+     * @param key a plain key
+     * @param <T> its type
+     * @return its value, parsed (not validated: the record holding it does that), if set and not blank
+     * @throws ConfigException naming the key when the text does not parse
+     */
+    public <T> Optional<T> value(ConfigKey<?, T> key) {
+        return value(key, "");
     }
 
-    private List<EngineConfig.FlusherConfig> flushers(EngineConfig.FlusherConfig fallback) {
-        List<EngineConfig.FlusherConfig> out = new ArrayList<>();
+    /**
+     * @param key a plain key
+     * @param <T> its type
+     * @return its value if set and not blank, else its default (null when it has none)
+     */
+    public <T> T get(ConfigKey<?, T> key) {
+        return value(key).orElseGet(key::defaultValue);
+    }
+
+    private <T> Optional<T> value(ConfigKey<?, T> key, String member) {
+        return source.apply(key.key(member)).map(String::trim).filter(s -> !s.isEmpty()).map(v -> key.parse(member, v));
+    }
+
+    private List<FlusherConfig> flushers() {
+        FlusherConfig fallback = FlusherConfig.defaults();
+        List<FlusherConfig> out = new ArrayList<>();
         for (int i = 0; ; i++) {
-            String p = "flushers[" + i + "].";
-            Optional<String> queues = string(p + "queues");
-            Optional<Integer> maxBatch = integer(p + "max-batch");
-            Optional<Duration> maxDelay = duration(p + "max-delay");
-            Optional<Integer> parallelism = integer(p + "parallelism");
+            String m = String.valueOf(i);
+            Optional<List<String>> queues = value(FLUSHER_QUEUES, m);
+            Optional<Integer> maxBatch = value(FLUSHER_MAX_BATCH, m);
+            Optional<Duration> maxDelay = value(FLUSHER_MAX_DELAY, m);
+            Optional<Integer> parallelism = value(FLUSHER_PARALLELISM, m);
             if (queues.isEmpty() && maxBatch.isEmpty() && maxDelay.isEmpty() && parallelism.isEmpty()) {
                 break;
             }
-            List<String> names = queues.map(ConfigReader::splitList).orElse(List.of("*"));
-            out.add(new EngineConfig.FlusherConfig(names, maxBatch.orElse(fallback.maxBatch()),
+            out.add(new FlusherConfig(queues.orElse(fallback.queues()), maxBatch.orElse(fallback.maxBatch()),
                     maxDelay.orElse(fallback.maxDelay()), parallelism.orElse(fallback.parallelism())));
         }
         if (out.stream().noneMatch(f -> f.queues().contains("*"))) {
@@ -193,95 +136,34 @@ public final class ConfigReader {
         return out;
     }
 
-    private static EngineConfig.PokeTransport pokeTransport(String v) {
-        return switch (v.toLowerCase(java.util.Locale.ROOT)) {
-            case "local" -> EngineConfig.PokeTransport.LOCAL;
-            case "postgres" -> EngineConfig.PokeTransport.POSTGRES;
-            default -> throw new ConfigException(PREFIX + "poke", v, "local or postgres");
-        };
-    }
-
-    /** @return the JNDI name of the engine's DataSource (default {@code jdbc/gendurable}) */
-    public String datasource() {
-        return string("datasource").orElse("jdbc/gendurable");
-    }
-
-    /** @return the raw value of a key (without prefix), if set and not blank */
-    public Optional<String> string(String key) {
-        return source.apply(PREFIX + key).map(String::trim).filter(s -> !s.isEmpty());
-    }
-
-    private Optional<Duration> duration(String key) {
-        return string(key).map(v -> Durations.parse(PREFIX + key, v));
-    }
-
-    private Optional<Integer> integer(String key) {
-        return string(key).map(v -> {
-            try {
-                return Integer.parseInt(v);
-            } catch (NumberFormatException e) {
-                throw new ConfigException(PREFIX + key, v, "an integer");
-            }
-        });
-    }
-
-    private Optional<Boolean> bool(String key) {
-        return string(key).map(v -> switch (v.toLowerCase(java.util.Locale.ROOT)) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new ConfigException(PREFIX + key, v, "true or false");
-        });
-    }
-
-    /**
-     * @param key   the key, for messages
-     * @param value {@code name:concurrency} pairs separated by commas ({@code default:10,checkout:5}), or {@code none}
-     * @return queue → concurrency, in the given order
-     */
-    public static Map<String, Integer> parseQueues(String key, String value) {
-        Map<String, Integer> out = new LinkedHashMap<>();
-        if (value.trim().equalsIgnoreCase("none")) {
-            return out;  // a node that only inserts and signals runs no scheduler
+    private LimitsConfig limits() {
+        Map<String, LimitsConfig.RateLimit> rates = new LinkedHashMap<>();
+        for (String n : members(RATE_LIMITS, names)) {
+            double allowed = value(RATE_ALLOWED, n).orElseThrow(() ->
+                    new ConfigException(RATE_ALLOWED.key(n), "is required for rate limit " + n));
+            rates.put(n, new LimitsConfig.RateLimit(n, allowed, value(RATE_PERIOD, n).orElse(RATE_PERIOD.defaultValue()),
+                    value(RATE_BURST, n).orElse(Math.max(1, allowed)), value(RATE_SHARDS, n).orElse(RATE_SHARDS.defaultValue())));
         }
-        Pattern pair = Pattern.compile("\\s*([A-Za-z0-9_.\\-]+)\\s*:\\s*(-?\\d+)\\s*");
-        for (String part : value.split(",")) {
-            if (part.isBlank()) {
-                continue;
-            }
-            Matcher m = pair.matcher(part);
-            if (!m.matches()) {
-                throw new ConfigException(key, value, "name:concurrency pairs separated by commas, e.g. default:10,checkout:5");
-            }
-            int concurrency;
-            try {
-                concurrency = Integer.parseInt(m.group(2));
-            } catch (NumberFormatException e) {
-                throw new ConfigException(key, value, "a concurrency that fits an int");
-            }
-            if (concurrency < 1) {
-                throw new ConfigException(key, value, "a concurrency of 1 or more for queue " + m.group(1));
-            }
-            if (out.put(m.group(1), concurrency) != null) {
-                throw new ConfigException(key, value, "each queue once (" + m.group(1) + " appears twice)");
+        Map<String, LimitsConfig.Gate> gates = new LinkedHashMap<>();
+        for (String n : members(CONCURRENCY_LIMITS, names)) {
+            int limit = value(GATE_LIMIT, n).orElseThrow(() ->
+                    new ConfigException(GATE_LIMIT.key(n), "is required for concurrency limit " + n));
+            gates.put(n, new LimitsConfig.Gate(n, limit, value(GATE_SHARDS, n).orElse(GATE_SHARDS.defaultValue())));
+        }
+        return new LimitsConfig(rates, gates);
+    }
+
+    /** @return the members of {@code family} the names declare ({@code psp} of {@code gendurable.rate-limits.psp.allowed}), sorted */
+    private static SortedSet<String> members(Family family, Iterable<String> names) {
+        SortedSet<String> members = new TreeSet<>();
+        for (String name : names) {
+            if (name.startsWith(ConfigKey.PREFIX)) {
+                Matcher m = ConfigKeys.pattern(family).matcher(name.substring(ConfigKey.PREFIX.length()));
+                if (m.matches()) {
+                    members.add(m.group(1));
+                }
             }
         }
-        return out;
-    }
-
-    private static List<String> splitList(String v) {
-        return java.util.Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-    }
-
-    /** @return the host name, the default node id */
-    public static String defaultNodeId() {
-        String host = System.getenv("HOSTNAME");
-        if (host == null || host.isBlank()) {
-            try {
-                host = InetAddress.getLocalHost().getHostName();
-            } catch (Exception e) {
-                host = "node";
-            }
-        }
-        return host.length() > 100 ? host.substring(0, 100) : host;
+        return members;
     }
 }

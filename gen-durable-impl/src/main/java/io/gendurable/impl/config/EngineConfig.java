@@ -1,54 +1,64 @@
 package io.gendurable.impl.config;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.StringJoiner;
+
+import static io.gendurable.impl.config.ConfigKeys.AWAIT_TICK;
+import static io.gendurable.impl.config.ConfigKeys.DRAIN_TIMEOUT;
+import static io.gendurable.impl.config.ConfigKeys.FLUSHER_MAX_BATCH;
+import static io.gendurable.impl.config.ConfigKeys.FLUSHER_MAX_DELAY;
+import static io.gendurable.impl.config.ConfigKeys.FLUSHER_PARALLELISM;
+import static io.gendurable.impl.config.ConfigKeys.FLUSHER_QUEUES;
+import static io.gendurable.impl.config.ConfigKeys.GC_BATCH;
+import static io.gendurable.impl.config.ConfigKeys.GC_ENABLED;
+import static io.gendurable.impl.config.ConfigKeys.GC_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.GC_RETENTION;
+import static io.gendurable.impl.config.ConfigKeys.HEARTBEAT_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.LEASE_TTL;
+import static io.gendurable.impl.config.ConfigKeys.MAX_POLL_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.MAX_VALUE_BYTES;
+import static io.gendurable.impl.config.ConfigKeys.MIGRATE_AT_START;
+import static io.gendurable.impl.config.ConfigKeys.MIN_DEMAND;
+import static io.gendurable.impl.config.ConfigKeys.NODE_ID;
+import static io.gendurable.impl.config.ConfigKeys.POKE;
+import static io.gendurable.impl.config.ConfigKeys.POKE_WINDOW;
+import static io.gendurable.impl.config.ConfigKeys.POLL_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.PREFETCH;
+import static io.gendurable.impl.config.ConfigKeys.QUEUES;
+import static io.gendurable.impl.config.ConfigKeys.REAPER_BATCH;
+import static io.gendurable.impl.config.ConfigKeys.REAPER_ENABLED;
+import static io.gendurable.impl.config.ConfigKeys.REAPER_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.SCHEMA;
 
 /**
- * The engine's effective configuration, validated. Build it with {@link ConfigReader} from
- * {@code gendurable.*} keys, or directly in tests through {@link #defaults()} and the withers.
+ * The engine's effective configuration, validated: one small record per part of the engine, each
+ * checking its own keys (as declared in {@link ConfigKeys}) and the rules between them; this record
+ * checks the rules across parts (every queue has a flusher, {@code min-demand} fits every queue).
+ * Read it with {@link ConfigReader} from {@code gendurable.*} keys, or build it with
+ * {@link #builder()} (the catalogue's defaults) or {@link #toBuilder()} (a tweak of this one).
  *
- * @param nodeId            this node's identity, part of every worker id (start-up reclaim)
- * @param queues            queue name → concurrency (steps in flight at once on this node)
- * @param leaseTtl          how long a claim is trusted without a heartbeat
- * @param heartbeatInterval how often claims are extended
- * @param pollInterval      the base idle poll
- * @param maxPollInterval   the idle backoff ceiling
- * @param prefetch          rows each queue buffers beyond its running slots
- * @param minDemand         skip picking unless at least this many slots are free
- * @param drainTimeout      how long a stopping queue waits for in-flight steps
- * @param reaper            the reaper's settings
- * @param gc                the GC's settings
- * @param flushers          the group-commit flushers; each queue goes to the first that matches
- * @param schema            the database schema of the engine's tables
- * @param migrateAtStart    whether Flyway runs at start-up
- * @param poke              how inserts and wakes reach the schedulers: local, or postgres (every node)
- * @param pokeWindow        with postgres pokes, the shortest time between two notifications of a node: the
- *                          first poke after a quiet window goes out at once, later ones wait for the window
- *                          to end and go out together; zero sends each poke on its own
- * @param awaitTick         how often the await bridge probes rows committed by other nodes
- * @param limits            the rate limits and concurrency gates
- * @param maxValueBytes     the largest JSON value (state, result, signal payload) accepted, in UTF-8 bytes
+ * @param node     this node's identity and queues
+ * @param lease    how long a claim is trusted and how often it is extended
+ * @param poll     how each queue polls and claims
+ * @param drain    how a stopping node waits for its work
+ * @param reaper   the reaper's settings
+ * @param gc       the GC's settings
+ * @param flushers the group-commit flushers; each queue goes to the first that matches
+ * @param schema   the engine's tables and their migration
+ * @param poke     how inserts and wakes reach the schedulers
+ * @param await    the await bridge's settings
+ * @param values   the bounds on JSON values
+ * @param limits   the rate limits and concurrency gates
  */
-public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration leaseTtl, Duration heartbeatInterval,
-                           Duration pollInterval, Duration maxPollInterval, int prefetch, int minDemand,
-                           Duration drainTimeout, ReaperConfig reaper, GcConfig gc, List<FlusherConfig> flushers,
-                           String schema, boolean migrateAtStart, PokeTransport poke, Duration pokeWindow, Duration awaitTick,
-                           LimitsConfig limits, int maxValueBytes) {
-
-    /** The default of {@code gendurable.max-value-bytes}: 1 MiB. */
-    public static final int DEFAULT_MAX_VALUE_BYTES = 1 << 20;
-
-    /** The largest {@code gendurable.max-value-bytes}: 64 MiB (a jsonb value stops at 255 MiB, a claim batch far earlier). */
-    public static final int MAX_VALUE_BYTES_CEILING = 64 << 20;
-
-    /** The default of {@code gendurable.poke.window} (see docs/performance.md for the measurements behind it). */
-    public static final Duration DEFAULT_POKE_WINDOW = Duration.ofMillis(50);
-
-    /** The longest {@code gendurable.poke.window}: beyond it, pokes would lag the default poll. */
-    public static final Duration MAX_POKE_WINDOW = Duration.ofSeconds(1);
+public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, DrainConfig drain, ReaperConfig reaper,
+                           GcConfig gc, List<FlusherConfig> flushers, SchemaConfig schema, PokeConfig poke,
+                           AwaitConfig await, ValuesConfig values, LimitsConfig limits) {
 
     /** How inserts and engine-driven wakes announce runnable work. */
     public enum PokeTransport {
@@ -58,27 +68,76 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
         POSTGRES
     }
 
+    /**
+     * This node. @param id its identity, part of every worker id (start-up reclaim)
+     * @param queues queue name → concurrency (steps in flight at once on this node), in order
+     */
+    public record NodeConfig(String id, Map<String, Integer> queues) {
+        /** Validates both keys. */
+        public NodeConfig {
+            NODE_ID.check(id);
+            queues = Collections.unmodifiableMap(new LinkedHashMap<>(QUEUES.check(queues)));
+        }
+    }
+
+    /**
+     * Leases. @param ttl how long a claim is trusted without a heartbeat
+     * @param heartbeatInterval how often claims are extended; shorter than {@code ttl}
+     */
+    public record LeaseConfig(Duration ttl, Duration heartbeatInterval) {
+        /** Validates both keys, and the heartbeat against the lease. */
+        public LeaseConfig {
+            LEASE_TTL.check(ttl);
+            HEARTBEAT_INTERVAL.check(heartbeatInterval);
+            if (heartbeatInterval.compareTo(ttl) >= 0) {
+                throw HEARTBEAT_INTERVAL.reject("", heartbeatInterval,
+                        "a duration shorter than " + LEASE_TTL.key() + " (" + ttl + "); keep it under a third of it");
+            }
+        }
+    }
+
+    /**
+     * Polling and claiming. @param interval the base idle poll @param maxInterval the idle backoff ceiling
+     * @param prefetch rows each queue buffers beyond its running slots
+     * @param minDemand skip picking unless at least this many slots are free
+     */
+    public record PollConfig(Duration interval, Duration maxInterval, int prefetch, int minDemand) {
+        /** Validates the keys, and the ceiling against the base poll. */
+        public PollConfig {
+            POLL_INTERVAL.check(interval);
+            MAX_POLL_INTERVAL.check(maxInterval);
+            if (maxInterval.compareTo(interval) < 0) {
+                throw MAX_POLL_INTERVAL.reject("", maxInterval, "a duration of at least " + POLL_INTERVAL.key() + " (" + interval + ")");
+            }
+            PREFETCH.check(prefetch);
+            MIN_DEMAND.check(minDemand);
+        }
+    }
+
+    /** Stopping. @param timeout how long a stopping queue waits for in-flight steps (and each flusher for its last outcomes) */
+    public record DrainConfig(Duration timeout) {
+        /** Validates the key. */
+        public DrainConfig {
+            DRAIN_TIMEOUT.check(timeout);
+        }
+    }
+
     /** Reaper settings. @param enabled run it on this node @param interval between sweeps @param batch rows per statement */
     public record ReaperConfig(boolean enabled, Duration interval, int batch) {
+        /** Validates the keys. */
         public ReaperConfig {
-            positive("gendurable.reaper.interval", interval);
-            if (batch < 1) {
-                throw new ConfigException("gendurable.reaper.batch", String.valueOf(batch), "an integer of 1 or more");
-            }
+            REAPER_INTERVAL.check(interval);
+            REAPER_BATCH.check(batch);
         }
     }
 
     /** GC settings. @param enabled run it here @param interval between sweeps @param retention kept after termination @param batch rows per sweep */
     public record GcConfig(boolean enabled, Duration interval, Duration retention, int batch) {
+        /** Validates the keys. */
         public GcConfig {
-            positive("gendurable.gc.interval", interval);
-            Objects.requireNonNull(retention, "retention");
-            if (retention.isNegative()) {
-                throw new ConfigException("gendurable.gc.retention", retention.toString(), "a duration of zero or more");
-            }
-            if (batch < 1) {
-                throw new ConfigException("gendurable.gc.batch", String.valueOf(batch), "an integer of 1 or more");
-            }
+            GC_INTERVAL.check(interval);
+            GC_RETENTION.check(retention);
+            GC_BATCH.check(batch);
         }
     }
 
@@ -89,29 +148,24 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
      *                    while one commits start the next instead of waiting for it)
      */
     public record FlusherConfig(List<String> queues, int maxBatch, Duration maxDelay, int parallelism) {
-        /** The default number of concurrent flush transactions per flusher. */
-        public static final int DEFAULT_PARALLELISM = 2;
-
         /** A flusher with the default parallelism. */
         public FlusherConfig(List<String> queues, int maxBatch, Duration maxDelay) {
-            this(queues, maxBatch, maxDelay, DEFAULT_PARALLELISM);
+            this(queues, maxBatch, maxDelay, FLUSHER_PARALLELISM.defaultValue());
         }
 
+        /** Validates the keys (named {@code gendurable.flushers[].…}: a flusher does not know its index). */
         public FlusherConfig {
             queues = List.copyOf(queues);
-            if (queues.isEmpty()) {
-                throw new ConfigException("gendurable.flushers[].queues", "", "a comma-separated list of queues, or *");
-            }
-            if (maxBatch < 1) {
-                throw new ConfigException("gendurable.flushers[].max-batch", String.valueOf(maxBatch), "an integer of 1 or more");
-            }
-            Objects.requireNonNull(maxDelay, "maxDelay");
-            if (maxDelay.isNegative()) {
-                throw new ConfigException("gendurable.flushers[].max-delay", maxDelay.toString(), "a duration of zero or more");
-            }
-            if (parallelism < 1 || parallelism > 16) {
-                throw new ConfigException("gendurable.flushers[].parallelism", String.valueOf(parallelism), "an integer from 1 to 16");
-            }
+            FLUSHER_QUEUES.check(queues);
+            FLUSHER_MAX_BATCH.check(maxBatch);
+            FLUSHER_MAX_DELAY.check(maxDelay);
+            FLUSHER_PARALLELISM.check(parallelism);
+        }
+
+        /** @return the default flusher: every queue, with the catalogue's defaults */
+        public static FlusherConfig defaults() {
+            return new FlusherConfig(FLUSHER_QUEUES.defaultValue(), FLUSHER_MAX_BATCH.defaultValue(),
+                    FLUSHER_MAX_DELAY.defaultValue(), FLUSHER_PARALLELISM.defaultValue());
         }
 
         /** @param queue a queue @return whether this flusher serves it */
@@ -120,92 +174,92 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
         }
     }
 
-    /** Validates every field; messages name the key. */
-    public EngineConfig {
-        if (nodeId == null || nodeId.isBlank() || nodeId.length() > 100) {
-            throw new ConfigException("gendurable.node-id", String.valueOf(nodeId), "a non-blank name of at most 100 characters");
-        }
-        queues = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(queues));
-        queues.forEach((q, c) -> {
-            if (q.isBlank()) {
-                throw new ConfigException("gendurable.queues", "", "name:concurrency pairs with non-blank names");
-            }
-            if (c < 1) {
-                throw new ConfigException("gendurable.queues", q + ":" + c, "a concurrency of 1 or more per queue");
-            }
-        });
-        positive("gendurable.lease-ttl", leaseTtl);
-        positive("gendurable.heartbeat-interval", heartbeatInterval);
-        positive("gendurable.poll-interval", pollInterval);
-        positive("gendurable.max-poll-interval", maxPollInterval);
-        if (heartbeatInterval.compareTo(leaseTtl) >= 0) {
-            throw new ConfigException("gendurable.heartbeat-interval", heartbeatInterval.toString(),
-                    "a duration shorter than gendurable.lease-ttl (" + leaseTtl + "); keep it under a third of it");
-        }
-        if (maxPollInterval.compareTo(pollInterval) < 0) {
-            throw new ConfigException("gendurable.max-poll-interval", maxPollInterval.toString(),
-                    "a duration of at least gendurable.poll-interval (" + pollInterval + ")");
-        }
-        if (prefetch < 0) {
-            throw new ConfigException("gendurable.prefetch", String.valueOf(prefetch), "an integer of 0 or more");
-        }
-        if (minDemand < 1) {
-            throw new ConfigException("gendurable.min-demand", String.valueOf(minDemand), "an integer of 1 or more");
-        }
-        for (var e : queues.entrySet()) {
-            if (minDemand > e.getValue() + prefetch) {
-                throw new ConfigException("gendurable.min-demand", String.valueOf(minDemand),
-                        "at most the smallest queue's concurrency plus prefetch (queue " + e.getKey() + ": "
-                                + (e.getValue() + prefetch) + "), or that queue would never pick");
-            }
-        }
-        Objects.requireNonNull(drainTimeout, "drainTimeout");
-        if (drainTimeout.isNegative()) {
-            throw new ConfigException("gendurable.drain-timeout", drainTimeout.toString(), "a duration of zero or more");
-        }
-        Objects.requireNonNull(reaper, "reaper");
-        Objects.requireNonNull(gc, "gc");
-        flushers = List.copyOf(flushers);
-        if (flushers.isEmpty()) {
-            throw new ConfigException("gendurable.flushers", "", "at least one flusher (the default serves every queue)");
-        }
-        for (String q : queues.keySet()) {
-            if (flushers.stream().noneMatch(f -> f.serves(q))) {
-                throw new ConfigException("gendurable.flushers", "queue " + q,
-                        "a flusher for every queue: add it to a flusher's queues, or use *");
-            }
-        }
-        new io.gendurable.impl.db.SchemaName(schema);
-        Objects.requireNonNull(poke, "poke");
-        if (pokeWindow == null || pokeWindow.isNegative() || pokeWindow.compareTo(MAX_POKE_WINDOW) > 0) {
-            throw new ConfigException("gendurable.poke.window", String.valueOf(pokeWindow),
-                    "a duration from 0 to " + MAX_POKE_WINDOW + " (default " + DEFAULT_POKE_WINDOW + ")");
-        }
-        Objects.requireNonNull(limits, "limits");
-        positive("gendurable.await.tick", awaitTick);
-        if (maxValueBytes < 1024 || maxValueBytes > MAX_VALUE_BYTES_CEILING) {
-            throw new ConfigException("gendurable.max-value-bytes", String.valueOf(maxValueBytes),
-                    "an integer from 1024 to " + MAX_VALUE_BYTES_CEILING + " (bytes; default " + DEFAULT_MAX_VALUE_BYTES + ")");
+    /** The engine's tables. @param name their PostgreSQL schema @param migrateAtStart whether Flyway runs at start-up */
+    public record SchemaConfig(String name, boolean migrateAtStart) {
+        /** Validates the schema name (an IllegalArgumentException naming {@code gendurable.schema}). */
+        public SchemaConfig {
+            SCHEMA.check(name);
         }
     }
 
-    static void positive(String key, Duration d) {
-        // At least 1 ms: the loops schedule in milliseconds, where less is 0 (a hot poll, or a
-        // fixed delay the executor refuses at start-up, after the migration already ran).
-        if (d == null || d.toMillis() < 1) {
-            throw new ConfigException(key, String.valueOf(d), "a positive duration of at least 1 ms");
+    /**
+     * Pokes. @param transport local, or postgres (every node)
+     * @param window with postgres pokes, the shortest time between two notifications of a node: the
+     *               first poke after a quiet window goes out at once, later ones wait for the window
+     *               to end and go out together; zero sends each poke on its own
+     */
+    public record PokeConfig(PokeTransport transport, Duration window) {
+        /** Validates both keys. */
+        public PokeConfig {
+            POKE.check(transport);
+            POKE_WINDOW.check(window);
+        }
+    }
+
+    /** The await bridge. @param tick how often it probes rows committed by other nodes */
+    public record AwaitConfig(Duration tick) {
+        /** Validates the key. */
+        public AwaitConfig {
+            AWAIT_TICK.check(tick);
+        }
+    }
+
+    /** JSON values. @param maxBytes the largest value (state, result, signal payload) accepted, in UTF-8 bytes */
+    public record ValuesConfig(int maxBytes) {
+        /** Validates the key. */
+        public ValuesConfig {
+            MAX_VALUE_BYTES.check(maxBytes);
+        }
+    }
+
+    /** Requires every part; validates the rules across parts; messages name the key. */
+    public EngineConfig {
+        Objects.requireNonNull(node, "node");
+        Objects.requireNonNull(lease, "lease");
+        Objects.requireNonNull(poll, "poll");
+        Objects.requireNonNull(drain, "drain");
+        Objects.requireNonNull(reaper, "reaper");
+        Objects.requireNonNull(gc, "gc");
+        Objects.requireNonNull(schema, "schema");
+        Objects.requireNonNull(poke, "poke");
+        Objects.requireNonNull(await, "await");
+        Objects.requireNonNull(values, "values");
+        Objects.requireNonNull(limits, "limits");
+        for (var e : node.queues().entrySet()) {
+            if (poll.minDemand() > e.getValue() + poll.prefetch()) {
+                throw MIN_DEMAND.reject("", poll.minDemand(),
+                        "at most the smallest queue's concurrency plus prefetch (queue " + e.getKey() + ": "
+                                + (e.getValue() + poll.prefetch()) + "), or that queue would never pick");
+            }
+        }
+        flushers = List.copyOf(flushers);
+        if (flushers.isEmpty()) {
+            throw new ConfigException(ConfigKey.PREFIX + ConfigKeys.FLUSHERS.path(""), "",
+                    "at least one flusher (the default serves every queue)");
+        }
+        for (String q : node.queues().keySet()) {
+            if (flushers.stream().noneMatch(f -> f.serves(q))) {
+                throw new ConfigException(ConfigKey.PREFIX + ConfigKeys.FLUSHERS.path(""), "queue " + q,
+                        "a flusher for every queue: add it to a flusher's queues, or use *");
+            }
         }
     }
 
     /** @return the defaults: queue {@code default} with 10 slots, leases of 60 s, … (see docs/configuration.md) */
     public static EngineConfig defaults() {
-        return new EngineConfig(ConfigReader.defaultNodeId(), Map.of("default", 10), Duration.ofSeconds(60),
-                Duration.ofSeconds(20), Duration.ofSeconds(1), Duration.ofSeconds(5), 0, 1, Duration.ofSeconds(5),
-                new ReaperConfig(true, Duration.ofSeconds(30), 1000),
-                new GcConfig(true, Duration.ofSeconds(60), Duration.ofDays(1), 10_000),
-                List.of(new FlusherConfig(List.of("*"), 100, Duration.ofMillis(10))), "gendurable", true,
-                PokeTransport.LOCAL, DEFAULT_POKE_WINDOW, Duration.ofMillis(25), LimitsConfig.none(),
-                DEFAULT_MAX_VALUE_BYTES);
+        return builder().build();
+    }
+
+    /** @return a builder holding the catalogue's defaults */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return a builder holding this configuration, to change a few keys */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        ConfigKeys.engineKeys().forEach(k -> b.copy(k, this));
+        return b.flushers(flushers).limits(limits);
     }
 
     /** @return the flusher serving {@code queue} (the first that matches) */
@@ -214,35 +268,168 @@ public record EngineConfig(String nodeId, Map<String, Integer> queues, Duration 
                 .orElseThrow(() -> new IllegalStateException("no flusher serves queue " + queue));
     }
 
-    public EngineConfig withNodeId(String v) { return new EngineConfig(v, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withQueues(Map<String, Integer> v) { return new EngineConfig(nodeId, v, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withLease(Duration ttl, Duration heartbeat) { return new EngineConfig(nodeId, queues, ttl, heartbeat, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withPoll(Duration poll, Duration maxPoll) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, poll, maxPoll, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withPrefetch(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, v, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withMinDemand(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, v, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withDrainTimeout(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, v, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withReaper(ReaperConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, v, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withGc(GcConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, v, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withFlushers(List<FlusherConfig> v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, v, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withSchema(String v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, v, migrateAtStart, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withMigrateAtStart(boolean v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, v, poke, pokeWindow, awaitTick, limits, maxValueBytes); }
-
-    public EngineConfig withPokeTransport(PokeTransport v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, v, pokeWindow, awaitTick, limits, maxValueBytes); }
-    /** @param v the coalescing window of postgres pokes ({@code gendurable.poke.window}) @return a copy with it */
-    public EngineConfig withPokeWindow(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, v, awaitTick, limits, maxValueBytes); }
-    public EngineConfig withAwaitTick(Duration v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, v, limits, maxValueBytes); }
-
-    public EngineConfig withMaxValueBytes(int v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, limits, v); }
-    public EngineConfig withLimits(LimitsConfig v) { return new EngineConfig(nodeId, queues, leaseTtl, heartbeatInterval, pollInterval, maxPollInterval, prefetch, minDemand, drainTimeout, reaper, gc, flushers, schema, migrateAtStart, poke, pokeWindow, awaitTick, v, maxValueBytes); }
-
-    /** @return the effective configuration as one log line (no secrets: none are held here) */
+    /**
+     * @return the effective configuration as one log line, {@code key=value} for every key the
+     * engine holds, in the catalogue's order (no secrets: none are held here)
+     */
     public String describe() {
-        return "node-id=" + nodeId + " queues=" + queues + " lease-ttl=" + leaseTtl + " heartbeat-interval="
-                + heartbeatInterval + " poll-interval=" + pollInterval + " max-poll-interval=" + maxPollInterval
-                + " prefetch=" + prefetch + " min-demand=" + minDemand + " drain-timeout=" + drainTimeout
-                + " reaper=" + reaper + " gc=" + gc + " flushers=" + flushers + " schema=" + schema
-                + " migrate-at-start=" + migrateAtStart + " poke=" + poke.name().toLowerCase(java.util.Locale.ROOT)
-                + " poke.window=" + pokeWindow + " await.tick=" + awaitTick + " rate-limits=" + limits.rateLimits().values()
-                + " concurrency-limits=" + limits.concurrencyLimits().values() + " max-value-bytes=" + maxValueBytes;
+        StringJoiner line = new StringJoiner(" ");
+        ConfigKeys.engineKeys().forEach(k -> line.add(describe(k, "", this)));
+        for (int i = 0; i < flushers.size(); i++) {
+            describeMembers(line, ConfigKeys.FLUSHERS, String.valueOf(i), flushers.get(i));
+        }
+        limits.rateLimits().forEach((name, r) -> describeMembers(line, ConfigKeys.RATE_LIMITS, name, r));
+        limits.concurrencyLimits().forEach((name, g) -> describeMembers(line, ConfigKeys.CONCURRENCY_LIMITS, name, g));
+        return line.toString();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <O> void describeMembers(StringJoiner line, ConfigKey.Family family, String member, O owner) {
+        ConfigKeys.members(family).forEach(k -> line.add(describe((ConfigKey<O, ?>) k, member, owner)));
+    }
+
+    private static <O, T> String describe(ConfigKey<O, T> key, String member, O owner) {
+        return key.key(member).substring(ConfigKey.PREFIX.length()) + "=" + key.format(key.get(owner));
+    }
+
+    /**
+     * Builds an {@link EngineConfig}: starts from the catalogue's defaults (or a configuration's
+     * values), takes any key, and validates everything once, in {@link #build()}.
+     */
+    public static final class Builder {
+        private final Map<ConfigKey<EngineConfig, ?>, Object> values = new HashMap<>();
+        private List<FlusherConfig> flushers = List.of(FlusherConfig.defaults());
+        private LimitsConfig limits = LimitsConfig.none();
+
+        private Builder() {
+            ConfigKeys.engineKeys().forEach(k -> values.put(k, k.defaultValue()));
+        }
+
+        /**
+         * @param key   a key {@link EngineConfig} holds
+         * @param value its value (validated by {@link #build()})
+         * @param <T>   the value's type
+         * @return this
+         */
+        public <T> Builder set(ConfigKey<EngineConfig, T> key, T value) {
+            values.put(key, value);
+            return this;
+        }
+
+        private <T> void copy(ConfigKey<EngineConfig, T> key, EngineConfig from) {
+            set(key, key.get(from));
+        }
+
+        @SuppressWarnings("unchecked")
+        private <T> T get(ConfigKey<EngineConfig, T> key) {
+            return (T) values.get(key);
+        }
+
+        /** @param v {@code gendurable.node-id} @return this */
+        public Builder nodeId(String v) {
+            return set(NODE_ID, v);
+        }
+
+        /** @param v {@code gendurable.queues}: queue → concurrency, in order @return this */
+        public Builder queues(Map<String, Integer> v) {
+            return set(QUEUES, v);
+        }
+
+        /** @param ttl {@code gendurable.lease-ttl} @param heartbeat {@code gendurable.heartbeat-interval} @return this */
+        public Builder lease(Duration ttl, Duration heartbeat) {
+            return set(LEASE_TTL, ttl).set(HEARTBEAT_INTERVAL, heartbeat);
+        }
+
+        /** @param poll {@code gendurable.poll-interval} @param maxPoll {@code gendurable.max-poll-interval} @return this */
+        public Builder poll(Duration poll, Duration maxPoll) {
+            return set(POLL_INTERVAL, poll).set(MAX_POLL_INTERVAL, maxPoll);
+        }
+
+        /** @param v {@code gendurable.prefetch} @return this */
+        public Builder prefetch(int v) {
+            return set(PREFETCH, v);
+        }
+
+        /** @param v {@code gendurable.min-demand} @return this */
+        public Builder minDemand(int v) {
+            return set(MIN_DEMAND, v);
+        }
+
+        /** @param v {@code gendurable.drain-timeout} @return this */
+        public Builder drainTimeout(Duration v) {
+            return set(DRAIN_TIMEOUT, v);
+        }
+
+        /** @param v the {@code gendurable.reaper.*} keys @return this */
+        public Builder reaper(ReaperConfig v) {
+            return set(REAPER_ENABLED, v.enabled()).set(REAPER_INTERVAL, v.interval()).set(REAPER_BATCH, v.batch());
+        }
+
+        /** @param v the {@code gendurable.gc.*} keys @return this */
+        public Builder gc(GcConfig v) {
+            return set(GC_ENABLED, v.enabled()).set(GC_INTERVAL, v.interval()).set(GC_RETENTION, v.retention())
+                    .set(GC_BATCH, v.batch());
+        }
+
+        /** @param v the flushers, {@code gendurable.flushers[i].*} @return this */
+        public Builder flushers(List<FlusherConfig> v) {
+            this.flushers = Objects.requireNonNull(v, "flushers");
+            return this;
+        }
+
+        /** @param v {@code gendurable.schema} @return this */
+        public Builder schema(String v) {
+            return set(SCHEMA, v);
+        }
+
+        /** @param v {@code gendurable.migrate-at-start} @return this */
+        public Builder migrateAtStart(boolean v) {
+            return set(MIGRATE_AT_START, v);
+        }
+
+        /** @param v {@code gendurable.poke} @return this */
+        public Builder poke(PokeTransport v) {
+            return set(POKE, v);
+        }
+
+        /** @param v {@code gendurable.poke.window} @return this */
+        public Builder pokeWindow(Duration v) {
+            return set(POKE_WINDOW, v);
+        }
+
+        /** @param v {@code gendurable.await.tick} @return this */
+        public Builder awaitTick(Duration v) {
+            return set(AWAIT_TICK, v);
+        }
+
+        /** @param v {@code gendurable.max-value-bytes} @return this */
+        public Builder maxValueBytes(int v) {
+            return set(MAX_VALUE_BYTES, v);
+        }
+
+        /** @param v the rate limits and gates, {@code gendurable.rate-limits.*} and {@code gendurable.concurrency-limits.*} @return this */
+        public Builder limits(LimitsConfig v) {
+            this.limits = Objects.requireNonNull(v, "limits");
+            return this;
+        }
+
+        /**
+         * @return the configuration
+         * @throws ConfigException naming the first invalid key (the schema: an IllegalArgumentException naming it)
+         */
+        public EngineConfig build() {
+            return new EngineConfig(new NodeConfig(get(NODE_ID), get(QUEUES)),
+                    new LeaseConfig(get(LEASE_TTL), get(HEARTBEAT_INTERVAL)),
+                    new PollConfig(get(POLL_INTERVAL), get(MAX_POLL_INTERVAL), get(PREFETCH), get(MIN_DEMAND)),
+                    new DrainConfig(get(DRAIN_TIMEOUT)),
+                    new ReaperConfig(get(REAPER_ENABLED), get(REAPER_INTERVAL), get(REAPER_BATCH)),
+                    new GcConfig(get(GC_ENABLED), get(GC_INTERVAL), get(GC_RETENTION), get(GC_BATCH)),
+                    flushers,
+                    new SchemaConfig(get(SCHEMA), get(MIGRATE_AT_START)),
+                    new PokeConfig(get(POKE), get(POKE_WINDOW)),
+                    new AwaitConfig(get(AWAIT_TICK)),
+                    new ValuesConfig(get(MAX_VALUE_BYTES)),
+                    limits);
+        }
     }
 }

@@ -22,20 +22,14 @@ public record LimitsConfig(Map<String, RateLimit> rateLimits, Map<String, Gate> 
      * split into {@code shards} counters that concurrent pickers lock independently.
      */
     public record RateLimit(String name, double allowed, Duration period, double burst, int shards) {
+        /** Validates the name and the keys (declared in {@link ConfigKeys}), and the shards against the burst. */
         public RateLimit {
-            requireName("gendurable.rate-limits." + name, name);
-            String k = "gendurable.rate-limits." + name + ".";
-            if (!(allowed > 0)) {
-                throw new ConfigException(k + "allowed", String.valueOf(allowed), "a positive number of starts per period");
-            }
-            if (period == null || period.toMillis() < 1) {
-                throw new ConfigException(k + "period", String.valueOf(period), "a duration of at least 1 ms");
-            }
-            if (!(burst >= 1)) {
-                throw new ConfigException(k + "burst", String.valueOf(burst), "a number of 1 or more (default: allowed, at least 1)");
-            }
+            requireName(ConfigKeys.RATE_LIMITS, name);
+            ConfigKeys.RATE_ALLOWED.check(name, allowed);
+            ConfigKeys.RATE_PERIOD.check(name, period);
+            ConfigKeys.RATE_BURST.check(name, burst);
             if (shards < 1 || shards > burst) {
-                throw new ConfigException(k + "shards", String.valueOf(shards), "an integer from 1 to burst (" + burst + ")");
+                throw ConfigKeys.RATE_SHARDS.reject(name, shards, "an integer from 1 to burst (" + burst + ")");
             }
         }
 
@@ -47,14 +41,12 @@ public record LimitsConfig(Map<String, RateLimit> rateLimits, Map<String, Gate> 
 
     /** A gate: at most {@code limit} executing per key, counted in {@code shards} counters. */
     public record Gate(String name, int limit, int shards) {
+        /** Validates the name and the keys (declared in {@link ConfigKeys}), and the shards against the limit. */
         public Gate {
-            requireName("gendurable.concurrency-limits." + name, name);
-            String k = "gendurable.concurrency-limits." + name + ".";
-            if (limit < 1) {
-                throw new ConfigException(k + "limit", String.valueOf(limit), "an integer of 1 or more");
-            }
+            requireName(ConfigKeys.CONCURRENCY_LIMITS, name);
+            ConfigKeys.GATE_LIMIT.check(name, limit);
             if (shards < 1 || shards > limit) {
-                throw new ConfigException(k + "shards", String.valueOf(shards), "an integer from 1 to limit (" + limit + ")");
+                throw ConfigKeys.GATE_SHARDS.reject(name, shards, "an integer from 1 to limit (" + limit + ")");
             }
         }
 
@@ -96,9 +88,10 @@ public record LimitsConfig(Map<String, RateLimit> rateLimits, Map<String, Gate> 
         return rateLimits.isEmpty() && concurrencyLimits.isEmpty();
     }
 
-    private static void requireName(String key, String name) {
+    private static void requireName(ConfigKey.Family family, String name) {
         if (name == null || !NAME.matcher(name).matches()) {
-            throw new ConfigException(key, String.valueOf(name), "a name of letters, digits, '_' or '-' (no '.' and no ':')");
+            throw new ConfigException(ConfigKey.PREFIX + family.path(String.valueOf(name)), String.valueOf(name),
+                    "a name of letters, digits, '_' or '-' (no '.' and no ':')");
         }
     }
 }

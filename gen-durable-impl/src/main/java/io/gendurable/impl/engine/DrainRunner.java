@@ -105,11 +105,11 @@ public final class DrainRunner {
         this.events = events;
         this.engineStarted = engineStarted;
         OutcomeEncoder encoder = new OutcomeEncoder(json, instanceRows);
-        this.runner = new StepRunner(registry, json, encoder, clock, metrics, config.nodeId(), new Recording());
-        runner.inline(new InlineContinuation(config.limits(), limiter, db, inboxSql, encoder, clock), config.leaseTtl());
+        this.runner = new StepRunner(registry, json, encoder, clock, metrics, config.node().id(), new Recording());
+        runner.inline(new InlineContinuation(config.limits(), limiter, db, inboxSql, encoder, clock), config.lease().ttl());
         // No timer: each submit writes its outcome in the caller's thread before returning.
         this.flusher = new Flusher(new EngineConfig.FlusherConfig(List.of("*"), 1, Duration.ZERO), db,
-                new FlushSql(schema), null, clock, metrics, afterCommit, events, config.leaseTtl());
+                new FlushSql(schema), null, clock, metrics, afterCommit, events, config.lease().ttl());
     }
 
     /**
@@ -132,7 +132,7 @@ public final class DrainRunner {
         if (demand < 1 || maxSteps < 1) {
             throw new IllegalArgumentException("demand and maxSteps must be 1 or more, got " + demand + " and " + maxSteps);
         }
-        String worker = workers.computeIfAbsent(queue, q -> config.nodeId() + ":" + q + "@drain-"
+        String worker = workers.computeIfAbsent(queue, q -> config.node().id() + ":" + q + "@drain-"
                 + UUID.randomUUID().toString().substring(0, 8));
         Picker picker = pickers.computeIfAbsent(queue, q -> new Picker(q, worker, config, db, claimSql, leaseSql,
                 inboxSql, childrenSql, limiter, clock, metrics));
@@ -168,7 +168,7 @@ public final class DrainRunner {
 
     /** @return the queues this engine serves: its configured queues and every registered FSM's default queue */
     public Set<String> servedQueues() {
-        Set<String> queues = new LinkedHashSet<>(config.queues().keySet());
+        Set<String> queues = new LinkedHashSet<>(config.node().queues().keySet());
         registry.all().forEach(d -> queues.add(d.queue()));
         return queues;
     }

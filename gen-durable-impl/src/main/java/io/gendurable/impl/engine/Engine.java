@@ -116,43 +116,43 @@ public final class Engine implements GenDurable, AutoCloseable {
         ExecutorService steps = Objects.requireNonNull(b.steps, "steps");
         InstantSource clock = b.clock == null ? InstantSource.system() : b.clock;
         this.json = b.json == null ? new Json() : b.json;
-        this.schema = new SchemaName(config.schema());
+        this.schema = new SchemaName(config.schema().name());
         this.db = new Db(EnginePersistence.create(dataSource, schema));
-        this.postgresPoke = config.poke() == EngineConfig.PokeTransport.POSTGRES
-                ? new PostgresPoke(dataSource, schema.name(), config.pokeWindow(), localPoke::poke, this::pokeAllLocal, timer, steps, metrics)
+        this.postgresPoke = config.poke().transport() == EngineConfig.PokeTransport.POSTGRES
+                ? new PostgresPoke(dataSource, schema.name(), config.poke().window(), localPoke::poke, this::pokeAllLocal, timer, steps, metrics)
                 : null;
         Poke remote = postgresPoke != null ? postgresPoke : b.poke;
         Poke poke = remote == null ? localPoke : q -> {
             localPoke.poke(q);
             remote.poke(q);
         };
-        ValueSize valueSize = new ValueSize(config.maxValueBytes());
+        ValueSize valueSize = new ValueSize(config.values().maxBytes());
         InstanceRows instanceRows = new InstanceRows(registry, json, config.limits(), valueSize);
         CallerTransactions callerTx = b.callerTransactions == null ? CallerTransactions.NONE : b.callerTransactions;
         this.events = b.events == null ? EngineEvents.NONE : b.events;
         this.inserter = new Inserter(instanceRows, db, new InsertSql(schema), poke, clock, callerTx);
         OutcomeEncoder encoder = new OutcomeEncoder(json, instanceRows);
-        StepRunner runner = new StepRunner(registry, json, encoder, clock, metrics, config.nodeId(), events);
+        StepRunner runner = new StepRunner(registry, json, encoder, clock, metrics, config.node().id(), events);
         ClaimSql claimSql = new ClaimSql(schema);
         LeaseSql leaseSql = new LeaseSql(schema);
         FlushSql flushSql = new FlushSql(schema);
         Map<EngineConfig.FlusherConfig, Flusher> byConfig = new IdentityHashMap<>();
         Flusher.AfterCommit afterCommit = (committed, flushed) -> afterCommit(committed, flushed, poke);
         for (EngineConfig.FlusherConfig fc : config.flushers()) {
-            Flusher f = new Flusher(fc, db, flushSql, timer, clock, metrics, afterCommit, events, config.leaseTtl());
+            Flusher f = new Flusher(fc, db, flushSql, timer, clock, metrics, afterCommit, events, config.lease().ttl());
             byConfig.put(fc, f);
             flushers.add(f);
         }
         this.limiter = new PostgresLimiter(config.limits(), db, new BucketSql(schema), clock, metrics);
         this.limitsSeeder = new LimitsSeeder(config.limits(), db, new BucketSql(schema));
         InboxSql inboxSql = new InboxSql(schema);
-        runner.inline(new InlineContinuation(config.limits(), limiter, db, inboxSql, encoder, clock), config.leaseTtl());
+        runner.inline(new InlineContinuation(config.limits(), limiter, db, inboxSql, encoder, clock), config.lease().ttl());
         ChildrenSql childrenSql = new ChildrenSql(schema);
-        config.queues().forEach((queue, concurrency) -> schedulers.add(new Scheduler(queue, concurrency, config, db,
+        config.node().queues().forEach((queue, concurrency) -> schedulers.add(new Scheduler(queue, concurrency, config, db,
                 claimSql, leaseSql, inboxSql, childrenSql, limiter, events, runner, byConfig.get(config.flusherFor(queue)), timer, steps, clock, metrics)));
         AwaitSql awaitSql = new AwaitSql(schema);
         this.reaper = new Reaper(config.reaper(), db, leaseSql, poke, timer, clock, metrics);
-        this.awaitWatcher = new AwaitWatcher(awaiters, db, awaitSql, timer, config.awaitTick(), metrics);
+        this.awaitWatcher = new AwaitWatcher(awaiters, db, awaitSql, timer, config.await().tick(), metrics);
         this.awaitBridge = new AwaitBridge(awaiters, this::find);
         this.signaller = new Signaller(json, db, new SignalSql(schema), poke, clock, metrics, callerTx, valueSize);
         this.gc = new Gc(config.gc(), db, new GcSql(schema),
@@ -224,7 +224,7 @@ public final class Engine implements GenDurable, AutoCloseable {
                 throw new IllegalStateException("a stopped engine cannot start again; build a new one");
             }
             LOG.log(Level.INFO, "gen-durable starting: " + config.describe() + " fsms=" + registry.describe());
-            if (config.migrateAtStart()) {
+            if (config.schema().migrateAtStart()) {
                 int applied = Migrations.migrate(dataSource, schema);
                 LOG.log(Level.INFO, "gen-durable schema " + schema.name() + ": " + applied + " migrations applied");
             }
@@ -249,7 +249,7 @@ public final class Engine implements GenDurable, AutoCloseable {
             if (postgresPoke != null) {
                 postgresPoke.stop();
             }
-            long deadline = System.nanoTime() + config.drainTimeout().toNanos();
+            long deadline = System.nanoTime() + config.drain().timeout().toNanos();
             for (Scheduler s : schedulers) {
                 localPoke.unregister(s);
                 s.beginStop(deadline);
@@ -258,7 +258,7 @@ public final class Engine implements GenDurable, AutoCloseable {
                 s.finishStop(deadline);
             }
             for (Flusher f : flushers) {
-                f.stop(config.drainTimeout());
+                f.stop(config.drain().timeout());
             }
             awaitWatcher.stop();
             awaitBridge.close();  // callers answer Busy with their last snapshot, never a closed-factory error

@@ -101,7 +101,7 @@ class AdmissionCostTest {
     void up() {
         h = new EngineHarness("admcost");
         // Migrate the schema first, unrecorded: what follows is the engines' own work.
-        h.start("migrator", c -> c.withQueues(Map.of()), new Quick()).stop();
+        h.start("migrator", c -> c.queues(Map.of()), new Quick()).stop();
         statements = new AllStatements();
         counter = new StatementCounter();
         h.wrapDataSource(ds -> statements.wrap(counter.wrap(ds)));
@@ -115,7 +115,7 @@ class AdmissionCostTest {
     private List<Engine> runJobs(LimitsConfig limits, Quick fsm, InsertOptions options) {
         List<Engine> nodes = new ArrayList<>();
         for (int i = 1; i <= 2; i++) {
-            nodes.add(h.start("node" + i, c -> c.withQueues(Map.of("default", 8)).withLimits(limits), fsm));
+            nodes.add(h.start("node" + i, c -> c.queues(Map.of("default", 8)).limits(limits), fsm));
         }
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < JOBS; i++) {

@@ -195,7 +195,7 @@ class GateTest {
         Gated fsm = new Gated();
         List<Engine> nodes = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
-            nodes.add(h.start("node" + i, c -> c.withQueues(Map.of("default", 8)).withLimits(gate("api", LIMIT, shards)),
+            nodes.add(h.start("node" + i, c -> c.queues(Map.of("default", 8)).limits(gate("api", LIMIT, shards)),
                     fsm));
         }
         List<String> keys = List.of("api:tenant-1", "api:tenant-2", "api:tenant-3");
@@ -234,7 +234,7 @@ class GateTest {
     @Test
     void a_parked_instance_does_not_hold_its_slot_and_re_admits_through_the_gate_when_woken() throws Exception {
         Gated fsm = new Gated();
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 12)).withLimits(gate("api", LIMIT, 1)), fsm);
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 12)).limits(gate("api", LIMIT, 1)), fsm);
         List<Long> parked = new ArrayList<>();
         for (int i = 0; i < LIMIT; i++) {
             parked.add(e.insert(task("P" + i, "hold", "api:t", "park")).id());
@@ -274,7 +274,7 @@ class GateTest {
     @Test
     void a_dead_workers_leaked_slot_is_healed_by_the_reconciler_and_a_swept_key_reads_as_full() throws Exception {
         Gated fsm = new Gated();
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 8)).withLimits(gate("api", LIMIT, 1)), fsm);
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 8)).limits(gate("api", LIMIT, 1)), fsm);
         long live = e.insert(task("live", "hold", "api:t", "work")).id();
         assertThat(fsm.entered("live").await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(available("api:t")).isEqualTo(LIMIT - 1);
@@ -325,7 +325,7 @@ class GateTest {
     void a_gate_name_that_captures_keys_used_as_identities_is_legal_warned_and_turns_them_k_at_a_time() throws Exception {
         Gated fsm = new Gated();
         // A node without the gate runs order:42 as a one-at-a-time identity.
-        Engine ident = h.start("ident", c -> c.withQueues(Map.of("identities", 2)), fsm);
+        Engine ident = h.start("ident", c -> c.queues(Map.of("identities", 2)), fsm);
         ident.insert(new NewInstance(Gated.class.getName(), new Task("identity", "hold", 0),
                 InsertOptions.builder().queue("identities").step("work").concurrencyKey("order:42").build()));
         assertThat(fsm.entered("identity").await(10, TimeUnit.SECONDS)).isTrue();
@@ -351,7 +351,7 @@ class GateTest {
         log.addHandler(handler);
         Engine gated;
         try {
-            gated = h.start("gated", c -> c.withQueues(Map.of("default", 8)).withLimits(gate("order", 3, 1)), fsm);
+            gated = h.start("gated", c -> c.queues(Map.of("default", 8)).limits(gate("order", 3, 1)), fsm);
         } finally {
             log.removeHandler(handler);
         }
@@ -379,8 +379,8 @@ class GateTest {
     void prefetched_claims_hold_their_slots_and_a_drain_gives_them_back() throws Exception {
         Gated fsm = new Gated();
         // One running slot and four prefetched: a single fill claims and admits all five.
-        Engine a = h.start("a", c -> c.withQueues(Map.of("default", 1)).withPrefetch(4)
-                .withLimits(gate("api", LIMIT, 1)), fsm);
+        Engine a = h.start("a", c -> c.queues(Map.of("default", 1)).prefetch(4)
+                .limits(gate("api", LIMIT, 1)), fsm);
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < LIMIT; i++) {
             batch.add(task("t" + i, "hold", "api:t", "work"));
@@ -392,7 +392,7 @@ class GateTest {
                 .isEqualTo(LIMIT);
 
         // Another node cannot run a sixth: the buffered rows hold their slots.
-        Engine b = h.start("b", c -> c.withQueues(Map.of("default", 8)).withLimits(gate("api", LIMIT, 1)), fsm);
+        Engine b = h.start("b", c -> c.queues(Map.of("default", 8)).limits(gate("api", LIMIT, 1)), fsm);
         b.insert(task("sixth", "hold", "api:t", "work"));
         neverStartsWithin(fsm, Set.of("sixth"), Duration.ofMillis(700));
 
@@ -445,7 +445,7 @@ class GateTest {
     @Test
     void after_a_shards_increase_the_reconciler_reshapes_the_key_backfills_shards_and_the_limit_holds() throws Exception {
         Gated fsm = new Gated();
-        Engine old = h.start("old", c -> c.withQueues(Map.of("old", 8)).withLimits(gate("api", 6, 1)), fsm);
+        Engine old = h.start("old", c -> c.queues(Map.of("old", 8)).limits(gate("api", 6, 1)), fsm);
         for (int i = 0; i < 4; i++) {
             old.insert(inQueue("old", "held" + i));
             assertThat(fsm.entered("held" + i).await(10, TimeUnit.SECONDS)).isTrue();
@@ -455,7 +455,7 @@ class GateTest {
 
         // A node restarted with shards = 3: shard 0 shrinks to its share of 2 (it holds 4), shards 1 and 2 appear;
         // the two holders over shard 0's share come off the new shards, so 6 - 4 = 2 slots remain in all.
-        Engine resharded = h.start("new", c -> c.withQueues(Map.of("default", 8)).withLimits(gate("api", 6, 3)), fsm);
+        Engine resharded = h.start("new", c -> c.queues(Map.of("default", 8)).limits(gate("api", 6, 3)), fsm);
         assertThat(resharded.gc().reconcileGates()).isEqualTo(1 + 2);
         assertThat(count("SELECT count(*) FROM gen_durable_buckets WHERE key = 'api:t' AND capacity = 2")).isEqualTo(3);
         assertThat(available("api:t")).isEqualTo(2);
@@ -474,7 +474,7 @@ class GateTest {
     @Test
     void after_a_shards_decrease_holders_of_retired_shards_still_count_against_the_limit() throws Exception {
         Gated fsm = new Gated();
-        Engine old = h.start("old", c -> c.withQueues(Map.of("old", 8)).withLimits(gate("api", 6, 3)), fsm);
+        Engine old = h.start("old", c -> c.queues(Map.of("old", 8)).limits(gate("api", 6, 3)), fsm);
         for (int i = 0; i < 6; i++) {
             old.insert(inQueue("old", "held" + i));
         }
@@ -488,7 +488,7 @@ class GateTest {
         awaitCreditsOf(3);
 
         // A node restarted with shards = 1: shard 0 takes the whole limit, minus every holder, wherever it drew.
-        Engine resharded = h.start("new", c -> c.withQueues(Map.of("default", 16)).withLimits(gate("api", 6, 1)), fsm);
+        Engine resharded = h.start("new", c -> c.queues(Map.of("default", 16)).limits(gate("api", 6, 1)), fsm);
         resharded.gc().reconcileGates();
         assertThat(count("SELECT capacity::bigint FROM gen_durable_buckets WHERE key = 'api:t' AND shard = 0"))
                 .isEqualTo(6);
@@ -514,7 +514,7 @@ class GateTest {
         LimitsConfig limits = new LimitsConfig(
                 Map.of("mail", new LimitsConfig.RateLimit("mail", 1, Duration.ofHours(1), 3, 1)),
                 Map.of("stripe", new LimitsConfig.Gate("stripe", 2, 1)));
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 8)).withLimits(limits), fsm);
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 8)).limits(limits), fsm);
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             batch.add(new NewInstance(Gated.class.getName(), new Task("m" + i, "sleep", 150),
@@ -544,7 +544,7 @@ class GateTest {
         CreditValve valve = new CreditValve();
         h.wrapDataSource(valve::wrap);
         Gated fsm = new Gated();
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 8)).withLimits(gate("api", limit, 1)), fsm);
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 8)).limits(gate("api", limit, 1)), fsm);
         for (int i = 0; i < limit - 1; i++) {
             e.insert(task("W" + i, "hold", "api:t", "work"));
             assertThat(fsm.entered("W" + i).await(10, TimeUnit.SECONDS)).isTrue();

@@ -123,8 +123,8 @@ class RateLimitTest {
         Counted fsm = new Counted();
         List<Engine> nodes = new ArrayList<>();
         for (int i = 1; i <= 2; i++) {
-            nodes.add(h.start("node" + i, c -> c.withQueues(Map.of("default", 16))
-                    .withLimits(rate(allowed, Duration.ofSeconds(1), burst, 1)), fsm));
+            nodes.add(h.start("node" + i, c -> c.queues(Map.of("default", 16))
+                    .limits(rate(allowed, Duration.ofSeconds(1), burst, 1)), fsm));
         }
         // Both steps draw from "api": the first through the insert, the second through Next.rateLimit.
         List<NewInstance> batch = new ArrayList<>();
@@ -158,7 +158,7 @@ class RateLimitTest {
     @Test
     void a_weight_takes_that_many_tokens_whether_set_at_insert_or_on_the_transition() {
         Counted fsm = new Counted();
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 16)).withLimits(burstOnly(20, 1)), fsm);
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 16)).limits(burstOnly(20, 1)), fsm);
         // Three starts of weight 5 take 15 of the 20 tokens.
         List<NewInstance> heavy = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -193,8 +193,8 @@ class RateLimitTest {
         Counted fsm = new Counted();
         List<Engine> nodes = new ArrayList<>();
         for (int i = 1; i <= 4; i++) {
-            nodes.add(h.start("node" + i, c -> c.withQueues(Map.of("q1", 12, "q2", 12))
-                    .withLimits(burstOnly(burst, shards)), fsm));
+            nodes.add(h.start("node" + i, c -> c.queues(Map.of("q1", 12, "q2", 12))
+                    .limits(burstOnly(burst, shards)), fsm));
         }
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < 600; i++) {
@@ -225,7 +225,7 @@ class RateLimitTest {
     @Test
     void each_partition_of_a_limit_has_its_own_bucket() {
         Counted fsm = new Counted();
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 16)).withLimits(burstOnly(5, 1)), fsm);
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 16)).limits(burstOnly(5, 1)), fsm);
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             batch.add(job("t1", "done", "api:t1", 1));
@@ -246,7 +246,7 @@ class RateLimitTest {
     @Test
     void an_unknown_limit_stalls_its_row_counts_it_and_holds_no_one_else_back() {
         Counted fsm = new Counted();
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 8)).withLimits(burstOnly(10, 1)), fsm);
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 8)).limits(burstOnly(10, 1)), fsm);
         long stalled = e.insert(job("nope", "done", "nope", 1)).id();
         e.insertAll(List.of(job("free", "done", null, 1), job("known", "done", "api", 1)));
         await().atMost(Duration.ofSeconds(10)).until(() -> fsm.starts("free/first") == 1 && fsm.starts("known/first") == 1);
@@ -261,7 +261,7 @@ class RateLimitTest {
     void the_gc_sweeps_a_refilled_idle_key_and_an_unconfigured_one_and_a_swept_key_comes_back_full() {
         MutableClock clock = new MutableClock();
         Counted fsm = new Counted();
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 64)).withLimits(rate(50, Duration.ofSeconds(1), 50, 1)),
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 64)).limits(rate(50, Duration.ofSeconds(1), 50, 1)),
                 clock, fsm);
         long id = e.insert(job("one", "done", "api", 1)).id();
         await().atMost(Duration.ofSeconds(10)).until(() -> e.find(id).orElseThrow().status() == Status.DONE);

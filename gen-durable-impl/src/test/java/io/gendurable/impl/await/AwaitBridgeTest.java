@@ -67,7 +67,7 @@ class AwaitBridgeTest {
     @Test
     void a_same_node_result_reaches_the_waiter_within_milliseconds_of_its_commit() throws Exception {
         Gated fsm = new Gated();
-        Engine e = h.start("n1", c -> c.withAwaitTick(Duration.ofSeconds(30)), fsm);  // no help from probes
+        Engine e = h.start("n1", c -> c.awaitTick(Duration.ofSeconds(30)), fsm);  // no help from probes
         long id = e.insert(Gated.class, new Req(0)).id();
         CompletableFuture<AwaitResult> waiting = CompletableFuture.supplyAsync(() -> e.await(id, Duration.ofSeconds(20)));
         await().atMost(Duration.ofSeconds(5)).until(() -> e.metrics().picked.sum() >= 1);
@@ -85,7 +85,7 @@ class AwaitBridgeTest {
     @Test
     void a_result_committed_by_another_node_arrives_within_a_few_ticks() throws Exception {
         Gated fsm = new Gated();
-        Engine web = h.start("web", c -> c.withQueues(Map.of()).withAwaitTick(Duration.ofMillis(25)), fsm);
+        Engine web = h.start("web", c -> c.queues(Map.of()).awaitTick(Duration.ofMillis(25)), fsm);
         Engine worker = h.start("worker", c -> c, fsm);
         long id = web.insert(Gated.class, new Req(0)).id();
         await().atMost(Duration.ofSeconds(5)).until(() -> worker.metrics().picked.sum() >= 1);
@@ -143,7 +143,7 @@ class AwaitBridgeTest {
     @Test
     void a_thousand_concurrent_waiters_cost_one_probe_query_per_tick() throws Exception {
         Gated fsm = new Gated();
-        Engine web = h.start("web", c -> c.withQueues(Map.of()).withAwaitTick(Duration.ofMillis(50)), fsm);
+        Engine web = h.start("web", c -> c.queues(Map.of()).awaitTick(Duration.ofMillis(50)), fsm);
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
             ids.add(web.insert(Gated.class, new Req(0)).id());
@@ -180,7 +180,7 @@ class AwaitBridgeTest {
     @Test
     void a_caller_awaiting_a_running_instance_while_the_engine_stops_gets_busy_with_its_last_snapshot() throws Exception {
         Gated fsm = new Gated();
-        Engine e = h.start("n1", c -> c.withDrainTimeout(Duration.ofMillis(300)), fsm);
+        Engine e = h.start("n1", c -> c.drainTimeout(Duration.ofMillis(300)), fsm);
         try {
             long id = e.insert(Gated.class, new Req(0)).id();
             await().atMost(Duration.ofSeconds(5)).until(() -> e.find(id).orElseThrow().status() == Status.EXECUTING);
@@ -227,7 +227,7 @@ class AwaitBridgeTest {
 
     @Test
     void bad_arguments_are_rejected_at_the_call() {
-        Engine e = h.start("n1", c -> c.withQueues(Map.of()), new Gated());
+        Engine e = h.start("n1", c -> c.queues(Map.of()), new Gated());
         assertThatThrownBy(() -> e.await(1, Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("timeout");
         assertThatThrownBy(() -> e.await(1, null)).isInstanceOf(NullPointerException.class);

@@ -69,10 +69,10 @@ public final class PokeWindowBench {
         Stamp.STARTED.clear();
         Duration slow = Duration.ofSeconds(60);
         try (EngineHarness h = new EngineHarness("pokebench")) {
-            Engine a = h.start("A", c -> c.withPokeTransport(EngineConfig.PokeTransport.POSTGRES).withPokeWindow(window)
-                    .withPoll(slow, slow).withQueues(Map.of()), new Stamp());
-            Engine b = h.start("B", c -> c.withPokeTransport(EngineConfig.PokeTransport.POSTGRES).withPokeWindow(window)
-                    .withPoll(slow, slow), new Stamp());
+            Engine a = h.start("A", c -> c.poke(EngineConfig.PokeTransport.POSTGRES).pokeWindow(window)
+                    .poll(slow, slow).queues(Map.of()), new Stamp());
+            Engine b = h.start("B", c -> c.poke(EngineConfig.PokeTransport.POSTGRES).pokeWindow(window)
+                    .poll(slow, slow), new Stamp());
             while (b.pokeListenerPid() <= 0 || b.metrics().picks.sum() < 1) {
                 Thread.sleep(10);
             }

@@ -27,7 +27,7 @@ class MicroProfileSettingsTest {
 
         EngineSettings s = MicroProfileSettings.read(c);
 
-        assertThat(s.config().queues()).containsEntry("default", 7);  // the environment still overrides
+        assertThat(s.config().node().queues()).containsEntry("default", 7);  // the environment still overrides
         assertThat(s.config().limits().rateLimits()).containsKey("psp");
     }
 

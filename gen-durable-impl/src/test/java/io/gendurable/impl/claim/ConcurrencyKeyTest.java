@@ -141,7 +141,7 @@ class ConcurrencyKeyTest {
         Keyed fsm = new Keyed();
         List<Engine> nodes = new ArrayList<>();
         for (int i = 1; i <= 4; i++) {
-            nodes.add(h.start("node" + i, c -> c.withQueues(Map.of("default", 16)), fsm));
+            nodes.add(h.start("node" + i, c -> c.queues(Map.of("default", 16)), fsm));
         }
         List<NewInstance> batch = new ArrayList<>(INSTANCES);
         for (int i = 0; i < INSTANCES; i++) {
@@ -172,7 +172,7 @@ class ConcurrencyKeyTest {
     @Test
     void instances_without_a_key_never_serialize() throws Exception {
         Scripted fsm = new Scripted();
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 12)), fsm);
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 12)), fsm);
         for (int i = 0; i < 12; i++) {
             e.insert(Scripted.class, new Script("free-" + i, "done"), InsertOptions.builder().step("hold").build());
         }
@@ -191,7 +191,7 @@ class ConcurrencyKeyTest {
     @Test
     void the_key_persists_across_steps_and_the_next_step_waits_while_a_sibling_holds_it() throws Exception {
         Scripted fsm = new Scripted();
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 4)), fsm);
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 4)), fsm);
         long a = e.insert(Scripted.class, new Script("A", "keep"), key("account:1")).id();
         assertThat(fsm.entered("A").await(10, TimeUnit.SECONDS)).isTrue();
         long b = e.insert(Scripted.class, new Script("B", "done"), key("account:1")).id();
@@ -218,7 +218,7 @@ class ConcurrencyKeyTest {
     @Test
     void releasing_the_key_lets_a_sibling_run_while_the_instance_continues_keyless() throws Exception {
         Scripted fsm = new Scripted();
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 4)), fsm);
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 4)), fsm);
         fsm.release("A");
         long a = e.insert(Scripted.class, new Script("A", "release"), key("account:1")).id();
         assertThat(fsm.entered("A/after").await(10, TimeUnit.SECONDS)).isTrue();
@@ -239,7 +239,7 @@ class ConcurrencyKeyTest {
     @Test
     void switching_the_key_frees_the_old_one_and_excludes_on_the_new_one() throws Exception {
         Scripted fsm = new Scripted();
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 4)), fsm);
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 4)), fsm);
         fsm.release("A");
         long a = e.insert(Scripted.class, new Script("A", "switch:other:1"), key("account:1")).id();
         assertThat(fsm.entered("A/after").await(10, TimeUnit.SECONDS)).isTrue();

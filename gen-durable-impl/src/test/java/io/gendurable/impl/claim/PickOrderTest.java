@@ -66,8 +66,8 @@ class PickOrderTest {
         }
     }
 
-    private static EngineConfig oneAtATime(EngineConfig c, String queue) {
-        return c.withQueues(Map.of(queue, 1)).withPrefetch(0).withMinDemand(1);
+    private static EngineConfig.Builder oneAtATime(EngineConfig.Builder c, String queue) {
+        return c.queues(Map.of(queue, 1)).prefetch(0).minDemand(1);
     }
 
     @Test
@@ -75,7 +75,7 @@ class PickOrderTest {
         h = new EngineHarness("pick_order");
         Recorder recorder = new Recorder(InstantSource.system());
         // An insert-only node migrates the schema and inserts while no worker runs.
-        Engine inserter = h.start("inserter", c -> c.withQueues(Map.of()), recorder);
+        Engine inserter = h.start("inserter", c -> c.queues(Map.of()), recorder);
         Instant base = Instant.now().truncatedTo(ChronoUnit.MILLIS).minus(Duration.ofHours(1));
         List<Planned> plan = new ArrayList<>();
         Random random = new Random(42);

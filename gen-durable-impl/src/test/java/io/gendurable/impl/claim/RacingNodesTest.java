@@ -61,7 +61,7 @@ class RacingNodesTest {
         FiveSteps fsm = new FiveSteps();
         List<Engine> nodes = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
-            nodes.add(h.start("node" + i, c -> c.withQueues(Map.of("default", 16)).withPrefetch(16), fsm));
+            nodes.add(h.start("node" + i, c -> c.queues(Map.of("default", 16)).prefetch(16), fsm));
         }
         List<NewInstance> batch = new ArrayList<>(INSTANCES);
         for (int i = 0; i < INSTANCES; i++) {

@@ -3,10 +3,8 @@ package io.gendurable.impl.config;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -17,9 +15,11 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The configuration reference (docs/configuration.md, section "Keys") and ConfigReader agree:
- * every key the code accepts has a row, every row names a key the code accepts, and a key set
- * to the default its row documents reads as the defaults.
+ * The configuration reference (docs/configuration.md, section "Keys") and the catalogue
+ * ({@link ConfigKeys}) agree: every key the catalogue declares has a row, every row names a key
+ * the catalogue declares, each row's Meaning starts with the key's documentation line, each
+ * literal default of a row is the key's default, and a key set to the default its row documents
+ * reads as the defaults.
  */
 class ConfigReferenceTest {
 
@@ -29,8 +29,11 @@ class ConfigReferenceTest {
     /** A row whose Default cell starts with a literal: {@code | `gendurable.x` | `PT60S` …|}. */
     private static final Pattern DEFAULT_CELL =
             Pattern.compile("(?m)^\\|\\s*`gendurable\\.([^`]+)`\\s*\\|\\s*`([^`]+)`[^|]*\\|");
-    /** A family of keys in ConfigReader: {@code family\.(…)\.(a|b|c)}, with its fixed alternatives. */
-    private static final Pattern ALTERNATIVES = Pattern.compile("\\((\\w+(?:\\|[\\w-]+)+)\\)$");
+    /** A whole row: key, default, accepted, meaning. */
+    private static final Pattern FULL_ROW =
+            Pattern.compile("(?m)^\\|\\s*`gendurable\\.([^`]+)`\\s*\\|[^|]*\\|[^|]*\\|(.*)\\|\\s*$");
+    /** A Markdown link, {@code [text](target)}. */
+    private static final Pattern LINK = Pattern.compile("\\[([^\\]]+)]\\([^)]+\\)");
 
     @Test
     void everyKeyTheCodeReadsHasARowInTheReferenceTable() throws Exception {
@@ -40,7 +43,7 @@ class ConfigReferenceTest {
 
     @Test
     void everyRowOfTheReferenceTableNamesAKeyTheCodeReads() throws Exception {
-        assertThat(codeKeys()).as("keys ConfigReader accepts, as the docs write them")
+        assertThat(codeKeys()).as("keys of the catalogue, as the docs write them")
                 .containsAll(documentedKeys());
     }
 
@@ -48,16 +51,39 @@ class ConfigReferenceTest {
     void theTemplatesOfTheDocsAreAcceptedKeysOnceFilledIn() throws Exception {
         for (String template : documentedKeys()) {
             String key = template.replace("[i]", "[0]").replace("<name>", "psp");
-            boolean accepted = ConfigReader.KEYS.contains(key)
-                    || families().stream().anyMatch(p -> p.matcher(key).matches());
-            assertThat(accepted).as("gendurable." + key + " is accepted by ConfigReader").isTrue();
+            assertThat(ConfigKeys.isKnown(key)).as("gendurable." + key + " is accepted by ConfigReader").isTrue();
         }
+    }
+
+    @Test
+    void everyRowsMeaningStartsWithTheDocumentationLineOfItsKey() throws IOException {
+        Map<String, String> meanings = new TreeMap<>();
+        Matcher m = FULL_ROW.matcher(keysSection());
+        while (m.find()) {
+            meanings.put(m.group(1), LINK.matcher(m.group(2).trim()).replaceAll("$1"));
+        }
+        for (ConfigKey<?, ?> key : ConfigKeys.all()) {
+            assertThat(meanings.get(key.name())).as("the Meaning of gendurable." + key.name())
+                    .startsWith(key.doc());
+        }
+    }
+
+    @Test
+    void everyLiteralDefaultOfTheReferenceTableIsTheDefaultOfItsKey() throws IOException {
+        Map<String, String> documented = documentedDefaults(true);
+        for (ConfigKey<?, ?> key : ConfigKeys.all()) {
+            if (documented.containsKey(key.name())) {
+                assertThat(key.parse("0", documented.get(key.name()))).as("the default of gendurable." + key.name())
+                        .isEqualTo(key.defaultValue());
+            }
+        }
+        assertThat(documented).as("rows whose default is one literal value").hasSizeGreaterThanOrEqualTo(25);
     }
 
     @Test
     void settingAKeyToItsDocumentedDefaultChangesNothing() throws IOException {
         EngineConfig defaults = ConfigReader.of(Map.of()).read();
-        Map<String, String> documented = documentedDefaults();
+        Map<String, String> documented = documentedDefaults(false);
         assertThat(documented).as("rows whose default is one literal value").hasSizeGreaterThanOrEqualTo(20);
         for (Map.Entry<String, String> e : documented.entrySet()) {
             String key = "gendurable." + e.getKey().replace("[i]", "[0]");
@@ -67,12 +93,16 @@ class ConfigReferenceTest {
         }
     }
 
-    /** Key to default, for the rows whose Default cell starts with one literal value in backticks. */
-    private static Map<String, String> documentedDefaults() throws IOException {
+    /**
+     * Key to default, for the rows whose Default cell starts with one literal value in backticks.
+     *
+     * @param withNamed whether to include the rows of rate limits and gates (setting one alone declares a limit)
+     */
+    private static Map<String, String> documentedDefaults(boolean withNamed) throws IOException {
         Map<String, String> defaults = new TreeMap<>();
         Matcher m = DEFAULT_CELL.matcher(keysSection());
         while (m.find()) {
-            if (!m.group(1).contains("<name>")) {
+            if (withNamed || !m.group(1).contains("<name>")) {
                 defaults.put(m.group(1), m.group(2));
             }
         }
@@ -98,36 +128,10 @@ class ConfigReferenceTest {
         return text.substring(start, end < 0 ? text.length() : end);
     }
 
-    /** ConfigReader.KEYS plus each key family expanded the way the docs write it. */
-    private static Set<String> codeKeys() throws Exception {
-        Set<String> keys = new TreeSet<>(ConfigReader.KEYS);
-        for (Pattern family : families()) {
-            String regex = family.pattern();
-            Matcher alt = ALTERNATIVES.matcher(regex);
-            assertThat(alt.find()).as("a family of keys ends with its alternatives: " + regex).isTrue();
-            String head = regex.substring(0, alt.start())
-                    .replace("\\[(\\d+)]", "[i]")
-                    .replace("([^.]+)", "<name>")
-                    .replace("\\.", ".");
-            assertThat(head).as("a family ConfigReferenceTest knows how to write: " + regex).doesNotContain("(", "\\");
-            for (String suffix : alt.group(1).split("\\|")) {
-                keys.add(head + suffix);
-            }
-        }
+    /** Every key of the catalogue, as the docs write it ({@code flushers[i].max-batch}, {@code rate-limits.<name>.allowed}). */
+    private static Set<String> codeKeys() {
+        Set<String> keys = new TreeSet<>();
+        ConfigKeys.all().forEach(k -> keys.add(k.name()));
         return keys;
-    }
-
-    /** The patterns of ConfigReader that accept families of keys (flushers[i].…, rate-limits.<name>.…, …). */
-    private static List<Pattern> families() throws IllegalAccessException {
-        List<Pattern> patterns = new java.util.ArrayList<>();
-        for (Field f : ConfigReader.class.getDeclaredFields()) {
-            if (f.getType() == Pattern.class && java.lang.reflect.Modifier.isStatic(f.getModifiers())
-                    && f.getName().endsWith("_KEY")) {
-                f.setAccessible(true);
-                patterns.add((Pattern) f.get(null));
-            }
-        }
-        assertThat(patterns).as("ConfigReader's key families").hasSizeGreaterThanOrEqualTo(3);
-        return patterns;
     }
 }

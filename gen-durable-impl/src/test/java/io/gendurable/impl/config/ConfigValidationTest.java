@@ -146,29 +146,24 @@ class ConfigValidationTest {
         queues.put("default", 10);
         queues.put("checkout", 5);
         queues.put("bulk.jobs", 1);
-        assertThat(c.queues()).containsExactlyEntriesOf(queues);
-        assertThat(c.nodeId()).isEqualTo("node-7");
-        assertThat(c.leaseTtl()).isEqualTo(Duration.ofMinutes(1));
-        assertThat(c.heartbeatInterval()).isEqualTo(Duration.ofSeconds(15));
-        assertThat(c.pollInterval()).isEqualTo(Duration.ofMillis(250));
-        assertThat(c.maxPollInterval()).isEqualTo(Duration.ofSeconds(2));
-        assertThat(c.prefetch()).isEqualTo(3);
-        assertThat(c.minDemand()).isEqualTo(2);
-        assertThat(c.drainTimeout()).isEqualTo(Duration.ZERO);
+        assertThat(c.node().queues()).containsExactlyEntriesOf(queues);
+        assertThat(c.node().id()).isEqualTo("node-7");
+        assertThat(c.lease()).isEqualTo(new EngineConfig.LeaseConfig(Duration.ofMinutes(1), Duration.ofSeconds(15)));
+        assertThat(c.poll()).isEqualTo(new EngineConfig.PollConfig(Duration.ofMillis(250), Duration.ofSeconds(2), 3, 2));
+        assertThat(c.drain().timeout()).isEqualTo(Duration.ZERO);
         assertThat(c.reaper().enabled()).isFalse();
         assertThat(c.reaper().interval()).isEqualTo(Duration.ofDays(1));
         assertThat(c.gc().retention()).isEqualTo(Duration.ofHours(72));
         assertThat(c.gc()).isEqualTo(new EngineConfig.GcConfig(true, EngineConfig.defaults().gc().interval(),
                 Duration.ofHours(72), EngineConfig.defaults().gc().batch()));
-        assertThat(c.schema()).isEqualTo("jobs");
-        assertThat(c.migrateAtStart()).isFalse();
+        assertThat(c.schema()).isEqualTo(new EngineConfig.SchemaConfig("jobs", false));
         assertThat(c.flushers()).isEqualTo(EngineConfig.defaults().flushers());
     }
 
     @Test
     void no_keys_give_the_defaults_and_flusher_keys_route_queues_to_their_flusher() {
         EngineConfig defaults = EngineConfig.defaults();
-        assertThat(read().withNodeId("x")).isEqualTo(defaults.withNodeId("x"));
+        assertThat(read().toBuilder().nodeId("x").build()).isEqualTo(defaults.toBuilder().nodeId("x").build());
 
         EngineConfig c = read("gendurable.queues", "default:4,checkout:2",
                 "gendurable.flushers[0].queues", "checkout", "gendurable.flushers[0].max-batch", "500",
@@ -178,7 +173,7 @@ class ConfigValidationTest {
         assertThat(c.flusherFor("checkout")).isEqualTo(new EngineConfig.FlusherConfig(List.of("checkout"), 500,
                 Duration.ofMillis(5)));
         assertThat(c.flusherFor("default").queues()).containsExactly("*");
-        assertThat(read("gendurable.queues", "none").queues()).isEmpty();
+        assertThat(read("gendurable.queues", "none").node().queues()).isEmpty();
     }
 
     @ParameterizedTest
@@ -198,10 +193,10 @@ class ConfigValidationTest {
 
     @Test
     void the_poke_window_is_read_may_be_zero_and_defaults_to_fifty_milliseconds() {
-        assertThat(EngineConfig.defaults().pokeWindow()).isEqualTo(Duration.ofMillis(50));
-        assertThat(read("gendurable.poke.window", "PT0.1S").pokeWindow()).isEqualTo(Duration.ofMillis(100));
-        assertThat(read("gendurable.poke.window", "0").pokeWindow()).isZero();
-        assertThat(read("gendurable.poke.window", "PT1S").pokeWindow()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(EngineConfig.defaults().poke().window()).isEqualTo(Duration.ofMillis(50));
+        assertThat(read("gendurable.poke.window", "PT0.1S").poke().window()).isEqualTo(Duration.ofMillis(100));
+        assertThat(read("gendurable.poke.window", "0").poke().window()).isZero();
+        assertThat(read("gendurable.poke.window", "PT1S").poke().window()).isEqualTo(Duration.ofSeconds(1));
     }
 
     @ParameterizedTest
@@ -254,8 +249,8 @@ class ConfigValidationTest {
 
     @Test
     void max_value_bytes_is_read_and_defaults_to_one_mebibyte() {
-        assertThat(read().maxValueBytes()).isEqualTo(1 << 20).isEqualTo(EngineConfig.DEFAULT_MAX_VALUE_BYTES);
-        assertThat(read("gendurable.max-value-bytes", "4096").maxValueBytes()).isEqualTo(4096);
+        assertThat(read().values().maxBytes()).isEqualTo(1 << 20).isEqualTo(ConfigKeys.MAX_VALUE_BYTES.defaultValue());
+        assertThat(read("gendurable.max-value-bytes", "4096").values().maxBytes()).isEqualTo(4096);
         assertThat(read().describe()).contains("max-value-bytes=1048576");
     }
 }

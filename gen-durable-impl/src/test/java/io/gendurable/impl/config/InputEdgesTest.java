@@ -35,8 +35,8 @@ class InputEdgesTest {
     void poke_and_await_tick_are_read_and_validated() {
         EngineConfig c = ConfigReader.of(java.util.Map.of("gendurable.poke", "Postgres", "gendurable.await.tick", "50"))
                 .read();
-        assertThat(c.poke()).isEqualTo(EngineConfig.PokeTransport.POSTGRES);
-        assertThat(c.awaitTick()).isEqualTo(Duration.ofMillis(50));
+        assertThat(c.poke().transport()).isEqualTo(EngineConfig.PokeTransport.POSTGRES);
+        assertThat(c.await().tick()).isEqualTo(Duration.ofMillis(50));
         assertThatThrownBy(() -> ConfigReader.of(java.util.Map.of("gendurable.poke", "redis")).read())
                 .isInstanceOf(ConfigException.class).hasMessageContaining("gendurable.poke").hasMessageContaining("local or postgres");
     }

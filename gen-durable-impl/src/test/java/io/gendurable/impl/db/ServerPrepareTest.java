@@ -62,14 +62,14 @@ class ServerPrepareTest {
     @Test
     void the_claim_and_the_flush_run_as_server_side_prepared_statements() {
         int n = 2000;
-        Engine web = h.start("web", c -> c.withQueues(Map.of()), new TwoSteps());
+        Engine web = h.start("web", c -> c.queues(Map.of()), new TwoSteps());
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             batch.add(NewInstance.of(TwoSteps.class, new Item(i)));
         }
         web.insertAll(batch);
         h.wrapDataSource(this::watch);
-        Engine e = h.start("worker", c -> c.withQueues(Map.of("default", 16)).withPrefetch(16), new TwoSteps());
+        Engine e = h.start("worker", c -> c.queues(Map.of("default", 16)).prefetch(16), new TwoSteps());
         await().atMost(Duration.ofSeconds(60)).until(() ->
                 h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'") == n);
         e.stop();

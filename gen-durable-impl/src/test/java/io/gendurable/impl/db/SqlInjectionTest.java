@@ -89,7 +89,7 @@ class SqlInjectionTest {
     @BeforeEach
     void up() {
         h = new EngineHarness("sqlinjection");
-        engine = h.start("node'; DROP TABLE gen_durable; --%_", c -> c.withLimits(new LimitsConfig(
+        engine = h.start("node'; DROP TABLE gen_durable; --%_", c -> c.limits(new LimitsConfig(
                 Map.of("psp", new LimitsConfig.RateLimit("psp", 1000, Duration.ofSeconds(1), 1000, 1)), Map.of())),
                 new Nasty());
     }
@@ -203,7 +203,7 @@ class SqlInjectionTest {
     @ValueSource(strings = {"public; DROP TABLE x", "gendurable--", "Gendurable", "a-b", "\"quoted\"", "1abc", "ünï",
             "x'", "", "s_123456789_123456789_123456789_123456789_123456789_123456789_1234"})
     void a_schema_name_that_is_not_a_plain_lower_case_identifier_is_refused_naming_gendurable_schema(String schema) {
-        assertThatThrownBy(() -> EngineConfig.defaults().withSchema(schema))
+        assertThatThrownBy(() -> EngineConfig.builder().schema(schema).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("gendurable.schema").hasMessageContaining("[a-z_][a-z0-9_]{0,62}");
         assertThatThrownBy(() -> ConfigReader.of(Map.of("gendurable.schema", schema.isEmpty() ? "-" : schema)).read())

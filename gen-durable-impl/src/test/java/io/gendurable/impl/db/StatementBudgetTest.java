@@ -53,13 +53,13 @@ class StatementBudgetTest {
     @Test
     void picks_and_flushes_cost_a_bounded_number_of_statements_whatever_the_batch_size() {
         int n = 3000;
-        Engine web = h.start("web", c -> c.withQueues(Map.of()), new TwoSteps());
+        Engine web = h.start("web", c -> c.queues(Map.of()), new TwoSteps());
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             batch.add(NewInstance.of(TwoSteps.class, new Item(i)));
         }
         web.insertAll(batch);
-        Engine e = h.start("worker", c -> c.withQueues(Map.of("default", 64)).withPrefetch(64), new TwoSteps());
+        Engine e = h.start("worker", c -> c.queues(Map.of("default", 64)).prefetch(64), new TwoSteps());
         await().atMost(Duration.ofSeconds(60)).until(() ->
                 h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'") == n);
 

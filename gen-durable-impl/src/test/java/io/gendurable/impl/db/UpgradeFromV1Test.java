@@ -85,9 +85,9 @@ class UpgradeFromV1Test {
                 """.formatted(fsm, job.formatted("runnable"), job.formatted("claimed"), job.formatted("parked"),
                 job.formatted("parent"), job.formatted("child 1"), job.formatted("child 2")));
 
-        Engine e = h.start("new-node", c -> c.withQueues(Map.of("default", 4))
-                .withReaper(new EngineConfig.ReaperConfig(true, Duration.ofMillis(200), 100))
-                .withLimits(new LimitsConfig(Map.of(), Map.of("api", new LimitsConfig.Gate("api", 2, 1)))),
+        Engine e = h.start("new-node", c -> c.queues(Map.of("default", 4))
+                .reaper(new EngineConfig.ReaperConfig(true, Duration.ofMillis(200), 100))
+                .limits(new LimitsConfig(Map.of(), Map.of("api", new LimitsConfig.Gate("api", 2, 1)))),
                 new Upgraded());
         assertThat(h.queryLong("SELECT max(version::int) FROM " + Migrations.HISTORY_TABLE)).isEqualTo(2);
         assertThat(h.queryLong("SELECT claim_token FROM gen_durable WHERE id = 2")).as("the old claim was fenced").isPositive();

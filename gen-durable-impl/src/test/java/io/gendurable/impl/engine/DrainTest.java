@@ -50,13 +50,13 @@ class DrainTest {
     @Test
     void stopping_releases_buffered_claims_at_once_and_waits_for_the_running_step_to_commit() throws Exception {
         Gate gate = new Gate();
-        Engine web = h.start("web", c -> c.withQueues(Map.of()), gate);
+        Engine web = h.start("web", c -> c.queues(Map.of()), gate);
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             ids.add(web.insert(Gate.class, new Item(i)).id());
         }
-        Engine worker = h.start("worker", c -> c.withQueues(Map.of("default", 1)).withPrefetch(5)
-                .withDrainTimeout(Duration.ofSeconds(20)), gate);
+        Engine worker = h.start("worker", c -> c.queues(Map.of("default", 1)).prefetch(5)
+                .drainTimeout(Duration.ofSeconds(20)), gate);
         assertThat(gate.entered.await(10, TimeUnit.SECONDS)).isTrue();
         await().atMost(Duration.ofSeconds(10)).until(() -> worker.schedulers().get(0).buffered() == 5);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'executing'")).isEqualTo(6);

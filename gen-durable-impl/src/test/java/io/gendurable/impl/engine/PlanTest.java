@@ -49,7 +49,7 @@ class PlanTest {
     @BeforeAll
     void load() {
         h = new EngineHarness("plan");
-        h.start("plan", c -> c.withQueues(Map.of()));   // migrates; runs nothing
+        h.start("plan", c -> c.queues(Map.of()));   // migrates; runs nothing
         schema = new SchemaName(h.schema());
         h.exec("""
                 -- the backlog of the claimed queue: three priorities, due over the last day

@@ -105,7 +105,7 @@ class ResourceBoundsTest {
         int n = 10_000;
         int dups = 100;
         Collector fsm = new Collector();
-        Engine e = h.start("signals", c -> c.withQueues(Map.of("default", 2)), fsm);
+        Engine e = h.start("signals", c -> c.queues(Map.of("default", 2)), fsm);
         long baseline = heapAfterGc();
         long id = e.insert(Collector.class, new Box(n)).id();
         assertThat(e.await(id, Duration.ofSeconds(20))).isInstanceOf(AwaitResult.Awaiting.class);
@@ -180,7 +180,7 @@ class ResourceBoundsTest {
     void one_megabyte_states_travel_through_many_transitions_intact_and_leave_no_heap_behind() throws Exception {
         int instances = 8;
         int size = 1_000_000;   // JSON just under the 1,048,576-character cap
-        Engine e = h.start("big", c -> c.withQueues(Map.of("default", 4)), new BigState());
+        Engine e = h.start("big", c -> c.queues(Map.of("default", 4)), new BigState());
         long baseline = heapAfterGc();
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < instances; i++) {
@@ -288,9 +288,9 @@ class ResourceBoundsTest {
         Chain chain = new Chain();
         Round round = new Round();
         Leaves leaves = new Leaves();
-        Engine e = h.start("chain", c -> c.withQueues(Map.of("default", 32)).withPrefetch(64).withMinDemand(16)
-                .withFlushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), 128, Duration.ofMillis(2))))
-                .withGc(new EngineConfig.GcConfig(true, Duration.ofMillis(250), retention, 10_000)),
+        Engine e = h.start("chain", c -> c.queues(Map.of("default", 32)).prefetch(64).minDemand(16)
+                .flushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), 128, Duration.ofMillis(2))))
+                .gc(new EngineConfig.GcConfig(true, Duration.ofMillis(250), retention, 10_000)),
                 chain, round, leaves);
         long baseline = heapAfterGc();
         long t0 = System.nanoTime();
@@ -350,7 +350,7 @@ class ResourceBoundsTest {
         int target = 1_000;
         int prefetch = 4;
         Serial fsm = new Serial();
-        Engine web = h.start("web", c -> c.withQueues(Map.of()), fsm);
+        Engine web = h.start("web", c -> c.queues(Map.of()), fsm);
         long t0 = System.nanoTime();
         for (int b = 0; b < backlog / 10_000; b++) {
             List<NewInstance> batch = new ArrayList<>(10_000);
@@ -363,8 +363,8 @@ class ResourceBoundsTest {
         h.exec("ANALYZE gen_durable");
         int claimsBefore = counter.count("WITH cand");
 
-        Engine e = h.start("worker", c -> c.withQueues(Map.of("serial", 1)).withPrefetch(prefetch)
-                .withFlushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), 16, Duration.ofMillis(1)))), fsm);
+        Engine e = h.start("worker", c -> c.queues(Map.of("serial", 1)).prefetch(prefetch)
+                .flushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), 16, Duration.ofMillis(1)))), fsm);
         Scheduler s = e.schedulers().get(0);
         long baseline = heapAfterGc();
         long t1 = System.nanoTime();

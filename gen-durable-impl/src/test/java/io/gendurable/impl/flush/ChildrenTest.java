@@ -120,7 +120,7 @@ class ChildrenTest {
         StatementCounter counter = new StatementCounter();
         h.wrapDataSource(counter::wrap);
         Parent parent = new Parent();
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 32)).withPrefetch(32), parent, new Kid());
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 32)).prefetch(32), parent, new Kid());
         long id = e.insert(Parent.class, Plan.of(10_000)).id();
         Joined j = joined(e, id);
         assertThat(j.children()).isEqualTo(10_000);
@@ -134,7 +134,7 @@ class ChildrenTest {
     @Test
     void a_parent_waits_for_exactly_the_children_that_landed_after_correlation_dedup() {
         Parent parent = new Parent();
-        Engine web = h.start("web", c -> c.withQueues(Map.of()), parent, new Kid());
+        Engine web = h.start("web", c -> c.queues(Map.of()), parent, new Kid());
         // A live holder of "k-taken" already exists (in a queue nobody runs, so it stays live).
         web.insert(Kid.class, new Work(99, false, 0), InsertOptions.builder().queue("parked")
                 .correlationKey("k-taken").build());
@@ -150,7 +150,7 @@ class ChildrenTest {
     @Test
     void a_parent_whose_children_all_collide_continues_without_parking() {
         Parent parent = new Parent();
-        Engine web = h.start("web", c -> c.withQueues(Map.of()), parent, new Kid());
+        Engine web = h.start("web", c -> c.queues(Map.of()), parent, new Kid());
         web.insert(Kid.class, new Work(1, false, 0), InsertOptions.builder().queue("parked").correlationKey("x").build());
         long id = web.insert(Parent.class, new Plan(2, List.of("x", "x"), false, 0, null)).id();
         Engine e = h.start("n1", c -> c, parent, new Kid());
@@ -175,8 +175,8 @@ class ChildrenTest {
     void children_in_another_queue_run_there_and_their_join_wakes_the_parent_with_no_poll() {
         Parent parent = new Parent();
         // Polls every 60 s: only pokes can carry the fan-out and the join across queues in time.
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 4, "kids", 4))
-                .withPoll(Duration.ofSeconds(60), Duration.ofSeconds(60)), parent, new Kid());
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 4, "kids", 4))
+                .poll(Duration.ofSeconds(60), Duration.ofSeconds(60)), parent, new Kid());
         long id = e.insert(Parent.class, new Plan(3, null, false, 0, "kids")).id();
         await().atMost(Duration.ofSeconds(5)).until(() -> e.find(id).orElseThrow().status() == Status.DONE);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE queue = 'kids' AND status = 'done'")).isEqualTo(3);
@@ -185,7 +185,7 @@ class ChildrenTest {
     @Test
     void nested_fan_out_three_levels_deep_completes() {
         Parent parent = new Parent();
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 8)), parent, new Kid());
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 8)), parent, new Kid());
         long id = e.insert(Parent.class, new Plan(2, null, false, 2, null)).id();
         Joined j = joined(e, id);
         assertThat(j.done()).isEqualTo(2);
@@ -198,8 +198,8 @@ class ChildrenTest {
     void two_hundred_parents_of_fifty_children_across_two_engines_each_wake_exactly_once() {
         Parent parent = new Parent();
         Kid kid = new Kid();
-        Engine a = h.start("a", c -> c.withQueues(Map.of("default", 16)).withPrefetch(16), parent, kid);
-        Engine b = h.start("b", c -> c.withQueues(Map.of("default", 16)).withPrefetch(16), parent, kid);
+        Engine a = h.start("a", c -> c.queues(Map.of("default", 16)).prefetch(16), parent, kid);
+        Engine b = h.start("b", c -> c.queues(Map.of("default", 16)).prefetch(16), parent, kid);
         List<NewInstance> parents = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             parents.add(NewInstance.of(Parent.class, Plan.of(50)));
@@ -221,7 +221,7 @@ class ChildrenTest {
         Parent parent = new Parent();
         Kid kid = new Kid();
         kid.hold = new CountDownLatch(1);
-        Engine e = h.start("n1", c -> c.withGc(new EngineConfig.GcConfig(false, Duration.ofHours(1), Duration.ZERO, 100)),
+        Engine e = h.start("n1", c -> c.gc(new EngineConfig.GcConfig(false, Duration.ofHours(1), Duration.ZERO, 100)),
                 parent, kid);
         long id = e.insert(Parent.class, Plan.of(3)).id();
         await().atMost(Duration.ofSeconds(10)).until(() ->

@@ -115,7 +115,7 @@ class FencingTest {
     @Test
     void a_late_outcome_of_an_earlier_claim_by_the_same_worker_commits_nothing() throws Exception {
         Runs fsm = new Runs();
-        Engine e = h.start("aba", c -> c.withQueues(Map.of("default", 3)).withLease(Duration.ofSeconds(60),
+        Engine e = h.start("aba", c -> c.queues(Map.of("default", 3)).lease(Duration.ofSeconds(60),
                 Duration.ofSeconds(25)), fsm);
         long x = e.insert(Runs.class, new Task("x"), InsertOptions.builder().step("a").build()).id();
         awaitLatch(fsm.latch(fsm.entered, 1), "run 1 started");
@@ -154,8 +154,8 @@ class FencingTest {
     void a_drain_credits_only_the_slots_of_the_claims_it_actually_released() throws Exception {
         Runs fsm = new Runs();
         LimitsConfig gate = new LimitsConfig(Map.of(), Map.of("api", new LimitsConfig.Gate("api", 5, 1)));
-        Engine a = h.start("a", c -> c.withQueues(Map.of("default", 1)).withPrefetch(4).withMinDemand(1)
-                .withLease(Duration.ofSeconds(60), Duration.ofSeconds(25)).withLimits(gate), fsm);
+        Engine a = h.start("a", c -> c.queues(Map.of("default", 1)).prefetch(4).minDemand(1)
+                .lease(Duration.ofSeconds(60), Duration.ofSeconds(25)).limits(gate), fsm);
         List<NewInstance> tasks = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             tasks.add(new NewInstance(Runs.class.getName(), new Task("t" + i),
@@ -171,8 +171,8 @@ class FencingTest {
         // A "loses the database": the leases of its 4 buffered claims lapse and B's reaper takes them.
         h.exec("UPDATE gen_durable SET lease_expires_at = now() - interval '1 second' "
                 + "WHERE status = 'executing' AND id <> " + runningId);
-        Engine b = h.start("b", c -> c.withQueues(Map.of("default", 4)).withPrefetch(0)
-                .withLease(Duration.ofSeconds(60), Duration.ofSeconds(25)).withLimits(gate), fsm);
+        Engine b = h.start("b", c -> c.queues(Map.of("default", 4)).prefetch(0)
+                .lease(Duration.ofSeconds(60), Duration.ofSeconds(25)).limits(gate), fsm);
         assertThat(b.reaper().runOnce()).isEqualTo(4);
         b.gc().reconcileGates();
         await().atMost(Duration.ofSeconds(10)).until(() -> entered(fsm) == 5);

@@ -66,7 +66,7 @@ class FlushCommitLostTest {
         h.wrapDataSource(ds -> commitAnswerLost(ds, armed, flushUpdates));
         TwoSteps fsm = new TwoSteps();
         // a 1 ms poll: the worker re-claims the row at once, well within the flusher's retry delay
-        Engine e = h.start("n1", c -> c.withPoll(Duration.ofMillis(1), Duration.ofMillis(1)), fsm);
+        Engine e = h.start("n1", c -> c.poll(Duration.ofMillis(1), Duration.ofMillis(1)), fsm);
         long id = e.insert(TwoSteps.class, new S(1)).id();
 
         await().atMost(Duration.ofSeconds(20))

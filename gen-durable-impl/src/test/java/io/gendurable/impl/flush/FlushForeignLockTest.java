@@ -103,7 +103,7 @@ class FlushForeignLockTest {
         };
         FsmRegistry registry = new FsmRegistry();
         registry.register(FsmDefinition.of(fsm));
-        Engine e = Engine.builder().dataSource(h.dataSource()).config(h.config("n1").withQueues(Map.of("default", 8)))
+        Engine e = Engine.builder().dataSource(h.dataSource()).config(h.configBuilder("n1").queues(Map.of("default", 8)).build())
                 .registry(registry).timer(timer).steps(steps).events(events).build();
         e.start();
 

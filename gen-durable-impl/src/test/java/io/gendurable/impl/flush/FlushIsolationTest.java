@@ -45,7 +45,7 @@ class FlushIsolationTest {
 
     @Test
     void an_outcome_the_database_refuses_does_not_sink_the_others_of_its_flush() {
-        Engine web = h.start("web", c -> c.withQueues(Map.of()), new Finish());
+        Engine web = h.start("web", c -> c.queues(Map.of()), new Finish());
         // The database refuses one row's result: a trigger stands in for any row-level refusal.
         h.exec("""
                 CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -64,7 +64,7 @@ class FlushIsolationTest {
         }
         List<Long> ids = web.insertAll(batch).stream().map(r -> r.id()).toList();
         // Wide batches: everything lands in few flushes, the poison among them.
-        Engine worker = h.start("worker", c -> c.withQueues(Map.of("default", 40)).withFlushers(List.of(
+        Engine worker = h.start("worker", c -> c.queues(Map.of("default", 40)).flushers(List.of(
                 new EngineConfig.FlusherConfig(List.of("*"), 100, Duration.ofMillis(200)))), new Finish());
         await().atMost(Duration.ofSeconds(20)).until(() ->
                 h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'") == 39);

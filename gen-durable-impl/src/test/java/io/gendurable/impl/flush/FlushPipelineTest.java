@@ -83,9 +83,9 @@ class FlushPipelineTest {
     }
 
     private void run(int parallelism, boolean yCommitsWhileXIsStuck) throws Exception {
-        Engine e = h.start("node", c -> c.withQueues(Map.of("default", 2)).withFlushers(List.of(
+        Engine e = h.start("node", c -> c.queues(Map.of("default", 2)).flushers(List.of(
                 new EngineConfig.FlusherConfig(List.of("*"), 100, Duration.ZERO, parallelism)))
-                .withLimits(new LimitsConfig(Map.of(), Map.of("g", new LimitsConfig.Gate("g", 5, 1)))), new TwoSteps());
+                .limits(new LimitsConfig(Map.of(), Map.of("g", new LimitsConfig.Gate("g", 5, 1)))), new TwoSteps());
         long x = e.insert(TwoSteps.class, new Work("x"),
                 io.gendurable.InsertOptions.builder().concurrencyKey("g:x").build()).id();
         long y = e.insert(TwoSteps.class, new Work("y")).id();

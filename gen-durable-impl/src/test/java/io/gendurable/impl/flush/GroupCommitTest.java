@@ -44,7 +44,7 @@ class GroupCommitTest {
     @Test
     void many_concurrent_outcomes_commit_in_far_fewer_transactions_than_outcomes() {
         int n = 2000;
-        Engine web = h.start("web", c -> c.withQueues(Map.of()), new Noop());
+        Engine web = h.start("web", c -> c.queues(Map.of()), new Noop());
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             batch.add(NewInstance.of(Noop.class, new Item(i)));
@@ -53,7 +53,7 @@ class GroupCommitTest {
         String commits = "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()";
         long before = h.queryLong(commits);
 
-        Engine worker = h.start("worker", c -> c.withQueues(Map.of("default", 50)).withPrefetch(50), new Noop());
+        Engine worker = h.start("worker", c -> c.queues(Map.of("default", 50)).prefetch(50), new Noop());
         await().atMost(Duration.ofSeconds(60)).until(() ->
                 h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'") == n);
 

@@ -64,8 +64,8 @@ class LockOrderTest {
 
     @Test
     void heartbeats_racing_flushes_over_the_same_rows_never_deadlock() {
-        Engine e = h.start("spin", c -> c.withQueues(Map.of("default", 64)).withPrefetch(0)
-                .withLease(Duration.ofSeconds(30), Duration.ofMillis(10)), new Spin());
+        Engine e = h.start("spin", c -> c.queues(Map.of("default", 64)).prefetch(0)
+                .lease(Duration.ofSeconds(30), Duration.ofMillis(10)), new Spin());
         long before = deadlocks();
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < 64; i++) {

@@ -57,7 +57,7 @@ class FsmVersionTest {
         assertThat(e.find(id).orElseThrow().fsmVersion()).isEqualTo(2);
         assertThat(e.find(id).orElseThrow().result().json()).contains("2");
 
-        Engine web = h.start("web", c -> c.withQueues(Map.of()), new V1(), new V2());
+        Engine web = h.start("web", c -> c.queues(Map.of()), new V1(), new V2());
         long old = web.insert(V1.class, new Item(2)).id();
         h.exec("UPDATE gen_durable SET fsm_version = 1 WHERE id = " + old);
         await().atMost(Duration.ofSeconds(10)).until(() -> e.find(old).orElseThrow().status() == Status.DONE);
@@ -66,7 +66,7 @@ class FsmVersionTest {
 
     @Test
     void a_row_of_a_version_this_node_lacks_fails_with_a_clear_error_and_the_scheduler_goes_on() {
-        Engine web = h.start("web", c -> c.withQueues(Map.of()), new V2());
+        Engine web = h.start("web", c -> c.queues(Map.of()), new V2());
         long orphan = web.insert(V2.class, new Item(1)).id();
         long fine = web.insert(V2.class, new Item(2)).id();
         h.exec("UPDATE gen_durable SET fsm_version = 9 WHERE id = " + orphan);
@@ -79,7 +79,7 @@ class FsmVersionTest {
 
     @Test
     void a_row_whose_fsm_name_no_node_registers_fails_with_a_clear_error_and_the_scheduler_goes_on() {
-        Engine web = h.start("web", c -> c.withQueues(Map.of()), new V2());
+        Engine web = h.start("web", c -> c.queues(Map.of()), new V2());
         long orphan = web.insert(V2.class, new Item(1)).id();
         long fine = web.insert(V2.class, new Item(2)).id();
         h.exec("UPDATE gen_durable SET fsm = 'renamed.or.Removed' WHERE id = " + orphan);
@@ -94,7 +94,7 @@ class FsmVersionTest {
 
     @Test
     void a_state_that_no_longer_reads_as_the_state_type_fails_the_row_not_the_scheduler() {
-        Engine web = h.start("web", c -> c.withQueues(Map.of()), new V2());
+        Engine web = h.start("web", c -> c.queues(Map.of()), new V2());
         long bad = web.insert(V2.class, new Item(1)).id();
         h.exec("UPDATE gen_durable SET state = '{\"n\": \"not a number\"}' WHERE id = " + bad);
         long good = web.insert(V2.class, new Item(2)).id();

@@ -34,8 +34,8 @@ class GcTest {
     @BeforeEach
     void up() {
         h = new EngineHarness("gc");
-        e = h.start("gc", c -> c.withQueues(Map.of())
-                .withGc(new EngineConfig.GcConfig(false, Duration.ofHours(1), Duration.ofDays(1), 3)), new Noop());
+        e = h.start("gc", c -> c.queues(Map.of())
+                .gc(new EngineConfig.GcConfig(false, Duration.ofHours(1), Duration.ofDays(1), 3)), new Noop());
     }
 
     @AfterEach

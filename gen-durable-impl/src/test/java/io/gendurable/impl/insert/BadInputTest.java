@@ -99,7 +99,7 @@ class BadInputTest {
     @BeforeEach
     void up() {
         h = new EngineHarness("badinput");
-        engine = h.start("n1", c -> c.withMaxValueBytes(4096).withLimits(new LimitsConfig(
+        engine = h.start("n1", c -> c.maxValueBytes(4096).limits(new LimitsConfig(
                 Map.of("psp", new LimitsConfig.RateLimit("psp", 5, Duration.ofSeconds(1), 5, 1)), Map.of())),
                 new Parker(), new Outsized());
     }

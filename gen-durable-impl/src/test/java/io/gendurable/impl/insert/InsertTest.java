@@ -89,7 +89,7 @@ class InsertTest {
         steps = Executors.newCachedThreadPool();
         FsmRegistry registry = new FsmRegistry();
         registry.register(FsmDefinition.of(holder));
-        engine = Engine.builder().dataSource(recorder).config(h.config("n1").withQueues(Map.of("default", 4)))
+        engine = Engine.builder().dataSource(recorder).config(h.configBuilder("n1").queues(Map.of("default", 4)).build())
                 .registry(registry).timer(timer).steps(steps).build();
         engine.start();
     }

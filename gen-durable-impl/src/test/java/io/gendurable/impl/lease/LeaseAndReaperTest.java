@@ -58,14 +58,14 @@ class LeaseAndReaperTest {
     void a_late_outcome_of_a_reclaimed_row_commits_nothing_and_is_counted_stale() throws Exception {
         Blocking fsm = new Blocking();
         // Concurrency 1: with its only slot busy, the worker cannot re-pick the reaped row itself.
-        Engine worker = h.start("worker", c -> c.withQueues(Map.of("default", 1)), fsm);
+        Engine worker = h.start("worker", c -> c.queues(Map.of("default", 1)), fsm);
         long id = worker.insert(Blocking.class, new Payload("x")).id();
         assertThat(fsm.entered.await(10, TimeUnit.SECONDS)).isTrue();
 
         // Another node whose clock is past the lease reaps the row while the step still runs.
         MutableClock later = new MutableClock();
         later.advance(Duration.ofMinutes(5));
-        Engine sweeper = h.start("sweeper", c -> c.withQueues(Map.of()), later, fsm);
+        Engine sweeper = h.start("sweeper", c -> c.queues(Map.of()), later, fsm);
         assertThat(sweeper.reaper().runOnce()).isEqualTo(1);
         assertThat(sweeper.metrics().reaped.sum()).isEqualTo(1);
         var reaped = worker.find(id).orElseThrow();
@@ -86,7 +86,7 @@ class LeaseAndReaperTest {
     void the_reaper_returns_expired_leases_to_runnable_with_one_more_attempt_and_the_step_runs_again() {
         AtomicInteger runs = new AtomicInteger();
         Fsm<Payload> once = new CountingJob(runs);
-        Engine e = h.start("n1", c -> c.withQueues(Map.of()), once);
+        Engine e = h.start("n1", c -> c.queues(Map.of()), once);
         long id = e.insert(CountingJob.class, new Payload("p")).id();
         // A worker that died holding the row: executing, lease already expired.
         h.exec("UPDATE gen_durable SET status = 'executing', claim_token = nextval('gen_durable_claim_token'), locked_by = 'dead:default@00000000', "
@@ -106,7 +106,7 @@ class LeaseAndReaperTest {
     void a_restarted_node_releases_its_dead_predecessors_stale_claims_at_start_but_not_a_live_twins() {
         AtomicInteger runs = new AtomicInteger();
         Fsm<Payload> job = new CountingJob(runs);
-        Engine inserter = h.start("web", c -> c.withQueues(Map.of()), job);
+        Engine inserter = h.start("web", c -> c.queues(Map.of()), job);
         long dead = inserter.insert(CountingJob.class, new Payload("dead")).id();
         long live = inserter.insert(CountingJob.class, new Payload("live")).id();
         // Lease 30 s, heartbeat 5 s: a lease expiring within 20 s was not renewed for two heartbeats.
@@ -126,7 +126,7 @@ class LeaseAndReaperTest {
     @Test
     void a_running_step_keeps_its_lease_alive_through_the_heartbeat() throws Exception {
         Blocking fsm = new Blocking();
-        Engine e = h.start("hb", c -> c.withLease(Duration.ofSeconds(2), Duration.ofMillis(200)), fsm);
+        Engine e = h.start("hb", c -> c.lease(Duration.ofSeconds(2), Duration.ofMillis(200)), fsm);
         long id = e.insert(Blocking.class, new Payload("x")).id();
         assertThat(fsm.entered.await(10, TimeUnit.SECONDS)).isTrue();
         long first = h.queryLong("SELECT (extract(epoch FROM lease_expires_at) * 1000)::bigint FROM gen_durable WHERE id = " + id);
@@ -154,7 +154,7 @@ class LeaseAndReaperTest {
     @Test
     void a_row_whose_lease_keeps_expiring_fails_once_past_max_attempts_instead_of_looping() {
         Poison fsm = new Poison();
-        Engine web = h.start("web", c -> c.withQueues(Map.of()), fsm);
+        Engine web = h.start("web", c -> c.queues(Map.of()), fsm);
         long id = web.insert(Poison.class, new Payload("p")).id();
         // As if three workers in a row died mid-step: each reap adds an attempt.
         for (int i = 0; i < 3; i++) {

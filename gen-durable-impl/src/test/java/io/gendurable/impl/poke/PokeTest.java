@@ -42,7 +42,7 @@ class PokeTest {
     @Test
     void an_insert_wakes_an_idle_scheduler_at_once_instead_of_after_its_poll() {
         // Polls every 30 s: only the poke can explain a prompt start.
-        Engine e = h.start("n1", c -> c.withPoll(Duration.ofSeconds(30), Duration.ofSeconds(30)), new Noop());
+        Engine e = h.start("n1", c -> c.poll(Duration.ofSeconds(30), Duration.ofSeconds(30)), new Noop());
         await().atMost(Duration.ofSeconds(5)).until(() -> e.metrics().picks.sum() >= 1);  // the start-up fill
         long id = e.insert(Noop.class, new Item(1)).id();
         await().atMost(Duration.ofSeconds(3)).until(() -> e.find(id).orElseThrow().status() == Status.DONE);
@@ -50,7 +50,7 @@ class PokeTest {
 
     @Test
     void a_burst_of_pokes_coalesces_into_a_few_picks() {
-        Engine e = h.start("n1", c -> c.withPoll(Duration.ofSeconds(30), Duration.ofSeconds(30)), new Noop());
+        Engine e = h.start("n1", c -> c.poll(Duration.ofSeconds(30), Duration.ofSeconds(30)), new Noop());
         await().atMost(Duration.ofSeconds(5)).until(() -> e.metrics().picks.sum() >= 1);
         long before = e.metrics().picks.sum();
         Scheduler s = e.schedulers().get(0);
@@ -64,7 +64,7 @@ class PokeTest {
 
     @Test
     void an_idle_queue_backs_off_its_polls_to_the_maximum_interval() {
-        Engine e = h.start("n1", c -> c.withPoll(Duration.ofMillis(20), Duration.ofMillis(400)), new Noop());
+        Engine e = h.start("n1", c -> c.poll(Duration.ofMillis(20), Duration.ofMillis(400)), new Noop());
         long t0 = System.nanoTime();
         await().atMost(Duration.ofSeconds(10)).until(() -> System.nanoTime() - t0 > 3_000_000_000L);
         long picks = e.metrics().picks.sum();
@@ -74,7 +74,7 @@ class PokeTest {
 
     @Test
     void a_future_scheduled_insert_wakes_nobody_and_runs_when_due() {
-        Engine e = h.start("n1", c -> c.withPoll(Duration.ofMillis(50), Duration.ofMillis(100)), new Noop());
+        Engine e = h.start("n1", c -> c.poll(Duration.ofMillis(50), Duration.ofMillis(100)), new Noop());
         long id = e.insert(Noop.class, new Item(1), io.gendurable.InsertOptions.builder()
                 .scheduleIn(Duration.ofMillis(700)).build()).id();
         long start = System.nanoTime();

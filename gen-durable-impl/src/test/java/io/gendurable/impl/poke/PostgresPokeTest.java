@@ -4,6 +4,7 @@ import io.gendurable.Fsm;
 import io.gendurable.Outcome;
 import io.gendurable.Status;
 import io.gendurable.StepContext;
+import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
@@ -56,10 +57,10 @@ class PostgresPokeTest {
         h.close();
     }
 
-    private static UnaryOperator<EngineConfig> node(EngineConfig.PokeTransport transport, boolean runsQueues) {
+    private static UnaryOperator<EngineConfig.Builder> node(EngineConfig.PokeTransport transport, boolean runsQueues) {
         return c -> {
-            EngineConfig cfg = c.withPokeTransport(transport).withPoll(SLOW_POLL, SLOW_POLL);
-            return runsQueues ? cfg : cfg.withQueues(Map.of());
+            EngineConfig.Builder cfg = c.poke(transport).poll(SLOW_POLL, SLOW_POLL);
+            return runsQueues ? cfg : cfg.queues(Map.of());
         };
     }
 
@@ -237,7 +238,7 @@ class PostgresPokeTest {
         System.out.println("postgres poke: 1000 inserts in " + insertMs + " ms sent " + sent
                 + " notifications; B received " + b.metrics().pokesReceived.sum() + ", all done after " + totalMs + " ms");
         // At most one notification per queue per coalescing window (plus the first), far fewer than inserts.
-        long window = EngineConfig.DEFAULT_POKE_WINDOW.toMillis();
+        long window = ConfigKeys.POKE_WINDOW.defaultValue().toMillis();
         assertThat(sent).isGreaterThanOrEqualTo(1).isLessThanOrEqualTo(insertMs / window + 2).isLessThan(250);
     }
 
@@ -282,7 +283,7 @@ class PostgresPokeTest {
      * apart (a request thread inserting in a loop, or requests trickling in): each insert's poke
      * came after the previous window had already sent, so with the old fixed 5 ms window every
      * insert cost one NOTIFY (20 inserts, 20 notifications). With the coalescing window
-     * ({@code gendurable.poke.window}, default {@link EngineConfig#DEFAULT_POKE_WINDOW}) a
+     * ({@code gendurable.poke.window}, default {@link ConfigKeys#POKE_WINDOW}) a
      * sequence that fits in a few windows goes out as a few notifications. Counted on a LISTEN
      * connection of the test's own.
      */
@@ -301,7 +302,7 @@ class PostgresPokeTest {
             System.out.println("postgres poke: " + n + " sequential inserts over " + ms + " ms sent " + notifications
                     + " notifications");
             // the first at once, then at most one per window; the old code sent one per insert
-            long window = EngineConfig.DEFAULT_POKE_WINDOW.toMillis();
+            long window = ConfigKeys.POKE_WINDOW.defaultValue().toMillis();
             assertThat(notifications).isGreaterThanOrEqualTo(1).isLessThanOrEqualTo(ms / window + 2).isLessThan(n / 2);
         }
     }
@@ -318,7 +319,7 @@ class PostgresPokeTest {
         for (Duration window : List.of(Duration.ofMillis(100), Duration.ZERO)) {
             EngineHarness own = new EngineHarness("pgpoke_window");
             try (ChannelListener listener = new ChannelListener(own.schema())) {
-                Engine a = own.start("A", c -> node(EngineConfig.PokeTransport.POSTGRES, false).apply(c).withPokeWindow(window),
+                Engine a = own.start("A", c -> node(EngineConfig.PokeTransport.POSTGRES, false).apply(c).pokeWindow(window),
                         new Noop());
                 long t0 = System.nanoTime();
                 for (int i = 0; i < 10; i++) {
@@ -346,7 +347,7 @@ class PostgresPokeTest {
         // 63 characters: "gendurable_" + schema would exceed PostgreSQL's 63-byte channel names.
         String prefix = "t_pgpoke_long_" + ProcessHandle.current().pid() + "_" + (System.nanoTime() % 1_000_000) + "_";
         String schema = (prefix + "x".repeat(63)).substring(0, 63);
-        UnaryOperator<EngineConfig> onSchema = c -> c.withSchema(schema);
+        UnaryOperator<EngineConfig.Builder> onSchema = c -> c.schema(schema);
         Engine a = h.start("A", c -> node(EngineConfig.PokeTransport.POSTGRES, false).apply(onSchema.apply(c)), new Noop());
         Engine b = h.start("B", c -> node(EngineConfig.PokeTransport.POSTGRES, true).apply(onSchema.apply(c)), new Noop());
         await().atMost(Duration.ofSeconds(10)).until(() -> b.pokeListenerPid() > 0 && b.metrics().picks.sum() >= 1);

@@ -66,8 +66,8 @@ class LostWakeupRaceTest {
     @Test
     void signals_racing_parks_from_other_threads_and_nodes_never_strand_an_instance() throws Exception {
         ParkThenFinish fsm = new ParkThenFinish();
-        Engine a = h.start("a", c -> c.withQueues(Map.of("default", 16)).withPrefetch(16), fsm);
-        Engine b = h.start("b", c -> c.withQueues(Map.of("default", 16)).withPrefetch(16), fsm);
+        Engine a = h.start("a", c -> c.queues(Map.of("default", 16)).prefetch(16), fsm);
+        Engine b = h.start("b", c -> c.queues(Map.of("default", 16)).prefetch(16), fsm);
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < INSTANCES; i++) {
             batch.add(NewInstance.of(ParkThenFinish.class, new Waiting(i)));

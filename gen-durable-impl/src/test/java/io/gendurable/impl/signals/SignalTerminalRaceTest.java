@@ -53,7 +53,7 @@ class SignalTerminalRaceTest {
 
     @Test
     void a_signal_racing_the_transaction_that_ends_its_target_is_not_delivered_into_a_finished_inbox() throws Exception {
-        Engine e = h.start("n1", c -> c.withQueues(Map.of()), new Parks());
+        Engine e = h.start("n1", c -> c.queues(Map.of()), new Parks());
         long x = e.insert(Parks.class, Map.of("k", 1)).id();
         try (Connection flush = h.dataSource().getConnection(); Statement s = flush.createStatement()) {
             flush.setAutoCommit(false);

@@ -8,6 +8,7 @@ import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
 import io.gendurable.Status;
 import io.gendurable.StepContext;
+import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
@@ -238,7 +239,7 @@ class SignalsTest {
             default -> Outcome.done(s);
         });
         // Polls every 60 s: only the park's recheck, and the poke it sends, can explain a prompt wake.
-        Engine e = h.start("n1", c -> c.withPoll(Duration.ofSeconds(60), Duration.ofSeconds(60)), fsm);
+        Engine e = h.start("n1", c -> c.poll(Duration.ofSeconds(60), Duration.ofSeconds(60)), fsm);
         long id = e.insert(Scripted.class, new Doc("x")).id();
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(e.signal(SignalTarget.id(id), "go", new Doc("early"))).isEqualTo(SignalResult.DELIVERED);
@@ -432,8 +433,8 @@ class SignalsTest {
             default -> Outcome.done(s);
         });
         // Polls every 60 s: the fired timeout must poke the queue for the wake to run promptly.
-        Engine e = h.start("n1", c -> c.withReaper(new EngineConfig.ReaperConfig(true, Duration.ofMillis(100), 1000))
-                .withPoll(Duration.ofSeconds(60), Duration.ofSeconds(60)), fsm);
+        Engine e = h.start("n1", c -> c.reaper(new EngineConfig.ReaperConfig(true, Duration.ofMillis(100), 1000))
+                .poll(Duration.ofSeconds(60), Duration.ofSeconds(60)), fsm);
         long id = e.insert(Scripted.class, new Doc("x")).id();
         awaitStatus(e, id, Status.DONE);
         assertThat(e.metrics().awaitTimeouts.sum()).isEqualTo(1);
@@ -448,8 +449,8 @@ class SignalsTest {
             default -> Outcome.done(s);
         });
         // The worker polls every 60 s and hears only its own pokes; the sweeper runs no queue.
-        Engine worker = h.start("worker", c -> c.withPoll(Duration.ofSeconds(60), Duration.ofSeconds(60)), fsm);
-        Engine sweeper = h.start("sweeper", c -> c.withQueues(java.util.Map.of()), fsm);
+        Engine worker = h.start("worker", c -> c.poll(Duration.ofSeconds(60), Duration.ofSeconds(60)), fsm);
+        Engine sweeper = h.start("sweeper", c -> c.queues(java.util.Map.of()), fsm);
         long id = worker.insert(Scripted.class, new Doc("x")).id();
         awaitParked(worker, id);
 
@@ -559,7 +560,7 @@ class SignalsTest {
         assertThatThrownBy(() -> e.signal(t, "g".repeat(256), new Doc("p"))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> e.signal(t, "go", new Exploding())).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("go").hasMessageContaining("serialize");
-        assertThatThrownBy(() -> e.signal(t, "go", "p".repeat(EngineConfig.DEFAULT_MAX_VALUE_BYTES)))
+        assertThatThrownBy(() -> e.signal(t, "go", "p".repeat(ConfigKeys.MAX_VALUE_BYTES.defaultValue())))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("limit");
         assertThatThrownBy(() -> e.signal(t, "go", new Doc("p"), "d".repeat(256))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("dedupKey");

@@ -80,13 +80,13 @@ class InlineExecutionTest {
     void an_inline_fsm_runs_its_steps_in_one_task_each_on_committed_state_with_one_pick_per_instance() {
         InlineFive fsm = new InlineFive();
         fsm.h = h;
-        Engine web = h.start("web", c -> c.withQueues(Map.of()), fsm);
+        Engine web = h.start("web", c -> c.queues(Map.of()), fsm);
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             batch.add(NewInstance.of(InlineFive.class, new Count(0)));
         }
         web.insertAll(batch);
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 16)), fsm);
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 16)), fsm);
         await().atMost(Duration.ofSeconds(60)).until(() ->
                 h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'") == 200);
         assertThat(fsm.mismatches).isEmpty();
@@ -102,7 +102,7 @@ class InlineExecutionTest {
         Mixed fsm = new Mixed();
         LimitsConfig limits = new LimitsConfig(
                 Map.of("slow", new LimitsConfig.RateLimit("slow", 1, Duration.ofHours(1), 1, 1)), Map.of());
-        Engine e = h.start("n1", c -> c.withLimits(limits), fsm);
+        Engine e = h.start("n1", c -> c.limits(limits), fsm);
         long first = e.insert(Mixed.class, new Count(0)).id();
         long second = e.insert(Mixed.class, new Count(0)).id();
         // The first to reach "e" takes the only token; the other stays runnable at "e", denied.
@@ -125,7 +125,7 @@ class InlineExecutionTest {
     void an_inline_chain_keeps_its_gate_slot_between_steps_and_gives_it_back_at_the_end() {
         InlineFive fsm = new InlineFive();
         LimitsConfig limits = new LimitsConfig(Map.of(), Map.of("api", new LimitsConfig.Gate("api", 2, 1)));
-        Engine e = h.start("n1", c -> c.withQueues(Map.of("default", 8)).withLimits(limits), fsm);
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 8)).limits(limits), fsm);
         for (int i = 0; i < 6; i++) {
             e.insert(InlineFive.class, new Count(0), InsertOptions.builder().concurrencyKey("api:t").build());
         }

@@ -50,29 +50,34 @@ public final class EngineHarness implements AutoCloseable {
 
     /** @return test-friendly defaults: fast polls, short intervals, this schema */
     public EngineConfig config(String nodeId) {
-        return EngineConfig.defaults().withNodeId(nodeId).withSchema(schema)
-                .withQueues(Map.of("default", 4))
-                .withPoll(Duration.ofMillis(50), Duration.ofMillis(200))
-                .withLease(Duration.ofSeconds(30), Duration.ofSeconds(5))
-                .withDrainTimeout(Duration.ofSeconds(5))
-                .withReaper(new EngineConfig.ReaperConfig(false, Duration.ofSeconds(1), 1000))
-                .withGc(new EngineConfig.GcConfig(false, Duration.ofSeconds(60), Duration.ofDays(1), 10_000));
+        return configBuilder(nodeId).build();
     }
 
-    /** Starts an engine ("node") with the given FSMs and a configuration tweak. */
-    public Engine start(String nodeId, UnaryOperator<EngineConfig> tweak, InstantSource clock, Fsm<?>... fsms) {
+    /** @return a builder holding {@link #config(String)}, to tweak */
+    public EngineConfig.Builder configBuilder(String nodeId) {
+        return EngineConfig.builder().nodeId(nodeId).schema(schema)
+                .queues(Map.of("default", 4))
+                .poll(Duration.ofMillis(50), Duration.ofMillis(200))
+                .lease(Duration.ofSeconds(30), Duration.ofSeconds(5))
+                .drainTimeout(Duration.ofSeconds(5))
+                .reaper(new EngineConfig.ReaperConfig(false, Duration.ofSeconds(1), 1000))
+                .gc(new EngineConfig.GcConfig(false, Duration.ofSeconds(60), Duration.ofDays(1), 10_000));
+    }
+
+    /** Starts an engine ("node") with the given FSMs and a configuration tweak (on a builder holding {@link #config(String)}). */
+    public Engine start(String nodeId, UnaryOperator<EngineConfig.Builder> tweak, InstantSource clock, Fsm<?>... fsms) {
         Engine e = build(nodeId, tweak, clock, fsms);
         e.start();
         return e;
     }
 
     /** Starts an engine with the system clock. */
-    public Engine start(String nodeId, UnaryOperator<EngineConfig> tweak, Fsm<?>... fsms) {
+    public Engine start(String nodeId, UnaryOperator<EngineConfig.Builder> tweak, Fsm<?>... fsms) {
         return start(nodeId, tweak, InstantSource.system(), fsms);
     }
 
     /** Builds (does not start) an engine. */
-    public Engine build(String nodeId, UnaryOperator<EngineConfig> tweak, InstantSource clock, Fsm<?>... fsms) {
+    public Engine build(String nodeId, UnaryOperator<EngineConfig.Builder> tweak, InstantSource clock, Fsm<?>... fsms) {
         FsmRegistry registry = new FsmRegistry();
         for (Fsm<?> f : fsms) {
             registry.register(FsmDefinition.of(f));
@@ -81,7 +86,7 @@ public final class EngineHarness implements AutoCloseable {
         ExecutorService steps = Executors.newCachedThreadPool();
         executors.add(timer);
         executors.add(steps);
-        Engine e = Engine.builder().dataSource(wrapper.apply(dataSource)).config(tweak.apply(config(nodeId))).registry(registry)
+        Engine e = Engine.builder().dataSource(wrapper.apply(dataSource)).config(tweak.apply(configBuilder(nodeId)).build()).registry(registry)
                 .timer(timer).steps(steps).clock(clock).build();
         engines.add(e);
         return e;

@@ -1,0 +1,364 @@
+package io.gendurable.impl.config;
+
+import io.gendurable.impl.config.ConfigKey.Check;
+import io.gendurable.impl.config.ConfigKey.Family;
+import io.gendurable.impl.config.EngineConfig.FlusherConfig;
+import io.gendurable.impl.config.EngineConfig.PokeTransport;
+import io.gendurable.impl.config.LimitsConfig.Gate;
+import io.gendurable.impl.config.LimitsConfig.RateLimit;
+import io.gendurable.impl.db.SchemaName;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * The catalogue of {@code gendurable.*} keys: each declared once, here, with its name, type,
+ * default, accepted values and documentation line, grouped by the part of the engine it sets.
+ * Everything else derives from it: the keys {@link ConfigReader} accepts and parses, the
+ * validation in the records of {@link EngineConfig} and {@link LimitsConfig}, the start-up line
+ * ({@link EngineConfig#describe()}), and the tests that hold docs/configuration.md and
+ * docs/errors.md to it.
+ *
+ * <p>Rules that involve two keys (a heartbeat shorter than the lease, a rate limit's shards at
+ * most its burst…) are checked by the record holding both, naming its key from here.
+ *
+ * <p>To add a key: declare it in its group below, give it a place in the record of its group
+ * (and in {@link EngineConfig.Builder#build()} when it is a new record), and a row in
+ * docs/configuration.md whose Meaning starts with the documentation line.
+ */
+public final class ConfigKeys {
+    private static final List<ConfigKey<?, ?>> ALL = new ArrayList<>();
+
+    /** {@code flushers[i].…}: the group-commit flushers, numbered from 0. */
+    public static final Family FLUSHERS = new Family("flushers[%s]", "i", "flushers\\[(\\d+)]");
+    /** {@code rate-limits.<name>.…}: the token-bucket rate limits. */
+    public static final Family RATE_LIMITS = new Family("rate-limits.%s", "<name>", "rate-limits\\.([^.]+)");
+    /** {@code concurrency-limits.<name>.…}: the concurrency gates. */
+    public static final Family CONCURRENCY_LIMITS = new Family("concurrency-limits.%s", "<name>", "concurrency-limits\\.([^.]+)");
+
+    // Accepted values shared by several keys.
+
+    /** At least 1 ms: the loops schedule in milliseconds, where less is 0 (a hot poll, or a fixed delay the executor refuses at start-up, after the migration already ran). */
+    private static final Check<Duration> POSITIVE = Check.that(d -> d.toMillis() >= 1, "a positive duration of at least 1 ms");
+    private static final Check<Duration> ZERO_OR_MORE = Check.that(d -> !d.isNegative(), "a duration of zero or more");
+
+    private static Check<Integer> atLeast(int min) {
+        return Check.that(i -> i >= min, "an integer of " + min + " or more");
+    }
+
+    // ---- node and queues
+
+    /** This node's identity. */
+    public static final ConfigKey<EngineConfig, String> NODE_ID = declare(new ConfigKey<>(null, "node-id", ValueType.TEXT,
+            ConfigKeys::defaultNodeId, Check.that(v -> !v.isBlank() && v.length() <= 100, "a non-blank name of at most 100 characters"),
+            c -> c.node().id(), "This node's identity, the prefix of its worker ids in `locked_by`."));
+    /** The queues this node runs, with their concurrency. */
+    public static final ConfigKey<EngineConfig, Map<String, Integer>> QUEUES = engine("queues", ValueType.QUEUES,
+            Map.of("default", 10), ConfigKeys::checkQueues, c -> c.node().queues(),
+            "The queues this node runs, and how many steps of each run at once on this node.");
+
+    // ---- lease and heartbeat
+
+    /** How long a claim is trusted. */
+    public static final ConfigKey<EngineConfig, Duration> LEASE_TTL = engine("lease-ttl", ValueType.DURATION,
+            Duration.ofSeconds(60), POSITIVE, c -> c.lease().ttl(), "How long a claim is trusted without a heartbeat.");
+    /** How often leases are extended; shorter than {@link #LEASE_TTL}. */
+    public static final ConfigKey<EngineConfig, Duration> HEARTBEAT_INTERVAL = engine("heartbeat-interval", ValueType.DURATION,
+            Duration.ofSeconds(20), POSITIVE, c -> c.lease().heartbeatInterval(),
+            "How often a node extends the leases of the rows it holds.");
+
+    // ---- polling and claiming
+
+    /** The base idle poll. */
+    public static final ConfigKey<EngineConfig, Duration> POLL_INTERVAL = engine("poll-interval", ValueType.DURATION,
+            Duration.ofSeconds(1), POSITIVE, c -> c.poll().interval(), "The base interval between claims on a queue with no pokes.");
+    /** The idle backoff's ceiling; at least {@link #POLL_INTERVAL}. */
+    public static final ConfigKey<EngineConfig, Duration> MAX_POLL_INTERVAL = engine("max-poll-interval", ValueType.DURATION,
+            Duration.ofSeconds(5), POSITIVE, c -> c.poll().maxInterval(),
+            "The ceiling of the idle backoff: an idle queue doubles its poll interval up to this; a poke resets it.");
+    /** Rows claimed beyond the free slots. */
+    public static final ConfigKey<EngineConfig, Integer> PREFETCH = engine("prefetch", ValueType.INTEGER, 0, atLeast(0),
+            c -> c.poll().prefetch(), "Rows each queue claims beyond its free slots and holds in memory (heartbeated; released on stop).");
+    /** The fewest free slots worth a claim; at most each queue's concurrency plus {@link #PREFETCH}. */
+    public static final ConfigKey<EngineConfig, Integer> MIN_DEMAND = engine("min-demand", ValueType.INTEGER, 1, atLeast(1),
+            c -> c.poll().minDemand(), "Skip a claim unless at least this many slots are free.");
+
+    // ---- drain
+
+    /** How long a stopping node waits for its steps and flushes. */
+    public static final ConfigKey<EngineConfig, Duration> DRAIN_TIMEOUT = engine("drain-timeout", ValueType.DURATION,
+            Duration.ofSeconds(5), ZERO_OR_MORE, c -> c.drain().timeout(),
+            "On stop, how long the node waits for its running steps: one deadline for all its queues, which all stop claiming first.");
+
+    // ---- reaper
+
+    /** Whether the reaper runs here. */
+    public static final ConfigKey<EngineConfig, Boolean> REAPER_ENABLED = engine("reaper.enabled", ValueType.BOOLEAN, true,
+            Check.any(), c -> c.reaper().enabled(), "Run the reaper on this node: expired leases and await timeouts.");
+    /** Time between reaper sweeps. */
+    public static final ConfigKey<EngineConfig, Duration> REAPER_INTERVAL = engine("reaper.interval", ValueType.DURATION,
+            Duration.ofSeconds(30), POSITIVE, c -> c.reaper().interval(), "Time between reaper sweeps.");
+    /** Rows per reaper statement. */
+    public static final ConfigKey<EngineConfig, Integer> REAPER_BATCH = engine("reaper.batch", ValueType.INTEGER, 1000,
+            atLeast(1), c -> c.reaper().batch(),
+            "Rows per reaper statement (expired leases, due await timeouts); a sweep repeats while batches come back full.");
+
+    // ---- gc
+
+    /** Whether the GC runs here. */
+    public static final ConfigKey<EngineConfig, Boolean> GC_ENABLED = engine("gc.enabled", ValueType.BOOLEAN, true,
+            Check.any(), c -> c.gc().enabled(), "Run the GC on this node.");
+    /** Time between GC sweeps. */
+    public static final ConfigKey<EngineConfig, Duration> GC_INTERVAL = engine("gc.interval", ValueType.DURATION,
+            Duration.ofSeconds(60), POSITIVE, c -> c.gc().interval(), "Time between GC sweeps.");
+    /** How long a terminated row is kept. */
+    public static final ConfigKey<EngineConfig, Duration> GC_RETENTION = engine("gc.retention", ValueType.DURATION,
+            Duration.ofDays(1), ZERO_OR_MORE, c -> c.gc().retention(),
+            "How long a `done` or `failed` row is kept after it terminated.");
+    /** Rows per GC delete. */
+    public static final ConfigKey<EngineConfig, Integer> GC_BATCH = engine("gc.batch", ValueType.INTEGER, 10_000, atLeast(1),
+            c -> c.gc().batch(), "Rows per GC delete; a sweep repeats while batches come back full.");
+
+    // ---- schema and migration
+
+    /** The schema of the engine's tables: a plain lower-case identifier ({@link SchemaName}). */
+    public static final ConfigKey<EngineConfig, String> SCHEMA = engine("schema", ValueType.TEXT, "gendurable",
+            (k, m, v) -> new SchemaName(v), c -> c.schema().name(), "The PostgreSQL schema of the engine's tables.");
+    /** Whether Flyway runs at start-up. */
+    public static final ConfigKey<EngineConfig, Boolean> MIGRATE_AT_START = engine("migrate-at-start", ValueType.BOOLEAN, true,
+            Check.any(), c -> c.schema().migrateAtStart(),
+            "Run the Flyway migrations at start-up (history table `gendurable_schema_history` in the same schema).");
+
+    // ---- poke
+
+    /** How runnable work is announced: this JVM, or every node. */
+    public static final ConfigKey<EngineConfig, PokeTransport> POKE = engine("poke", ValueType.oneOf(PokeTransport.class),
+            PokeTransport.LOCAL, Check.that(t -> true, "local or postgres"), c -> c.poke().transport(),
+            "How inserts and engine-driven wakes reach idle schedulers: `local`, only this JVM's; `postgres`, every node's, over `LISTEN/NOTIFY`.");
+    /** The longest {@link #POKE_WINDOW}: beyond it, pokes would lag the default poll. */
+    public static final Duration MAX_POKE_WINDOW = Duration.ofSeconds(1);
+    private static final Duration DEFAULT_POKE_WINDOW = Duration.ofMillis(50);
+    /** The coalescing window of postgres pokes (see docs/performance.md for the measurements behind its default). */
+    public static final ConfigKey<EngineConfig, Duration> POKE_WINDOW = engine("poke.window", ValueType.DURATION,
+            DEFAULT_POKE_WINDOW, Check.that(w -> !w.isNegative() && w.compareTo(MAX_POKE_WINDOW) <= 0,
+                    "a duration from 0 to " + MAX_POKE_WINDOW + " (default " + DEFAULT_POKE_WINDOW + ")"),
+            c -> c.poke().window(),
+            "With `poke=postgres`, the shortest time between two notifications of this node: the first poke after a quiet window is sent at once, pokes within the window go out together when it ends.");
+
+    // ---- await
+
+    /** How often the await bridge probes other nodes' commits. */
+    public static final ConfigKey<EngineConfig, Duration> AWAIT_TICK = engine("await.tick", ValueType.DURATION,
+            Duration.ofMillis(25), POSITIVE, c -> c.await().tick(),
+            "While callers on this node wait in `await`, how often one query checks their instances for results committed on other nodes.");
+
+    // ---- values
+
+    /** The largest {@link #MAX_VALUE_BYTES}: 64 MiB (a jsonb value stops at 255 MiB, a claim batch far earlier). */
+    public static final int MAX_VALUE_BYTES_CEILING = 64 << 20;
+    private static final int DEFAULT_MAX_VALUE_BYTES = 1 << 20;
+    /** The largest JSON value accepted, in UTF-8 bytes (default 1 MiB). */
+    public static final ConfigKey<EngineConfig, Integer> MAX_VALUE_BYTES = engine("max-value-bytes", ValueType.INTEGER,
+            DEFAULT_MAX_VALUE_BYTES, Check.that(b -> b >= 1024 && b <= MAX_VALUE_BYTES_CEILING,
+                    "an integer from 1024 to " + MAX_VALUE_BYTES_CEILING + " (bytes; default " + DEFAULT_MAX_VALUE_BYTES + ")"),
+            c -> c.values().maxBytes(),
+            "The largest JSON value accepted, in UTF-8 bytes: an inserted state, a signal payload, and every state or result a step returns (one over it goes to `onError`).");
+
+    // ---- flushers[i]
+
+    /** The queues a flusher serves, or {@code *}. */
+    public static final ConfigKey<FlusherConfig, List<String>> FLUSHER_QUEUES = member(FLUSHERS, "queues", ValueType.LIST,
+            List.of("*"), Check.that(l -> !l.isEmpty(), "a comma-separated list of queues, or *"), FlusherConfig::queues,
+            "The queues whose outcomes flusher `i` commits.");
+    /** Flush when this many outcomes wait. */
+    public static final ConfigKey<FlusherConfig, Integer> FLUSHER_MAX_BATCH = member(FLUSHERS, "max-batch", ValueType.INTEGER,
+            100, atLeast(1), FlusherConfig::maxBatch, "Flush when this many outcomes wait.");
+    /** …or this long after the first. */
+    public static final ConfigKey<FlusherConfig, Duration> FLUSHER_MAX_DELAY = member(FLUSHERS, "max-delay", ValueType.DURATION,
+            Duration.ofMillis(10), ZERO_OR_MORE, FlusherConfig::maxDelay, "…or this long after the first one arrived.");
+    /** Flush transactions open at once. */
+    public static final ConfigKey<FlusherConfig, Integer> FLUSHER_PARALLELISM = member(FLUSHERS, "parallelism", ValueType.INTEGER,
+            2, Check.that(p -> p >= 1 && p <= 16, "an integer from 1 to 16"), FlusherConfig::parallelism,
+            "How many of flusher `i`'s transactions may be open at once: outcomes that arrive while one commits start the next instead of waiting for it.");
+
+    // ---- rate-limits.<name>
+
+    /** Tokens per period; required. */
+    public static final ConfigKey<RateLimit, Double> RATE_ALLOWED = member(RATE_LIMITS, "allowed", ValueType.NUMBER, null,
+            Check.that(a -> a > 0, "a positive number of starts per period"), RateLimit::allowed,
+            "The tokens rate limit `<name>` gains per `period`: how many steps of weight 1 it starts per period.");
+    /** The period of {@link #RATE_ALLOWED}. */
+    public static final ConfigKey<RateLimit, Duration> RATE_PERIOD = member(RATE_LIMITS, "period", ValueType.DURATION,
+            Duration.ofSeconds(1), Check.that(p -> p.toMillis() >= 1, "a duration of at least 1 ms"), RateLimit::period,
+            "The period of `allowed`.");
+    /** The bucket's capacity; by default {@link #RATE_ALLOWED}, at least 1 (so no literal default here). */
+    public static final ConfigKey<RateLimit, Double> RATE_BURST = member(RATE_LIMITS, "burst", ValueType.NUMBER, null,
+            Check.that(b -> b >= 1, "a number of 1 or more (default: allowed, at least 1)"), RateLimit::burst,
+            "The bucket's capacity: the most tokens taken at once after an idle spell.");
+    /** Counter rows per bucket key; from 1 to the burst (checked by {@link RateLimit}). */
+    public static final ConfigKey<RateLimit, Integer> RATE_SHARDS = member(RATE_LIMITS, "shards", ValueType.INTEGER, 1,
+            Check.any(), RateLimit::shards, "Counter rows per bucket key; concurrent pickers lock disjoint shards.");
+
+    // ---- concurrency-limits.<name>
+
+    /** At most this many at once per key; required. */
+    public static final ConfigKey<Gate, Integer> GATE_LIMIT = member(CONCURRENCY_LIMITS, "limit", ValueType.INTEGER, null,
+            atLeast(1), Gate::limit,
+            "Makes `<name>` a gate: at most this many steps at once per concurrency key named `<name>` (`<name>` or `<name>:…`), cluster-wide.");
+    /** Slot-counter rows per key; from 1 to the limit (checked by {@link Gate}). */
+    public static final ConfigKey<Gate, Integer> GATE_SHARDS = member(CONCURRENCY_LIMITS, "shards", ValueType.INTEGER, 1,
+            Check.any(), Gate::shards, "Slot-counter rows per key; the limit is divided among them.");
+
+    // ---- the container layer (impl.cdi): data sources and executors
+
+    /** The JNDI name of the engine's own DataSource. */
+    public static final ConfigKey<Void, String> DATASOURCE = container("datasource", "jdbc/gendurable",
+            "The engine's own DataSource, looked up when no `@GenDurableDataSource` bean exists.");
+    /** The JNDI name of the transactional DataSource that joins the caller's JTA transaction. */
+    public static final ConfigKey<Void, String> JTA_DATASOURCE = container("jta-datasource", "jdbc/gendurableTx",
+            "A **transactional** DataSource on the same database, through which `insert`, `insertAll` and `signal` join the caller's JTA transaction when one is active.");
+    /** A JDBC URL for the engine's own pool, the last resort. */
+    public static final ConfigKey<Void, String> JDBC_URL = container("jdbc.url", null,
+            "Used only when neither a `@GenDurableDataSource` bean nor the JNDI name is found: the engine builds a HikariCP pool.");
+    /** The user of that pool. */
+    public static final ConfigKey<Void, String> JDBC_USER = container("jdbc.user", null, "The user of that pool.");
+    /** The password of that pool; never logged. */
+    public static final ConfigKey<Void, String> JDBC_PASSWORD = container("jdbc.password", null, "The password of that pool.");
+    /** The JNDI name of the managed executor that runs steps. */
+    public static final ConfigKey<Void, String> EXECUTOR = container("executor", "java:comp/DefaultManagedExecutorService",
+            "The managed executor that runs steps.");
+    /** The JNDI name of the managed scheduled executor. */
+    public static final ConfigKey<Void, String> SCHEDULED_EXECUTOR = container("scheduled-executor",
+            "java:comp/DefaultManagedScheduledExecutorService",
+            "The managed scheduled executor that runs claims, flushes, heartbeats and sweeps.");
+
+    // ---- views, derived from the declarations above (initialised after them)
+
+    private static final List<ConfigKey<?, ?>> KEYS = Collections.unmodifiableList(ALL);
+    private static final List<Family> FAMILIES = List.of(FLUSHERS, RATE_LIMITS, CONCURRENCY_LIMITS);
+    private static final List<ConfigKey<EngineConfig, ?>> ENGINE = engineKeysOf(ALL);
+    private static final Set<String> PLAIN = plainNamesOf(ALL);
+    private static final Map<Family, Pattern> PATTERNS = FAMILIES.stream().collect(Collectors.toUnmodifiableMap(f -> f,
+            f -> Pattern.compile(f.memberRegex() + "\\.(" + members(f).stream().map(ConfigKey::memberName)
+                    .collect(Collectors.joining("|")) + ")")));
+
+    private ConfigKeys() {
+    }
+
+    /** @return every key, plain and family members, in declaration order */
+    public static List<ConfigKey<?, ?>> all() {
+        return KEYS;
+    }
+
+    /** @return the plain keys {@link EngineConfig} holds, in declaration order (the order of the start-up line) */
+    public static List<ConfigKey<EngineConfig, ?>> engineKeys() {
+        return ENGINE;
+    }
+
+    /** @return the families of keys */
+    public static List<Family> families() {
+        return FAMILIES;
+    }
+
+    /** @param family a family @return its member keys, in declaration order */
+    public static List<ConfigKey<?, ?>> members(Family family) {
+        return ALL.stream().filter(k -> k.family() == family).toList();
+    }
+
+    /** @return the names of the plain keys, without prefix, sorted */
+    public static Set<String> plainNames() {
+        return PLAIN;
+    }
+
+    /**
+     * @param family a family
+     * @return the pattern of its keys without prefix: the member in group 1, the member key's name in group 2
+     */
+    public static Pattern pattern(Family family) {
+        return PATTERNS.get(family);
+    }
+
+    /** @param name a key without prefix @return whether this release reads it */
+    public static boolean isKnown(String name) {
+        return PLAIN.contains(name) || FAMILIES.stream().anyMatch(f -> PATTERNS.get(f).matcher(name).matches());
+    }
+
+    /** @return every accepted key, for the message that refuses an unknown one */
+    static String accepted() {
+        List<String> families = FAMILIES.stream().map(f -> f.template() + "." + members(f).stream()
+                .map(ConfigKey::memberName).collect(Collectors.joining("|"))).toList();
+        return PLAIN + ", " + String.join(", ", families.subList(0, families.size() - 1)) + " and "
+                + families.get(families.size() - 1) + " (all prefixed " + ConfigKey.PREFIX + ")";
+    }
+
+    /** @return the host name, the default node id */
+    public static String defaultNodeId() {
+        String host = System.getenv("HOSTNAME");
+        if (host == null || host.isBlank()) {
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            } catch (Exception e) {
+                host = "node";
+            }
+        }
+        return host.length() > 100 ? host.substring(0, 100) : host;
+    }
+
+    private static void checkQueues(ConfigKey<?, Map<String, Integer>> key, String member, Map<String, Integer> queues) {
+        Objects.requireNonNull(queues, "queues");
+        queues.forEach((q, c) -> {
+            if (q.isBlank()) {
+                throw new ConfigException(key.key(), "", "name:concurrency pairs with non-blank names");
+            }
+            if (c == null || c < 1) {
+                throw new ConfigException(key.key(), q + ":" + c, "a concurrency of 1 or more per queue");
+            }
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<ConfigKey<EngineConfig, ?>> engineKeysOf(List<ConfigKey<?, ?>> keys) {
+        List<ConfigKey<EngineConfig, ?>> out = new ArrayList<>();
+        for (ConfigKey<?, ?> k : keys) {
+            if (k.family() == null && k.held()) {
+                out.add((ConfigKey<EngineConfig, ?>) k);  // the plain keys with a getter are declared by engine(…)
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    private static Set<String> plainNamesOf(List<ConfigKey<?, ?>> keys) {
+        Set<String> names = new TreeSet<>();
+        keys.stream().filter(k -> k.family() == null).forEach(k -> names.add(k.name()));
+        return Collections.unmodifiableSet(names);
+    }
+
+    private static <K extends ConfigKey<?, ?>> K declare(K key) {
+        ALL.add(key);
+        return key;
+    }
+
+    private static <T> ConfigKey<EngineConfig, T> engine(String name, ValueType<T> type, T defaultValue, Check<T> check,
+                                                         Function<EngineConfig, T> getter, String doc) {
+        return declare(new ConfigKey<>(null, name, type, () -> defaultValue, check, getter, doc));
+    }
+
+    private static <O, T> ConfigKey<O, T> member(Family family, String name, ValueType<T> type, T defaultValue, Check<T> check,
+                                                 Function<O, T> getter, String doc) {
+        return declare(new ConfigKey<>(family, name, type, () -> defaultValue, check, getter, doc));
+    }
+
+    private static ConfigKey<Void, String> container(String name, String defaultValue, String doc) {
+        return declare(new ConfigKey<>(null, name, ValueType.TEXT, () -> defaultValue, Check.any(), null, doc));
+    }
+}
