@@ -1,6 +1,7 @@
 package io.gendurable.impl.flush;
 
 import io.gendurable.impl.admission.BucketSql;
+import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.db.Jdbc;
 import io.gendurable.impl.db.SchemaName;
 import io.gendurable.impl.insert.InsertSql;
@@ -225,16 +226,14 @@ public final class FlushSql {
         }
         // Gate slots return in the same transaction the rows leave executing: the reconciler's
         // truth (executing rows) and the counters can never disagree about a committed outcome.
-        List<String> slotKeys = new ArrayList<>();
-        List<Integer> slotShards = new ArrayList<>();
+        List<Limiter.Slot> slots = new ArrayList<>();
         for (OutcomeRow r : rows) {
             if (r.slotKey() != null && committed.contains(r.id())) {
-                slotKeys.add(r.slotKey());
-                slotShards.add(r.slotShard());
+                slots.add(new Limiter.Slot(r.slotKey(), r.slotShard()));
             }
         }
-        if (!slotKeys.isEmpty()) {
-            bucketSql.credit(c, slotKeys, slotShards);
+        if (!slots.isEmpty()) {
+            bucketSql.credit(c, slots);
         }
         if (!parked.isEmpty()) {
             try (PreparedStatement ps = c.prepareStatement(recheckSql)) {
