@@ -61,21 +61,21 @@ public final class Unnest<R> {
      */
     public int bind(Connection c, PreparedStatement ps, int first, List<? extends R> rows) throws SQLException {
         int n = rows.size();
-        int k = columns.length;
-        Object[][] arrays = new Object[k][];
-        for (int j = 0; j < k; j++) {
-            arrays[j] = columns[j].type().newArray(n);
-        }
-        for (int i = 0; i < n; i++) {
-            R row = rows.get(i);
-            for (int j = 0; j < k; j++) {
-                UnnestColumn<? super R> col = columns[j];
-                arrays[j][i] = col.isOrdinal() ? Integer.valueOf(i) : col.getter().apply(row);
+        for (int j = 0; j < columns.length; j++) {
+            UnnestColumn<? super R> col = columns[j];
+            Object[] values = col.type().newArray(n);
+            if (col.isOrdinal()) {
+                for (int i = 0; i < n; i++) {
+                    values[i] = i;
+                }
+            } else {
+                java.util.function.Function<? super R, ?> getter = col.getter();
+                for (int i = 0; i < n; i++) {
+                    values[i] = getter.apply(rows.get(i));
+                }
             }
+            ps.setArray(first + j, c.createArrayOf(col.type().jdbcName(), values));
         }
-        for (int j = 0; j < k; j++) {
-            ps.setArray(first + j, c.createArrayOf(columns[j].type().jdbcName(), arrays[j]));
-        }
-        return first + k;
+        return first + columns.length;
     }
 }
