@@ -17,17 +17,8 @@ import java.util.List;
  * ({@link FanOut#children()}), the join ({@link #joins()}), the gate credit ({@link #slot()})
  * and the park recheck ({@link Park#presented()}).
  *
- * <table>
- *   <caption>The kinds</caption>
- *   <tr><th>kind</th><th>status</th><th>attempt</th><th>awaits</th><th>from</th></tr>
- *   <tr><td>{@link Next}</td><td>runnable</td><td>reset</td><td>clear</td><td>{@code next}</td></tr>
- *   <tr><td>{@link Continue}</td><td>executing</td><td>reset</td><td>clear</td><td>an inline {@code next}</td></tr>
- *   <tr><td>{@link Requeue}</td><td>runnable</td><td>keep</td><td>keep</td><td>an inline next denied admission</td></tr>
- *   <tr><td>{@link Retry}</td><td>runnable</td><td>+1</td><td>keep</td><td>{@code retry}</td></tr>
- *   <tr><td>{@link Park}</td><td>awaiting_signal</td><td>reset</td><td>set</td><td>{@code await}</td></tr>
- *   <tr><td>{@link FanOut}</td><td>awaiting_children</td><td>reset</td><td>clear</td><td>{@code scheduleChildren}</td></tr>
- *   <tr><td>{@link Finish}</td><td>done or failed</td><td>keep</td><td>clear</td><td>{@code done}, {@code stop}</td></tr>
- * </table>
+ * What each kind does to the row's status, {@code attempt} and {@code awaits} is one table,
+ * {@link Kind}.
  */
 public sealed interface Transition {
 
@@ -46,14 +37,23 @@ public sealed interface Transition {
     /** @return the claim this outcome belongs to */
     Claim claim();
 
+    /** @return which kind of transition this is: its status, attempt and awaits operations, its metric label */
+    Kind kind();
+
     /** @return the status the row takes */
-    Status status();
+    default Status status() {
+        return kind().status();
+    }
 
     /** @return what happens to {@code attempt} */
-    AttemptOp attemptOp();
+    default AttemptOp attemptOp() {
+        return kind().attemptOp();
+    }
 
     /** @return what happens to {@code awaits} and {@code await_deadline} */
-    AwaitsOp awaitsOp();
+    default AwaitsOp awaitsOp() {
+        return kind().awaitsOp();
+    }
 
     /** @return the gate slot the row holds, returned to its counter once this commits; or null */
     Limiter.Slot slot();
@@ -63,9 +63,6 @@ public sealed interface Transition {
      * one and any other outcome clears it
      */
     String error();
-
-    /** @return the outcome's kind for metrics and events: next, next_inline, retry, await, schedule_children, done or stop */
-    String kind();
 
     /** @return the row */
     default long id() {
@@ -84,9 +81,9 @@ public sealed interface Transition {
         return null;
     }
 
-    /** @return whether {@link #stateJson()} replaces the state */
+    /** @return whether {@link #stateJson()} replaces the state (a kind that {@linkplain Kind#movesStep() moves to a step}) */
     default boolean setsState() {
-        return false;
+        return kind().movesStep();
     }
 
     /** @return the new state's JSON (with {@link #setsState()}) */
@@ -99,9 +96,9 @@ public sealed interface Transition {
         return null;
     }
 
-    /** @return whether {@link #resultJson()} is written */
+    /** @return whether {@link #resultJson()} is written ({@link Kind#DONE}) */
     default boolean setsResult() {
-        return false;
+        return kind() == Kind.DONE;
     }
 
     /** @return the result's JSON (with {@link #setsResult()}) */
@@ -119,9 +116,12 @@ public sealed interface Transition {
         return null;
     }
 
-    /** @return whether {@link #rateLimit()} and {@link #weight()} replace the row's */
+    /**
+     * @return whether {@link #rateLimit()} and {@link #weight()} replace the row's (a kind that
+     * {@linkplain Kind#movesStep() moves to a step}: a park or a fan-out clears them)
+     */
     default boolean setsRate() {
-        return false;
+        return kind().movesStep();
     }
 
     /** @return the next step's rate-limit key, or null (with {@link #setsRate()}) */
@@ -149,7 +149,7 @@ public sealed interface Transition {
      * and its lease extended to {@link #leaseUntil()} (an inline {@link Continue})
      */
     default boolean keepsClaim() {
-        return false;
+        return kind() == Kind.CONTINUE;
     }
 
     /** @return the extended lease of an inline continue */
@@ -193,28 +193,8 @@ public sealed interface Transition {
         }
 
         @Override
-        default boolean setsState() {
-            return true;
-        }
-
-        @Override
         default String stateJson() {
             return next().stateJson();
-        }
-
-        @Override
-        default AttemptOp attemptOp() {
-            return AttemptOp.RESET;
-        }
-
-        @Override
-        default AwaitsOp awaitsOp() {
-            return AwaitsOp.CLEAR;
-        }
-
-        @Override
-        default boolean setsRate() {
-            return true;
         }
 
         @Override
@@ -251,13 +231,8 @@ public sealed interface Transition {
         }
 
         @Override
-        public Status status() {
-            return Status.RUNNABLE;
-        }
-
-        @Override
-        public String kind() {
-            return "next";
+        public Kind kind() {
+            return Kind.NEXT;
         }
     }
 
@@ -275,18 +250,8 @@ public sealed interface Transition {
         }
 
         @Override
-        public Status status() {
-            return Status.EXECUTING;
-        }
-
-        @Override
-        public boolean keepsClaim() {
-            return true;
-        }
-
-        @Override
-        public String kind() {
-            return "next_inline";
+        public Kind kind() {
+            return Kind.CONTINUE;
         }
     }
 
@@ -296,28 +261,13 @@ public sealed interface Transition {
      */
     record Requeue(Claim claim, Instant eligibleAt, Limiter.Slot slot) implements Transition {
         @Override
-        public Status status() {
-            return Status.RUNNABLE;
-        }
-
-        @Override
-        public AttemptOp attemptOp() {
-            return AttemptOp.KEEP;
-        }
-
-        @Override
-        public AwaitsOp awaitsOp() {
-            return AwaitsOp.KEEP;
+        public Kind kind() {
+            return Kind.REQUEUE;
         }
 
         @Override
         public String error() {
             return null;
-        }
-
-        @Override
-        public String kind() {
-            return "next";
         }
     }
 
@@ -329,28 +279,13 @@ public sealed interface Transition {
     record Retry(Claim claim, String stateJson, Instant eligibleAt, Limiter.Slot slot, String error)
             implements Transition {
         @Override
-        public Status status() {
-            return Status.RUNNABLE;
+        public Kind kind() {
+            return Kind.RETRY;
         }
 
         @Override
         public boolean setsState() {
             return stateJson != null;
-        }
-
-        @Override
-        public AttemptOp attemptOp() {
-            return AttemptOp.INCREMENT;
-        }
-
-        @Override
-        public AwaitsOp awaitsOp() {
-            return AwaitsOp.KEEP;
-        }
-
-        @Override
-        public String kind() {
-            return "retry";
         }
     }
 
@@ -368,33 +303,8 @@ public sealed interface Transition {
         }
 
         @Override
-        public Status status() {
-            return Status.AWAITING_SIGNAL;
-        }
-
-        @Override
-        public boolean setsState() {
-            return true;
-        }
-
-        @Override
-        public AttemptOp attemptOp() {
-            return AttemptOp.RESET;
-        }
-
-        @Override
-        public AwaitsOp awaitsOp() {
-            return AwaitsOp.SET;
-        }
-
-        @Override
-        public boolean setsRate() {
-            return true;
-        }
-
-        @Override
-        public String kind() {
-            return "await";
+        public Kind kind() {
+            return Kind.PARK;
         }
     }
 
@@ -413,33 +323,8 @@ public sealed interface Transition {
         }
 
         @Override
-        public Status status() {
-            return Status.AWAITING_CHILDREN;
-        }
-
-        @Override
-        public boolean setsState() {
-            return true;
-        }
-
-        @Override
-        public AttemptOp attemptOp() {
-            return AttemptOp.RESET;
-        }
-
-        @Override
-        public AwaitsOp awaitsOp() {
-            return AwaitsOp.CLEAR;
-        }
-
-        @Override
-        public boolean setsRate() {
-            return true;
-        }
-
-        @Override
-        public String kind() {
-            return "schedule_children";
+        public Kind kind() {
+            return Kind.FAN_OUT;
         }
     }
 
@@ -460,28 +345,75 @@ public sealed interface Transition {
         }
 
         @Override
-        public boolean setsResult() {
-            return status == Status.DONE;
-        }
-
-        @Override
-        public AttemptOp attemptOp() {
-            return AttemptOp.KEEP;
-        }
-
-        @Override
-        public AwaitsOp awaitsOp() {
-            return AwaitsOp.CLEAR;
+        public Kind kind() {
+            return status == Status.DONE ? Kind.DONE : Kind.STOP;
         }
 
         @Override
         public Long joins() {
             return parentId;
         }
+    }
 
-        @Override
-        public String kind() {
-            return status == Status.DONE ? "done" : "stop";
+    /** What each kind of transition does to the row's status, {@code attempt} and {@code awaits}. */
+    enum Kind {
+        /** {@link Next}: on to the next step, requeued */
+        NEXT(Status.RUNNABLE, AttemptOp.RESET, AwaitsOp.CLEAR, true, "next"),
+        /** {@link Continue}: on to the next step in the same task, the claim kept */
+        CONTINUE(Status.EXECUTING, AttemptOp.RESET, AwaitsOp.CLEAR, true, "next_inline"),
+        /** {@link Requeue}: back to the queue unchanged */
+        REQUEUE(Status.RUNNABLE, AttemptOp.KEEP, AwaitsOp.KEEP, false, "next"),
+        /** {@link Retry}: the same step, one attempt later, with the same awaited signals */
+        RETRY(Status.RUNNABLE, AttemptOp.INCREMENT, AwaitsOp.KEEP, false, "retry"),
+        /** {@link Park}: parked at its next step until a signal */
+        PARK(Status.AWAITING_SIGNAL, AttemptOp.RESET, AwaitsOp.SET, true, "await"),
+        /** {@link FanOut}: parked at its next step until its children end */
+        FAN_OUT(Status.AWAITING_CHILDREN, AttemptOp.RESET, AwaitsOp.CLEAR, true, "schedule_children"),
+        /** {@link Finish} done: the result written */
+        DONE(Status.DONE, AttemptOp.KEEP, AwaitsOp.CLEAR, false, "done"),
+        /** {@link Finish} failed */
+        STOP(Status.FAILED, AttemptOp.KEEP, AwaitsOp.CLEAR, false, "stop");
+
+        private final Status status;
+        private final AttemptOp attemptOp;
+        private final AwaitsOp awaitsOp;
+        private final boolean movesStep;
+        private final String label;
+
+        Kind(Status status, AttemptOp attemptOp, AwaitsOp awaitsOp, boolean movesStep, String label) {
+            this.status = status;
+            this.attemptOp = attemptOp;
+            this.awaitsOp = awaitsOp;
+            this.movesStep = movesStep;
+            this.label = label;
+        }
+
+        /** @return the status the row takes */
+        public Status status() {
+            return status;
+        }
+
+        /** @return what happens to {@code attempt} */
+        public AttemptOp attemptOp() {
+            return attemptOp;
+        }
+
+        /** @return what happens to {@code awaits} and {@code await_deadline} */
+        public AwaitsOp awaitsOp() {
+            return awaitsOp;
+        }
+
+        /**
+         * @return whether the row moves to a step of the outcome's choosing: step, state, rate limit
+         * and weight are written (a park's and a fan-out's rate limit and weight are cleared)
+         */
+        public boolean movesStep() {
+            return movesStep;
+        }
+
+        /** @return the outcome's name in metrics and events */
+        public String label() {
+            return label;
         }
     }
 

@@ -86,12 +86,12 @@ public final class StepRunner {
             long start = System.nanoTime();
             Transition encoded = decide(current, worker, inlineAllowed);
             long nanos = System.nanoTime() - start;
-            metrics.step(encoded.kind(), nanos);
+            metrics.step(encoded.kind().label(), nanos);
             Flusher.Written written = flusher.submit(encoded).join();
             Flusher.Result result = written.result();
             ClaimedRow row = current.row();
             try {
-                events.stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind(), nanos,
+                events.stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind().label(), nanos,
                         encoded.error(), result == Flusher.Result.STALE);
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
