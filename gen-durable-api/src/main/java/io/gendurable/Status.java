@@ -20,6 +20,8 @@ public enum Status {
     /** Stopped with an error. Terminal. */
     FAILED;
 
+    private final String dbName = name().toLowerCase(Locale.ROOT);
+
     /** @return true for {@link #DONE} and {@link #FAILED}. */
     public boolean isTerminal() {
         return this == DONE || this == FAILED;
@@ -27,7 +29,7 @@ public enum Status {
 
     /** @return the value stored in the database ({@code durable_status}), e.g. {@code awaiting_signal}. */
     public String dbName() {
-        return name().toLowerCase(Locale.ROOT);
+        return dbName;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.gendurable.impl.admission;
 
 import io.gendurable.impl.db.Jdbc;
 import io.gendurable.impl.db.SchemaName;
+import io.gendurable.impl.db.Unnest;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,6 +13,12 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 
+import static io.gendurable.impl.db.UnnestColumn.bigint;
+import static io.gendurable.impl.db.UnnestColumn.float8;
+import static io.gendurable.impl.db.UnnestColumn.instant;
+import static io.gendurable.impl.db.UnnestColumn.int4;
+import static io.gendurable.impl.db.UnnestColumn.text;
+
 /**
  * The limiter's counters ({@code gen_durable_buckets}) and policy ({@code gen_durable_bucket_configs}).
  * Shards are locked {@code FOR UPDATE OF b SKIP LOCKED} in {@code (kind, key, shard)} order, so
@@ -20,6 +27,32 @@ import java.util.List;
  * the same cold key meets the primary key (the caller retries against the winner's rows).
  */
 public final class BucketSql {
+    // The unnest inputs, one column per line: the clause and the binding derive from them.
+    private static final Unnest<Wanted> WANTED = Unnest.of(text("kind", Wanted::kind), text("key", Wanted::key));
+    private static final Unnest<Shard> SHARDS = Unnest.of(
+            text("kind", Shard::kind),
+            text("key", Shard::key),
+            int4("shard", Shard::shard),
+            float8("capacity", Shard::capacity),
+            float8("available", Shard::available),
+            instant("last_refill", Shard::lastRefill));
+    private static final Unnest<Shard> GATE_SHARDS = Unnest.of(
+            text("key", Shard::key),
+            int4("shard", Shard::shard),
+            float8("capacity", Shard::capacity),
+            float8("available", Shard::available));
+    private static final Unnest<Stamp> STAMPS = Unnest.of(
+            bigint("id", Stamp::id),
+            bigint("token", Stamp::token),
+            int4("shard", Stamp::shard));
+    private static final Unnest<Limiter.Slot> SLOTS = Unnest.of(text("key", Limiter.Slot::key), int4("shard", Limiter.Slot::shard));
+    private static final Unnest<Policy> POLICIES = Unnest.of(
+            text("kind", Policy::kind),
+            text("name", Policy::name),
+            float8("rate", Policy::rate),
+            float8("capacity", Policy::capacity),
+            int4("shards", Policy::shards));
+
     private final String lockSql;
     private final String updateSql;
     private final String mintSql;
@@ -39,7 +72,7 @@ public final class BucketSql {
         String t = schema.instances();
         this.lockSql = """
                 WITH wanted AS (
-                    SELECT * FROM unnest(?::text[], ?::text[]) AS w(kind, key)
+                    SELECT * FROM %2$s
                 ), locked AS (
                     SELECT b.kind, b.key, b.shard, b.capacity, b.available, b.last_refill
                     FROM %1$s b JOIN wanted w ON w.kind = b.kind AND w.key = b.key
@@ -50,21 +83,19 @@ public final class BucketSql {
                 UNION ALL
                 SELECT DISTINCT b.kind, b.key, NULL::int, NULL::float8, NULL::float8, NULL::timestamptz, false
                 FROM %1$s b JOIN wanted w ON w.kind = b.kind AND w.key = b.key
-                """.formatted(b);
+                """.formatted(b, WANTED.as("w"));
         this.updateSql = """
                 UPDATE %1$s b SET capacity = u.capacity, available = u.available, last_refill = u.last_refill::timestamptz
-                FROM unnest(?::text[], ?::text[], ?::int[], ?::float8[], ?::float8[], ?::text[])
-                     AS u(kind, key, shard, capacity, available, last_refill)
+                FROM %2$s
                 WHERE b.kind = u.kind AND b.key = u.key AND b.shard = u.shard
-                """.formatted(b);
+                """.formatted(b, SHARDS.as("u"));
         // No ON CONFLICT: a racing mint must fail (primary key) so the loser recomputes from the winner's rows.
         this.mintSql = """
                 INSERT INTO %1$s (kind, key, shard, capacity, available, last_refill)
                 SELECT kind, key, shard, capacity, available, last_refill::timestamptz
-                FROM unnest(?::text[], ?::text[], ?::int[], ?::float8[], ?::float8[], ?::text[])
-                     AS m(kind, key, shard, capacity, available, last_refill)
+                FROM %2$s
                 ORDER BY kind, key, shard
-                """.formatted(b);
+                """.formatted(b, SHARDS.as("m"));
         // Guarded by the claim's fencing token: an admission that runs after its claim was lost (a
         // worker paused between its claim and its admission, the row reaped and claimed again)
         // must not stamp the new claim's row. Rows locked in id order; a row locked elsewhere is
@@ -72,7 +103,7 @@ public final class BucketSql {
         // The caller compares the count: a row not stamped rolls the admission back.
         this.stampSql = """
                 WITH s AS (
-                    SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::int[]) AS s(id, token, shard)
+                    SELECT * FROM %2$s
                 ), mine AS (
                     SELECT g.id FROM %1$s g JOIN s ON g.id = s.id
                     WHERE g.claim_token = s.token AND g.status::text = 'executing'
@@ -82,12 +113,12 @@ public final class BucketSql {
                 UPDATE %1$s g SET concurrency_shard = s.shard
                 FROM s JOIN mine ON mine.id = s.id
                 WHERE g.id = s.id
-                """.formatted(t);
+                """.formatted(t, STAMPS.as("s"));
         // LEAST: a slot leaked by a crash and healed by the reconciler must never push a counter
         // over its capacity and sink a flush; credits run inside the flush that frees the slot.
         this.creditSql = """
                 WITH c AS (
-                    SELECT key, shard, count(*)::float8 AS n FROM unnest(?::text[], ?::int[]) AS x(key, shard)
+                    SELECT key, shard, count(*)::float8 AS n FROM %2$s
                     GROUP BY key, shard
                 ), l AS (
                     SELECT b.key, b.shard FROM %1$s b JOIN c ON c.key = b.key AND c.shard = b.shard
@@ -98,14 +129,14 @@ public final class BucketSql {
                 UPDATE %1$s b SET available = LEAST(b.capacity, b.available + c.n)
                 FROM c JOIN l ON l.key = c.key AND l.shard = c.shard
                 WHERE b.kind = 'conc' AND b.key = c.key AND b.shard = c.shard
-                """.formatted(b);
+                """.formatted(b, SLOTS.as("x"));
         this.seedSql = """
                 INSERT INTO %1$s (kind, name, rate, capacity, shards)
-                SELECT * FROM unnest(?::text[], ?::text[], ?::float8[], ?::float8[], ?::int[])
+                SELECT * FROM %2$s
                 ORDER BY 1, 2
                 ON CONFLICT (kind, name) DO UPDATE
                 SET rate = EXCLUDED.rate, capacity = EXCLUDED.capacity, shards = EXCLUDED.shards
-                """.formatted(schema.qualify("gen_durable_bucket_configs"));
+                """.formatted(schema.qualify("gen_durable_bucket_configs"), POLICIES.as("p"));
         this.lockKindSql = """
                 SELECT kind, key, shard, capacity, available, last_refill, true AS grabbed FROM %1$s b
                 WHERE kind = ?
@@ -123,16 +154,16 @@ public final class BucketSql {
         this.totalsSql = "SELECT key, count(*) FROM " + b + " WHERE kind = ? AND key = ANY(?::text[]) GROUP BY key";
         this.rewriteSql = """
                 UPDATE %1$s b SET capacity = u.capacity, available = u.available
-                FROM unnest(?::text[], ?::int[], ?::float8[], ?::float8[]) AS u(key, shard, capacity, available)
+                FROM %2$s
                 WHERE b.kind = 'conc' AND b.key = u.key AND b.shard = u.shard
-                """.formatted(b);
+                """.formatted(b, GATE_SHARDS.as("u"));
         this.backfillSql = """
                 INSERT INTO %1$s (kind, key, shard, capacity, available)
                 SELECT 'conc', key, shard, capacity, available
-                FROM unnest(?::text[], ?::int[], ?::float8[], ?::float8[]) AS u(key, shard, capacity, available)
+                FROM %2$s
                 ORDER BY key, shard
                 ON CONFLICT DO NOTHING
-                """.formatted(b);
+                """.formatted(b, GATE_SHARDS.as("u"));
         // Index: gen_durable_concurrency_active (executing K = 1 holders only).
         this.capturedSql = """
                 SELECT concurrency_name, count(*) FROM %1$s
@@ -185,22 +216,8 @@ public final class BucketSql {
         if (shards.isEmpty()) {
             return;
         }
-        int n = shards.size();
-        String[] key = new String[n];
-        Integer[] shard = new Integer[n];
-        Double[] capacity = new Double[n];
-        Double[] available = new Double[n];
-        for (int i = 0; i < n; i++) {
-            key[i] = shards.get(i).key();
-            shard[i] = shards.get(i).shard();
-            capacity[i] = shards.get(i).capacity();
-            available[i] = shards.get(i).available();
-        }
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setArray(1, Jdbc.texts(c, key));
-            ps.setArray(2, Jdbc.ints(c, shard));
-            ps.setArray(3, c.createArrayOf("float8", capacity));
-            ps.setArray(4, c.createArrayOf("float8", available));
+            GATE_SHARDS.bind(c, ps, 1, shards);
             ps.executeUpdate();
         }
     }
@@ -210,11 +227,14 @@ public final class BucketSql {
                         Instant lastRefill, boolean grabbed) {
     }
 
+    /** A counter the admission wants: its kind ({@code rate} or {@code conc}) and key. */
+    public record Wanted(String kind, String key) {
+    }
+
     /** @return the grabbed shards of the wanted keys, plus one ungrabbed marker row per existing key */
-    public List<Shard> lock(Connection c, List<String> kinds, List<String> keys) throws SQLException {
+    public List<Shard> lock(Connection c, List<Wanted> wanted) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(lockSql)) {
-            ps.setArray(1, Jdbc.texts(c, kinds.toArray()));
-            ps.setArray(2, Jdbc.texts(c, keys.toArray()));
+            WANTED.bind(c, ps, 1, wanted);
             return shards(ps);
         }
     }
@@ -247,7 +267,7 @@ public final class BucketSql {
             return;
         }
         try (PreparedStatement ps = c.prepareStatement(updateSql)) {
-            bindShards(c, ps, shards, true);
+            SHARDS.bind(c, ps, 1, shards);
             ps.executeUpdate();
         }
     }
@@ -258,73 +278,51 @@ public final class BucketSql {
             return;
         }
         try (PreparedStatement ps = c.prepareStatement(mintSql)) {
-            bindShards(c, ps, shards, true);
+            SHARDS.bind(c, ps, 1, shards);
             ps.executeUpdate();
         }
     }
 
-    private static void bindShards(Connection c, PreparedStatement ps, List<Shard> shards, boolean withCapacity)
-            throws SQLException {
-        int n = shards.size();
-        String[] kind = new String[n];
-        String[] key = new String[n];
-        Integer[] shard = new Integer[n];
-        Double[] capacity = new Double[n];
-        Double[] available = new Double[n];
-        String[] refill = new String[n];
-        for (int i = 0; i < n; i++) {
-            Shard s = shards.get(i);
-            kind[i] = s.kind();
-            key[i] = s.key();
-            shard[i] = s.shard();
-            capacity[i] = s.capacity();
-            available[i] = s.available();
-            refill[i] = Jdbc.isoOrNull(s.lastRefill());
-        }
-        int p = 1;
-        ps.setArray(p++, Jdbc.texts(c, kind));
-        ps.setArray(p++, Jdbc.texts(c, key));
-        ps.setArray(p++, Jdbc.ints(c, shard));
-        if (withCapacity) {
-            ps.setArray(p++, c.createArrayOf("float8", capacity));
-        }
-        ps.setArray(p++, c.createArrayOf("float8", available));
-        ps.setArray(p, Jdbc.texts(c, refill));
+    /** An admitted row's drawn gate shard, stamped while its claim (fencing token) holds. */
+    public record Stamp(long id, long token, int shard) {
     }
 
     /** Stamps the drawn gate shard onto admitted rows. */
-    public int stamp(Connection c, List<Long> ids, List<Long> tokens, List<Integer> shards) throws SQLException {
-        if (ids.isEmpty()) {
+    public int stamp(Connection c, List<Stamp> stamps) throws SQLException {
+        if (stamps.isEmpty()) {
             return 0;
         }
         return Jdbc.waitingBriefly(c, () -> {
             try (PreparedStatement ps = c.prepareStatement(stampSql)) {
-                ps.setArray(1, Jdbc.longs(c, ids));
-                ps.setArray(2, Jdbc.longs(c, tokens));
-                ps.setArray(3, Jdbc.ints(c, shards.toArray(new Integer[0])));
+                STAMPS.bind(c, ps, 1, stamps);
                 return ps.executeUpdate();
             }
         });
     }
 
-    /** Returns one slot per (key, shard) entry to its gate counter (capped at capacity). */
-    public void credit(Connection c, List<String> keys, List<Integer> shards) throws SQLException {
+    /** Returns each slot to its gate counter, one per entry (capped at capacity). */
+    public void credit(Connection c, List<Limiter.Slot> slots) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(creditSql)) {
-            ps.setArray(1, Jdbc.texts(c, keys.toArray()));
-            ps.setArray(2, Jdbc.ints(c, shards.toArray(new Integer[0])));
+            SLOTS.bind(c, ps, 1, slots);
             ps.executeUpdate();
         }
     }
 
+    /**
+     * A limit's policy row.
+     *
+     * @param kind     {@code rate} or {@code conc}
+     * @param rate     tokens per second (rate), or null (a gate)
+     * @param capacity the burst (rate) or the limit (gate)
+     * @param shards   how many shards its counter has
+     */
+    public record Policy(String kind, String name, Double rate, double capacity, int shards) {
+    }
+
     /** Upserts the policy rows this node declares (nothing else is touched). */
-    public void seed(Connection c, List<String> kinds, List<String> names, List<Double> rates, List<Double> capacities,
-                     List<Integer> shards) throws SQLException {
+    public void seed(Connection c, List<Policy> policies) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(seedSql)) {
-            ps.setArray(1, Jdbc.texts(c, kinds.toArray()));
-            ps.setArray(2, Jdbc.texts(c, names.toArray()));
-            ps.setArray(3, c.createArrayOf("float8", rates.toArray()));
-            ps.setArray(4, c.createArrayOf("float8", capacities.toArray()));
-            ps.setArray(5, Jdbc.ints(c, shards.toArray(new Integer[0])));
+            POLICIES.bind(c, ps, 1, policies);
             ps.executeUpdate();
         }
     }

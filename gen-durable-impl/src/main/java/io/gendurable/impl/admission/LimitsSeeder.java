@@ -30,27 +30,13 @@ public final class LimitsSeeder {
         if (limits.isEmpty()) {
             return;
         }
-        List<String> kinds = new ArrayList<>();
-        List<String> names = new ArrayList<>();
-        List<Double> rates = new ArrayList<>();
-        List<Double> capacities = new ArrayList<>();
-        List<Integer> shards = new ArrayList<>();
-        limits.rateLimits().values().forEach(r -> {
-            kinds.add("rate");
-            names.add(r.name());
-            rates.add(r.perSecond());
-            capacities.add(r.burst());
-            shards.add(r.shards());
-        });
-        limits.concurrencyLimits().values().forEach(g -> {
-            kinds.add("conc");
-            names.add(g.name());
-            rates.add(null);
-            capacities.add((double) g.limit());
-            shards.add(g.shards());
-        });
+        List<BucketSql.Policy> policies = new ArrayList<>();
+        limits.rateLimits().values().forEach(r ->
+                policies.add(new BucketSql.Policy("rate", r.name(), r.perSecond(), r.burst(), r.shards())));
+        limits.concurrencyLimits().values().forEach(g ->
+                policies.add(new BucketSql.Policy("conc", g.name(), null, g.limit(), g.shards())));
         java.util.Map<String, Long> captured = db.inTransaction(c -> {
-            sql.seed(c, kinds, names, rates, capacities, shards);
+            sql.seed(c, policies);
             return sql.captured(c, limits.concurrencyLimits().keySet());
         });
         LOG.log(Level.INFO, "gen-durable limits seeded: rate " + limits.rateLimits().keySet() + ", gates "

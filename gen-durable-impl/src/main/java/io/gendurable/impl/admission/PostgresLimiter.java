@@ -73,21 +73,18 @@ public final class PostgresLimiter implements Limiter {
         Set<Long> denied = new LinkedHashSet<>();
         Map<String, List<Shard>> grabbed = new HashMap<>();   // "kind/key" → grabbed shards (mutable copies)
         Set<String> cold = new HashSet<>();
-        List<String> kinds = new ArrayList<>();
-        List<String> keys = new ArrayList<>();
+        List<BucketSql.Wanted> keys = new ArrayList<>();
         Set<String> wanted = new LinkedHashSet<>();
         for (Candidate cand : candidates) {
             if (cand.gateKey() != null && wanted.add(GATE + "/" + cand.gateKey())) {
-                kinds.add(GATE);
-                keys.add(cand.gateKey());
+                keys.add(new BucketSql.Wanted(GATE, cand.gateKey()));
             }
             if (cand.rateKey() != null && rateOf(cand.rateKey()) != null && wanted.add(RATE + "/" + cand.rateKey())) {
-                kinds.add(RATE);
-                keys.add(cand.rateKey());
+                keys.add(new BucketSql.Wanted(RATE, cand.rateKey()));
             }
         }
         Set<String> existing = new HashSet<>();
-        for (Shard s : sql.lock(c, kinds, keys)) {
+        for (Shard s : sql.lock(c, keys)) {
             String k = s.kind() + "/" + s.key();
             if (s.grabbed() && s.shard() < configuredShards(s)) {
                 grabbed.computeIfAbsent(k, x -> new ArrayList<>()).add(refill(s, now));
@@ -151,22 +148,18 @@ public final class PostgresLimiter implements Limiter {
         grabbed.forEach((k, shards) -> (cold.contains(k) ? mints : updates).addAll(shards));
         sql.update(c, updates);
         sql.mint(c, mints);
-        List<Long> ids = new ArrayList<>();
-        List<Long> tokens = new ArrayList<>();
-        List<Integer> shards = new ArrayList<>();
+        List<BucketSql.Stamp> stamps = new ArrayList<>();
         for (Candidate cand : candidates) {
             Slot slot = admitted.get(cand.id());
             if (slot != null) {
-                ids.add(cand.id());
-                tokens.add(cand.token());
-                shards.add(slot.shard());
+                stamps.add(new BucketSql.Stamp(cand.id(), cand.token(), slot.shard()));
             }
         }
-        int stamped = sql.stamp(c, ids, tokens, shards);
-        if (stamped != ids.size()) {
+        int stamped = sql.stamp(c, stamps);
+        if (stamped != stamps.size()) {
             // A claim was lost (or its row is locked elsewhere) between the claim and this
             // admission: roll the whole admission back rather than debit a slot nobody holds.
-            throw new ClaimLostException("admission of " + ids.size() + " gated rows stamped only " + stamped
+            throw new ClaimLostException("admission of " + stamps.size() + " gated rows stamped only " + stamped
                     + ": a claim was lost or its row is locked by another transaction; nothing was admitted");
         }
         return new Admission(admitted, denied);
@@ -260,14 +253,8 @@ public final class PostgresLimiter implements Limiter {
         if (slots.isEmpty()) {
             return;
         }
-        List<String> keys = new ArrayList<>(slots.size());
-        List<Integer> shards = new ArrayList<>(slots.size());
-        for (Slot s : slots) {
-            keys.add(s.key());
-            shards.add(s.shard());
-        }
         db.inTransaction(c -> {
-            sql.credit(c, keys, shards);
+            sql.credit(c, slots);
             return null;
         });
     }

@@ -57,16 +57,14 @@ public final class ClaimRelease {
     private int release(String worker, List<Picked> rows, Map<Long, Long> claims, boolean skipLocked) {
         return db.inTransaction(c -> {
             Set<Long> released = leaseSql.release(c, worker, claims, clock.instant(), skipLocked);
-            List<String> keys = new ArrayList<>();
-            List<Integer> shards = new ArrayList<>();
+            List<io.gendurable.impl.admission.Limiter.Slot> slots = new ArrayList<>();
             for (Picked p : rows) {
                 if (p.slot() != null && released.contains(p.row().id())) {
-                    keys.add(p.slot().key());
-                    shards.add(p.slot().shard());
+                    slots.add(p.slot());
                 }
             }
-            if (!keys.isEmpty()) {
-                bucketSql.credit(c, keys, shards);
+            if (!slots.isEmpty()) {
+                bucketSql.credit(c, slots);
             }
             return released.size();
         });

@@ -31,7 +31,7 @@ import io.gendurable.impl.db.SchemaName;
 import io.gendurable.impl.flush.ChildrenSql;
 import io.gendurable.impl.flush.FlushSql;
 import io.gendurable.impl.flush.Flusher;
-import io.gendurable.impl.flush.OutcomeRow;
+import io.gendurable.impl.flush.Transition;
 import io.gendurable.impl.fsm.FsmRegistry;
 import io.gendurable.impl.gc.Gc;
 import io.gendurable.impl.gc.GcSql;
@@ -161,10 +161,10 @@ public final class Engine implements GenDurable, AutoCloseable {
                 afterCommit, reaper, clock, metrics, () -> started);
     }
 
-    private void afterCommit(List<OutcomeRow> committed, FlushSql.Flushed flushed, Poke poke) {
+    private void afterCommit(List<Transition> committed, FlushSql.Flushed flushed, Poke poke) {
         Map<Long, String> statuses = new HashMap<>(committed.size() * 2);
-        for (OutcomeRow r : committed) {
-            statuses.put(r.id(), r.status());
+        for (Transition r : committed) {
+            statuses.put(r.id(), r.status().dbName());
         }
         flushed.rewoken().keySet().forEach(id -> statuses.put(id, "runnable"));
         awaiters.observed(statuses);

@@ -1,8 +1,11 @@
 package io.gendurable.impl.flush;
 
 import io.gendurable.impl.admission.BucketSql;
+import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.db.Jdbc;
 import io.gendurable.impl.db.SchemaName;
+import io.gendurable.impl.db.Unnest;
+import io.gendurable.impl.flush.Transition.AwaitsOp;
 import io.gendurable.impl.insert.InsertSql;
 
 import java.sql.Connection;
@@ -14,6 +17,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+
+import static io.gendurable.impl.db.UnnestColumn.bigint;
+import static io.gendurable.impl.db.UnnestColumn.bool;
+import static io.gendurable.impl.db.UnnestColumn.enumName;
+import static io.gendurable.impl.db.UnnestColumn.instant;
+import static io.gendurable.impl.db.UnnestColumn.int4;
+import static io.gendurable.impl.db.UnnestColumn.text;
 
 /**
  * The group-commit flush: the batch's rows locked in id order by one primary-key statement (two
@@ -33,6 +43,34 @@ import java.util.Map;
  * same transaction as the park, so a delivery racing it queues on the park's row lock).
  */
 public final class FlushSql {
+    /**
+     * The update's input: one row per outcome, one column per accessor of the {@linkplain Transition
+     * row image}, in this order (the guard's {@code id, worker, claim_token} first).
+     */
+    static final Unnest<Transition> ROWS = Unnest.of(
+            bigint("id", Transition::id),
+            text("worker", t -> t.claim().worker()),
+            bigint("claim_token", Transition::claimToken),
+            text("status", t -> t.status().dbName()),
+            text("step", Transition::step),
+            bool("set_state", Transition::setsState),
+            text("state", Transition::stateJson),
+            enumName("attempt_op", Transition::attemptOp),
+            instant("eligible_at", Transition::eligibleAt),
+            bool("set_result", Transition::setsResult),
+            text("result", Transition::resultJson),
+            text("error", Transition::error),
+            enumName("awaits_op", Transition::awaitsOp),
+            text("awaits", t -> t.awaitsOp() == AwaitsOp.SET ? Jdbc.textArrayLiteral(t.awaits()) : null),
+            instant("await_deadline", Transition::awaitDeadline),
+            bool("set_rate", Transition::setsRate),
+            text("rate_limit", Transition::rateLimit),
+            int4("weight", Transition::weight),
+            enumName("key_op", Transition::keyChange),
+            text("new_key", Transition::newKey),
+            bool("keep_lock", Transition::keepsClaim),
+            instant("lease_until", Transition::leaseUntil));
+
     private final String lockSql;
     private final String updateSql;
     private final String consumeSql;
@@ -67,13 +105,7 @@ public final class FlushSql {
                 """.formatted(t);
         this.updateSql = """
                 WITH u AS (
-                    SELECT * FROM unnest(?::bigint[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::boolean[],
-                                         ?::text[], ?::text[], ?::text[], ?::boolean[], ?::text[], ?::text[],
-                                         ?::text[], ?::text[], ?::text[], ?::boolean[], ?::text[], ?::int[], ?::text[],
-                                         ?::text[], ?::boolean[], ?::text[])
-                        AS t(id, worker, claim_token, status, step, set_state, state, attempt_op, eligible_at,
-                             set_result, result, error, awaits_op, awaits, await_deadline, set_rate, rate_limit, weight,
-                             key_op, new_key, keep_lock, lease_until)
+                    SELECT * FROM %5$s
                 )
                 UPDATE %1$s g
                 SET status = u.status::%2$s,
@@ -110,7 +142,7 @@ public final class FlushSql {
                   AND g.status::text = 'executing'
                 RETURNING g.id, u.keep_lock AND EXISTS (SELECT 1 FROM %3$s s WHERE s.target_id = g.id) AS has_signals,
                           g.claim_token
-                """.formatted(t, schema.statusType(), signals, schema.claimTokens());
+                """.formatted(t, schema.statusType(), signals, schema.claimTokens(), ROWS.as("t"));
         // (target, NULL) clears a whole inbox; (target, id) deletes one consumed signal.
         this.consumeSql = """
                 DELETE FROM %1$s s
@@ -163,13 +195,12 @@ public final class FlushSql {
      * Runs the transition and its riders; call inside one transaction. Outcomes whose row or
      * parent another transaction holds locked are not written (see {@link Flushed#deferred}).
      */
-    public Flushed flush(Connection c, List<OutcomeRow> all, Instant now) throws SQLException {
+    public Flushed flush(Connection c, List<Transition> all, Instant now) throws SQLException {
         java.util.Set<Long> locked = lock(c, all);
-        List<OutcomeRow> rows = new ArrayList<>(all.size());
+        List<Transition> rows = new ArrayList<>(all.size());
         java.util.Set<Long> deferred = new java.util.HashSet<>();
-        for (OutcomeRow r : all) {
-            boolean joins = r.terminal() && r.parentId() != null;
-            if (locked.contains(r.id()) && (!joins || locked.contains(r.parentId()))) {
+        for (Transition r : all) {
+            if (locked.contains(r.id()) && (r.joins() == null || locked.contains(r.joins()))) {
                 rows.add(r);
             } else {
                 deferred.add(r.id());
@@ -183,12 +214,12 @@ public final class FlushSql {
         List<Long> parked = new ArrayList<>();
         List<Long> presentedTargets = new ArrayList<>();
         List<Long> presentedIds = new ArrayList<>();
-        for (OutcomeRow r : rows) {
+        for (Transition r : rows) {
             if (!committed.contains(r.id())) {
                 continue;
             }
-            if (r.clearInbox()) {
-                consumeTargets.add(r.id());
+            if (r instanceof Transition.Finish) {
+                consumeTargets.add(r.id());  // the whole inbox
                 consumeIds.add(null);
             } else {
                 for (Long s : r.consume()) {
@@ -196,9 +227,9 @@ public final class FlushSql {
                     consumeIds.add(s);
                 }
             }
-            if (r.parks()) {
+            if (r instanceof Transition.Park park) {
                 parked.add(r.id());
-                for (Long s : r.presented()) {
+                for (Long s : park.presented()) {
                     presentedTargets.add(r.id());
                     presentedIds.add(s);
                 }
@@ -215,9 +246,9 @@ public final class FlushSql {
         java.util.Set<String> childQueues = new java.util.HashSet<>();
         fanOut(c, rows, committed, now, rewoken, childQueues);
         List<Long> joining = new ArrayList<>();
-        for (OutcomeRow r : rows) {
-            if (r.terminal() && r.parentId() != null && committed.contains(r.id())) {
-                joining.add(r.parentId());
+        for (Transition r : rows) {
+            if (r.joins() != null && committed.contains(r.id())) {
+                joining.add(r.joins());
             }
         }
         if (!joining.isEmpty()) {
@@ -225,16 +256,14 @@ public final class FlushSql {
         }
         // Gate slots return in the same transaction the rows leave executing: the reconciler's
         // truth (executing rows) and the counters can never disagree about a committed outcome.
-        List<String> slotKeys = new ArrayList<>();
-        List<Integer> slotShards = new ArrayList<>();
-        for (OutcomeRow r : rows) {
-            if (r.slotKey() != null && committed.contains(r.id())) {
-                slotKeys.add(r.slotKey());
-                slotShards.add(r.slotShard());
+        List<Limiter.Slot> slots = new ArrayList<>();
+        for (Transition r : rows) {
+            if (r.slot() != null && committed.contains(r.id())) {
+                slots.add(r.slot());
             }
         }
-        if (!slotKeys.isEmpty()) {
-            bucketSql.credit(c, slotKeys, slotShards);
+        if (!slots.isEmpty()) {
+            bucketSql.credit(c, slots);
         }
         if (!parked.isEmpty()) {
             try (PreparedStatement ps = c.prepareStatement(recheckSql)) {
@@ -254,12 +283,12 @@ public final class FlushSql {
     }
 
     /** @return the ids among the outcomes' rows and their parents that this transaction now holds locked */
-    private java.util.Set<Long> lock(Connection c, List<OutcomeRow> rows) throws SQLException {
+    private java.util.Set<Long> lock(Connection c, List<Transition> rows) throws SQLException {
         java.util.Set<Long> ids = new java.util.HashSet<>(rows.size() * 2);
-        for (OutcomeRow r : rows) {
+        for (Transition r : rows) {
             ids.add(r.id());
-            if (r.terminal() && r.parentId() != null) {
-                ids.add(r.parentId());
+            if (r.joins() != null) {
+                ids.add(r.joins());
             }
         }
         java.util.Set<Long> locked = new java.util.HashSet<>(ids.size() * 2);
@@ -275,14 +304,14 @@ public final class FlushSql {
     }
 
     /** Every committed fan-out's children in ONE insert statement, then each parent parks with what landed. */
-    private void fanOut(Connection c, List<OutcomeRow> rows, java.util.Set<Long> committed, Instant now,
+    private void fanOut(Connection c, List<Transition> rows, java.util.Set<Long> committed, Instant now,
                         Map<Long, String> rewoken, java.util.Set<String> childQueues) throws SQLException {
         Map<Long, Integer> landed = new java.util.LinkedHashMap<>();
         List<InsertSql.Row> children = new ArrayList<>();
-        for (OutcomeRow r : rows) {
-            if (r.fansOut() && committed.contains(r.id())) {
+        for (Transition r : rows) {
+            if (r instanceof Transition.FanOut fanOut && committed.contains(r.id())) {
                 landed.put(r.id(), 0);
-                children.addAll(r.children());
+                children.addAll(fanOut.children());
             }
         }
         if (landed.isEmpty()) {
@@ -303,81 +332,12 @@ public final class FlushSql {
         rewoken.putAll(childrenSql.park(c, landed));
     }
 
-    private java.util.Set<Long> update(Connection c, List<OutcomeRow> rows, Instant now, java.util.Set<Long> withSignals,
+    private java.util.Set<Long> update(Connection c, List<Transition> rows, Instant now, java.util.Set<Long> withSignals,
                                        Map<Long, Long> continued) throws SQLException {
         int n = rows.size();
-        Long[] id = new Long[n];
-        String[] worker = new String[n];
-        Long[] claimToken = new Long[n];
-        String[] status = new String[n];
-        String[] step = new String[n];
-        Boolean[] setState = new Boolean[n];
-        String[] state = new String[n];
-        String[] attemptOp = new String[n];
-        String[] eligible = new String[n];
-        Boolean[] setResult = new Boolean[n];
-        String[] result = new String[n];
-        String[] error = new String[n];
-        String[] awaitsOp = new String[n];
-        String[] awaits = new String[n];
-        String[] deadline = new String[n];
-        Boolean[] setRate = new Boolean[n];
-        String[] rateLimit = new String[n];
-        Integer[] weight = new Integer[n];
-        String[] keyOp = new String[n];
-        String[] newKey = new String[n];
-        Boolean[] keepLock = new Boolean[n];
-        String[] leaseUntil = new String[n];
-        for (int i = 0; i < n; i++) {
-            OutcomeRow r = rows.get(i);
-            id[i] = r.id();
-            worker[i] = r.worker();
-            claimToken[i] = r.claimToken();
-            status[i] = r.status();
-            step[i] = r.step();
-            setState[i] = r.setState();
-            state[i] = r.stateJson();
-            attemptOp[i] = r.attemptOp().name();
-            eligible[i] = Jdbc.isoOrNull(r.eligibleAt());
-            setResult[i] = r.setResult();
-            result[i] = r.resultJson();
-            error[i] = r.error();
-            awaitsOp[i] = r.awaitsOp().name();
-            awaits[i] = r.awaitsOp() == OutcomeRow.AwaitsOp.SET ? Jdbc.textArrayLiteral(r.awaits()) : null;
-            deadline[i] = Jdbc.isoOrNull(r.awaitDeadline());
-            setRate[i] = r.setRate();
-            rateLimit[i] = r.rateLimit();
-            weight[i] = r.weight();
-            keyOp[i] = r.keyOp();
-            newKey[i] = r.newKey();
-            keepLock[i] = r.keepLock();
-            leaseUntil[i] = Jdbc.isoOrNull(r.leaseUntil());
-        }
         java.util.Set<Long> committed = new java.util.HashSet<>(n * 2);
         try (PreparedStatement ps = c.prepareStatement(updateSql)) {
-            int p = 1;
-            ps.setArray(p++, c.createArrayOf("bigint", id));
-            ps.setArray(p++, Jdbc.texts(c, worker));
-            ps.setArray(p++, c.createArrayOf("bigint", claimToken));
-            ps.setArray(p++, Jdbc.texts(c, status));
-            ps.setArray(p++, Jdbc.texts(c, step));
-            ps.setArray(p++, Jdbc.bools(c, setState));
-            ps.setArray(p++, Jdbc.texts(c, state));
-            ps.setArray(p++, Jdbc.texts(c, attemptOp));
-            ps.setArray(p++, Jdbc.texts(c, eligible));
-            ps.setArray(p++, Jdbc.bools(c, setResult));
-            ps.setArray(p++, Jdbc.texts(c, result));
-            ps.setArray(p++, Jdbc.texts(c, error));
-            ps.setArray(p++, Jdbc.texts(c, awaitsOp));
-            ps.setArray(p++, Jdbc.texts(c, awaits));
-            ps.setArray(p++, Jdbc.texts(c, deadline));
-            ps.setArray(p++, Jdbc.bools(c, setRate));
-            ps.setArray(p++, Jdbc.texts(c, rateLimit));
-            ps.setArray(p++, Jdbc.ints(c, weight));
-            ps.setArray(p++, Jdbc.texts(c, keyOp));
-            ps.setArray(p++, Jdbc.texts(c, newKey));
-            ps.setArray(p++, Jdbc.bools(c, keepLock));
-            ps.setArray(p++, Jdbc.texts(c, leaseUntil));
+            int p = ROWS.bind(c, ps, 1, rows);
             ps.setObject(p, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

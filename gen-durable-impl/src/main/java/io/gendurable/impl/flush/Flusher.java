@@ -57,18 +57,18 @@ public final class Flusher {
     }
 
     private static final class Pending {
-        final OutcomeRow row;
+        final Transition row;
         final CompletableFuture<Written> done = new CompletableFuture<>();
         /** System.nanoTime() when a flush first had to defer it, or 0 */
         long deferredSince;
 
-        Pending(OutcomeRow row) {
+        Pending(Transition row) {
             this.row = row;
         }
 
         /** @return the parent a terminal child decrements when it commits, or null */
         Long joins() {
-            return row.terminal() ? row.parentId() : null;
+            return row.joins();
         }
     }
 
@@ -78,7 +78,7 @@ public final class Flusher {
          * @param committed the committed transitions (stale ones excluded)
          * @param flushed   what the riders did: rows they made runnable, queues that got children
          */
-        void committed(List<OutcomeRow> committed, FlushSql.Flushed flushed);
+        void committed(List<Transition> committed, FlushSql.Flushed flushed);
     }
 
     private final EngineConfig.FlusherConfig config;
@@ -125,7 +125,7 @@ public final class Flusher {
      * @return completes when the outcome is durable (or stale); fails when the database could not
      * take it (the row's lease then expires and the reaper re-runs the step)
      */
-    public CompletableFuture<Written> submit(OutcomeRow row) {
+    public CompletableFuture<Written> submit(Transition row) {
         Pending p = new Pending(row);
         synchronized (lock) {
             if (stopped) {
@@ -234,7 +234,7 @@ public final class Flusher {
 
     /** @return the outcomes to carry to a later flush (their rows were locked by another transaction) */
     private List<Pending> write(List<Pending> batch) {
-        List<OutcomeRow> rows = batch.stream().map(p -> p.row).toList();
+        List<Transition> rows = batch.stream().map(p -> p.row).toList();
         RuntimeException last = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             try {
@@ -244,7 +244,7 @@ public final class Flusher {
                 Set<Long> committed = flushed.committed();
                 metrics.flushes.increment();
                 metrics.flushedOutcomes.add(rows.size() - flushed.deferred().size());
-                List<OutcomeRow> done = new ArrayList<>(committed.size());
+                List<Transition> done = new ArrayList<>(committed.size());
                 List<Pending> carried = new ArrayList<>();
                 for (Pending p : batch) {
                     if (committed.contains(p.row.id())) {

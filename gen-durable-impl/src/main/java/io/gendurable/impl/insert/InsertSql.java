@@ -3,6 +3,7 @@ package io.gendurable.impl.insert;
 import io.gendurable.Inserted;
 import io.gendurable.impl.db.Jdbc;
 import io.gendurable.impl.db.SchemaName;
+import io.gendurable.impl.db.Unnest;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,6 +13,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.gendurable.impl.db.UnnestColumn.bigint;
+import static io.gendurable.impl.db.UnnestColumn.instant;
+import static io.gendurable.impl.db.UnnestColumn.int4;
+import static io.gendurable.impl.db.UnnestColumn.ordinal;
+import static io.gendurable.impl.db.UnnestColumn.text;
+
 /**
  * The insert statement family: any number of rows in ONE static statement (parallel arrays
  * through {@code unnest}), inserted in correlation-key order so racing batches meet at the
@@ -20,6 +27,23 @@ import java.util.List;
  * input CTE, so each answer maps back to its input position.
  */
 public final class InsertSql {
+    /** The insert's input: its position ({@code ord}, how each answer maps back), then one column per field of {@link Row}. */
+    private static final Unnest<Row> ROWS = Unnest.of(
+            ordinal("ord"),
+            text("fsm", Row::fsm),
+            int4("fsm_version", Row::fsmVersion),
+            text("step", Row::step),
+            text("state", Row::stateJson),
+            text("queue", Row::queue),
+            int4("priority", Row::priority),
+            instant("eligible_at", Row::eligibleAt),
+            text("correlation_key", Row::correlationKey),
+            text("correlation_scope", Row::correlationScope),
+            text("concurrency_key", Row::concurrencyKey),
+            text("rate_limit", Row::rateLimit),
+            int4("weight", Row::weight),
+            bigint("parent_id", Row::parentId));
+
     private final String sql;
     private final String holdersSql;
 
@@ -28,11 +52,7 @@ public final class InsertSql {
         this.sql = """
                 WITH input AS (
                     SELECT nextval('%1$s_id_seq') AS id, x.*
-                    FROM (SELECT * FROM unnest(?::int[], ?::text[], ?::int[], ?::text[], ?::text[], ?::text[],
-                                               ?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
-                                               ?::int[], ?::bigint[])
-                              AS u(ord, fsm, fsm_version, step, state, queue, priority, eligible_at,
-                                   correlation_key, correlation_scope, concurrency_key, rate_limit, weight, parent_id)
+                    FROM (SELECT * FROM %3$s
                           ORDER BY correlation_key, ord) x
                 ), ins AS (
                     -- arbiter: gen_durable_correlation (unique, partial on correlation_guard)
@@ -54,7 +74,7 @@ public final class InsertSql {
                            AS holder_id
                 FROM input i LEFT JOIN ins ON ins.id = i.id
                 ORDER BY i.ord
-                """.formatted(t, schema.statusType());
+                """.formatted(t, schema.statusType(), ROWS.as("u"));
         // A holder that committed while our insert waited on it is outside the statement's
         // snapshot; this fresh read finds it (uses gen_durable_correlation).
         this.holdersSql = "SELECT correlation_guard, id FROM " + t + " WHERE correlation_guard = ANY(?::text[])";
@@ -74,55 +94,10 @@ public final class InsertSql {
      */
     public Inserted[] insert(Connection c, List<Row> rows, Instant now) throws SQLException {
         int n = rows.size();
-        Integer[] ord = new Integer[n];
-        String[] fsm = new String[n];
-        Integer[] version = new Integer[n];
-        String[] step = new String[n];
-        String[] state = new String[n];
-        String[] queue = new String[n];
-        Integer[] priority = new Integer[n];
-        String[] eligible = new String[n];
-        String[] corr = new String[n];
-        String[] scope = new String[n];
-        String[] conc = new String[n];
-        String[] rate = new String[n];
-        Integer[] weight = new Integer[n];
-        Long[] parent = new Long[n];
-        for (int i = 0; i < n; i++) {
-            Row r = rows.get(i);
-            ord[i] = i;
-            fsm[i] = r.fsm();
-            version[i] = r.fsmVersion();
-            step[i] = r.step();
-            state[i] = r.stateJson();
-            queue[i] = r.queue();
-            priority[i] = r.priority();
-            eligible[i] = Jdbc.isoOrNull(r.eligibleAt());
-            corr[i] = r.correlationKey();
-            scope[i] = r.correlationScope();
-            conc[i] = r.concurrencyKey();
-            rate[i] = r.rateLimit();
-            weight[i] = r.weight();
-            parent[i] = r.parentId();
-        }
         Inserted[] out = new Inserted[n];
         List<Integer> unresolved = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            int p = 1;
-            ps.setArray(p++, Jdbc.ints(c, ord));
-            ps.setArray(p++, Jdbc.texts(c, fsm));
-            ps.setArray(p++, Jdbc.ints(c, version));
-            ps.setArray(p++, Jdbc.texts(c, step));
-            ps.setArray(p++, Jdbc.texts(c, state));
-            ps.setArray(p++, Jdbc.texts(c, queue));
-            ps.setArray(p++, Jdbc.ints(c, priority));
-            ps.setArray(p++, Jdbc.texts(c, eligible));
-            ps.setArray(p++, Jdbc.texts(c, corr));
-            ps.setArray(p++, Jdbc.texts(c, scope));
-            ps.setArray(p++, Jdbc.texts(c, conc));
-            ps.setArray(p++, Jdbc.texts(c, rate));
-            ps.setArray(p++, Jdbc.ints(c, weight));
-            ps.setArray(p++, c.createArrayOf("bigint", parent));
+            int p = ROWS.bind(c, ps, 1, rows);
             ps.setObject(p++, Jdbc.ts(now));
             ps.setObject(p, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {

@@ -1,5 +1,7 @@
 package io.gendurable.impl.step;
 
+import io.gendurable.impl.flush.Transition;
+
 import java.time.Instant;
 import java.util.List;
 
@@ -19,4 +21,21 @@ public record ClaimedRow(long id, String fsm, int fsmVersion, String step, Strin
                          String correlationKey, String concurrencyKey, List<String> awaits, boolean hasSignals,
                          Long parentId, boolean hasChildren, String rateLimit, int weight, boolean gated,
                          String lastError, long claimToken) {
+
+    /**
+     * This row as the claim of its next step after a committed inline continue: the step, state,
+     * rate limit and weight of {@code next}, attempt 1, no awaited names, no last error.
+     *
+     * @param key        the concurrency key it now runs under (kept, released or switched)
+     * @param gated      whether that key is a configured gate
+     * @param hasSignals whether its inbox must be loaded
+     * @param token      the fencing token the continue stamped
+     * @param now        its new eligible instant
+     */
+    ClaimedRow continuedAt(Transition.NextStep next, String key, boolean gated, boolean hasSignals, long token,
+                           Instant now) {
+        return new ClaimedRow(id, fsm, fsmVersion, next.name(), next.stateJson(), 1, queue, priority, now, insertedAt,
+                correlationKey, key, List.of(), hasSignals, parentId, hasChildren, next.rateLimit(), next.weight(),
+                gated, null, token);
+    }
 }

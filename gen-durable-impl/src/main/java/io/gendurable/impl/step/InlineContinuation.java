@@ -6,7 +6,7 @@ import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.flush.Flusher;
-import io.gendurable.impl.flush.OutcomeRow;
+import io.gendurable.impl.flush.Transition;
 import io.gendurable.impl.fsm.FsmDefinition;
 
 import java.time.InstantSource;
@@ -59,28 +59,28 @@ public final class InlineContinuation {
      * @param token the fencing token the committed continue stamped: the next step's claim
      * @return the next step to run, or null when admission denied it (it was requeued)
      */
-    Picked next(Picked previous, OutcomeRow committed, boolean hasSignals, long token, String worker, Flusher flusher) {
+    Picked next(Picked previous, Transition.Continue committed, boolean hasSignals, long token, String worker,
+                Flusher flusher) {
         ClaimedRow r = previous.row();
-        KeyChange change = KeyChange.valueOf(committed.keyOp());
+        Transition.NextStep step = committed.next();
+        KeyChange change = step.keyChange();
         String key = switch (change) {
             case KEEP -> r.concurrencyKey();
             case RELEASE -> null;
-            case SWITCH -> committed.newKey();
+            case SWITCH -> step.newKey();
         };
         boolean gated = change == KeyChange.KEEP ? r.gated() : change == KeyChange.SWITCH && isGate(key);
-        ClaimedRow row = new ClaimedRow(r.id(), r.fsm(), r.fsmVersion(), committed.step(), committed.stateJson(), 1,
-                r.queue(), r.priority(), clock.instant(), r.insertedAt(), r.correlationKey(), key, List.of(), hasSignals,
-                r.parentId(), r.hasChildren(), committed.rateLimit(), committed.weight(), gated, null, token);
+        ClaimedRow row = r.continuedAt(step, key, gated, hasSignals, token, clock.instant());
         List<InboxSql.SignalRow> inbox = hasSignals
                 ? db.inTransaction(c -> inboxSql.load(c, List.of(r.id()))).getOrDefault(r.id(), List.of())
                 : List.of();
         Picked next = new Picked(row, inbox, previous.children(), change == KeyChange.KEEP ? previous.slot() : null);
         boolean newGate = change == KeyChange.SWITCH && gated;
-        if (committed.rateLimit() == null && !newGate) {
+        if (step.rateLimit() == null && !newGate) {
             return next;
         }
         Limiter.Admission a = limiter.admit(List.of(new Limiter.Candidate(r.id(), token, newGate ? key : null,
-                committed.rateLimit(), committed.weight())), r.queue());
+                step.rateLimit(), step.weight())), r.queue());
         if (a.denied().contains(r.id())) {
             flusher.submit(encoder.requeue(next, worker, clock.instant())).join();
             return null;

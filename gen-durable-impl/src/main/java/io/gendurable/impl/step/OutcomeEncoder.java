@@ -2,9 +2,10 @@ package io.gendurable.impl.step;
 
 import io.gendurable.Outcome;
 import io.gendurable.Status;
-import io.gendurable.impl.flush.OutcomeRow;
-import io.gendurable.impl.flush.OutcomeRow.AttemptOp;
-import io.gendurable.impl.flush.OutcomeRow.AwaitsOp;
+import io.gendurable.TransitionOptions;
+import io.gendurable.TransitionOptions.KeyChange;
+import io.gendurable.impl.admission.Limiter;
+import io.gendurable.impl.flush.Transition;
 import io.gendurable.impl.insert.InsertSql;
 import io.gendurable.impl.insert.InstanceRows;
 import io.gendurable.impl.json.Json;
@@ -33,7 +34,7 @@ public final class OutcomeEncoder {
      * @param picked the row as picked (its claim token for the guard, the signals it saw)
      * @param error  the error text when onError produced this outcome, else null
      */
-    OutcomeRow encode(Picked picked, String worker, Outcome outcome, Instant now, String error) {
+    Transition encode(Picked picked, String worker, Outcome outcome, Instant now, String error) {
         return encode(picked, worker, outcome, now, error, null);
     }
 
@@ -41,84 +42,78 @@ public final class OutcomeEncoder {
      * @param inlineLease the lease of an inline continue (a {@code next} that keeps the row
      *                    executing for the next step in the same task), or null to requeue
      */
-    OutcomeRow encode(Picked picked, String worker, Outcome outcome, Instant now, String error, Instant inlineLease) {
-        long id = picked.row().id();
-        long token = picked.row().claimToken();
+    Transition encode(Picked picked, String worker, Outcome outcome, Instant now, String error, Instant inlineLease) {
+        Transition.Claim claim = new Transition.Claim(picked.row().id(), worker, picked.row().claimToken());
+        Limiter.Slot slot = picked.slot();
         error = error == null ? null : storable(error);
         if (outcome instanceof Outcome.Next n) {
-            if (n.step().indexOf('\0') >= 0) {
-                throw new IllegalArgumentException("the step name contains a NUL character, which PostgreSQL text cannot store");
+            checkStep(n.step());
+            TransitionOptions o = n.options();
+            instanceRows.checkWeight(o.rateLimit(), o.weight());
+            Transition.NextStep next = new Transition.NextStep(n.step(), write("the state of the next step", n.state()),
+                    o.rateLimit(), o.weight(), o.keyChange(), o.concurrencyKey());
+            List<Long> consume = ids(picked.awaited());
+            if (inlineLease == null) {
+                return new Transition.Next(claim, next, now, consume, slot, error);
             }
-            instanceRows.checkWeight(n.options().rateLimit(), n.options().weight());
-            List<Long> consume = picked.awaited().stream().map(SignalRow::id).toList();
-            boolean inline = inlineLease != null;
             // An inline continue that keeps its key keeps its slot: nothing to credit.
-            boolean keepsSlot = inline && n.options().keyChange() == io.gendurable.TransitionOptions.KeyChange.KEEP;
-            return new OutcomeRow(id, worker, token, (inline ? Status.EXECUTING : Status.RUNNABLE).dbName(), n.step(),
-                    true, write("the state of the next step", n.state()), AttemptOp.RESET, now, false, null, error, AwaitsOp.CLEAR, null, null,
-                    consume, false, null, null, null, true, n.options().rateLimit(), n.options().weight(),
-                    n.options().keyChange().name(), n.options().concurrencyKey(),
-                    keepsSlot ? null : slotKey(picked), keepsSlot ? null : slotShard(picked), inline, inlineLease);
+            return new Transition.Continue(claim, next, now, inlineLease, consume,
+                    o.keyChange() == KeyChange.KEEP ? null : slot, error);
         }
         if (outcome instanceof Outcome.Retry r) {
             checkStorable("retry delay", now, r.delay());
-            return new OutcomeRow(id, worker, token, Status.RUNNABLE.dbName(), null, r.state() != null,
-                    write("the state of the retry", r.state()), AttemptOp.INCREMENT, now.plus(r.delay()), false, null, error,
-                    AwaitsOp.KEEP, null, null, null, false, null, null, null, false, null, 1, null, null,
-                    slotKey(picked), slotShard(picked), false, null);
+            return new Transition.Retry(claim, write("the state of the retry", r.state()), now.plus(r.delay()), slot, error);
         }
         if (outcome instanceof Outcome.Await a) {
             if (a.timeout() != null) {
                 checkStorable("await timeout", now, a.timeout());
             }
-            if (a.nextStep().indexOf('\0') >= 0) {
-                throw new IllegalArgumentException("the step name contains a NUL character, which PostgreSQL text cannot store");
-            }
+            checkStep(a.nextStep());
             // Presented = the awaited signals this step was woken with: a re-await with them parks
             // cleanly (the accumulate pattern), while a signal that arrived before a first await
             // (never presented as awaited) still wakes the park's recheck at once.
-            List<Long> presented = picked.awaited().stream().map(SignalRow::id).toList();
-            return new OutcomeRow(id, worker, token, Status.AWAITING_SIGNAL.dbName(), a.nextStep(), true,
-                    write("the state of the await", a.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.SET,
+            return new Transition.Park(claim, a.nextStep(), write("the state of the await", a.state()),
                     a.signals().stream().sorted().toList(), a.timeout() == null ? null : now.plus(a.timeout()),
-                    null, false, presented, null, null, true, null, 1, null, null, slotKey(picked), slotShard(picked), false, null);
+                    ids(picked.awaited()), slot, error);
         }
         if (outcome instanceof Outcome.ScheduleChildren f) {
-            if (f.nextStep().indexOf('\0') >= 0) {
-                throw new IllegalArgumentException("the step name contains a NUL character, which PostgreSQL text cannot store");
-            }
+            checkStep(f.nextStep());
             List<InsertSql.Row> children = new ArrayList<>(f.children().size());
             for (int i = 0; i < f.children().size(); i++) {
                 try {
-                    children.add(instanceRows.toRow(f.children().get(i), now, id));
+                    children.add(instanceRows.toRow(f.children().get(i), now, claim.id()));
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException("children[" + i + "]: " + e.getMessage(), e);
                 }
             }
-            List<Long> consume = picked.awaited().stream().map(SignalRow::id).toList();
-            return new OutcomeRow(id, worker, token, Status.AWAITING_CHILDREN.dbName(), f.nextStep(), true,
-                    write("the state of the parent", f.state()), AttemptOp.RESET, null, false, null, error, AwaitsOp.CLEAR, null, null,
-                    consume, false, null, null, children, true, null, 1, null, null, slotKey(picked), slotShard(picked), false, null);
+            return new Transition.FanOut(claim, f.nextStep(), write("the state of the parent", f.state()),
+                    ids(picked.awaited()), children, slot, error);
         }
+        Long parent = picked.row().parentId();
         if (outcome instanceof Outcome.Done d) {
-            return new OutcomeRow(id, worker, token, Status.DONE.dbName(), null, false, null, AttemptOp.KEEP, null,
-                    true, write("the result", d.result()), error, AwaitsOp.CLEAR, null, null, null, true, null,
-                    picked.row().parentId(), null, false, null, 1, null, null, slotKey(picked), slotShard(picked), false, null);
+            return new Transition.Finish(claim, Status.DONE, write("the result", d.result()), error, parent, slot);
         }
         Outcome.Stop s = (Outcome.Stop) outcome;
-        return new OutcomeRow(id, worker, token, Status.FAILED.dbName(), null, false, null, AttemptOp.KEEP, null,
-                false, null, storable(s.error()), AwaitsOp.CLEAR, null, null, null, true, null,
-                picked.row().parentId(), null, false, null, 1, null, null, slotKey(picked), slotShard(picked), false, null);
+        return new Transition.Finish(claim, Status.FAILED, null, storable(s.error()), parent, slot);
     }
 
     /**
      * The requeue of an inline continue whose next step was denied admission: back to runnable,
      * as a normal {@code next} would have left it, giving back any slot it still holds.
      */
-    OutcomeRow requeue(Picked continuation, String worker, Instant now) {
-        return new OutcomeRow(continuation.row().id(), worker, continuation.row().claimToken(), Status.RUNNABLE.dbName(),
-                null, false, null, AttemptOp.KEEP, now, false, null, null, AwaitsOp.KEEP, null, null, null, false, null,
-                null, null, false, null, 1, null, null, slotKey(continuation), slotShard(continuation), false, null);
+    Transition requeue(Picked continuation, String worker, Instant now) {
+        ClaimedRow row = continuation.row();
+        return new Transition.Requeue(new Transition.Claim(row.id(), worker, row.claimToken()), now, continuation.slot());
+    }
+
+    private static List<Long> ids(List<SignalRow> signals) {
+        return signals.stream().map(SignalRow::id).toList();
+    }
+
+    private static void checkStep(String step) {
+        if (step.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("the step name contains a NUL character, which PostgreSQL text cannot store");
+        }
     }
 
     /** Serializes a value and holds it to the size limit, before anything is written. */
@@ -126,14 +121,6 @@ public final class OutcomeEncoder {
         String written = json.write(value);
         instanceRows.valueSize().check(what, written);
         return written;
-    }
-
-    private static String slotKey(Picked p) {
-        return p.slot() == null ? null : p.slot().key();
-    }
-
-    private static Integer slotShard(Picked p) {
-        return p.slot() == null ? null : p.slot().shard();
     }
 
     /** PostgreSQL timestamps end in year 294276; anything past year 9999 is a mistake, refused before the write. */

@@ -4,7 +4,7 @@ import io.gendurable.Backoff;
 import io.gendurable.Fsm;
 import io.gendurable.Outcome;
 import io.gendurable.impl.flush.Flusher;
-import io.gendurable.impl.flush.OutcomeRow;
+import io.gendurable.impl.flush.Transition;
 import io.gendurable.impl.fsm.FsmDefinition;
 import io.gendurable.impl.fsm.FsmRegistry;
 import io.gendurable.impl.insert.InstanceRows;
@@ -84,23 +84,23 @@ public final class StepRunner {
         for (int chained = 0; ; chained++) {
             boolean inlineAllowed = inline != null && chained < InlineContinuation.MAX_CHAIN && mayChain.getAsBoolean();
             long start = System.nanoTime();
-            OutcomeRow encoded = decide(current, worker, inlineAllowed);
+            Transition encoded = decide(current, worker, inlineAllowed);
             long nanos = System.nanoTime() - start;
-            metrics.step(encoded.kind(), nanos);
+            metrics.step(encoded.kind().label(), nanos);
             Flusher.Written written = flusher.submit(encoded).join();
             Flusher.Result result = written.result();
             ClaimedRow row = current.row();
             try {
-                events.stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind(), nanos,
+                events.stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind().label(), nanos,
                         encoded.error(), result == Flusher.Result.STALE);
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
             }
-            if (result == Flusher.Result.STALE || !encoded.keepLock()) {
+            if (result == Flusher.Result.STALE || !(encoded instanceof Transition.Continue committed)) {
                 return result;
             }
             continued.moved(row.id(), row.claimToken(), written.token());
-            current = inline.next(current, encoded, result == Flusher.Result.COMMITTED_WITH_SIGNALS, written.token(),
+            current = inline.next(current, committed, result == Flusher.Result.COMMITTED_WITH_SIGNALS, written.token(),
                     worker, flusher);
             if (current == null) {
                 return result;  // admission denied the next step: it went back to the queue
@@ -114,7 +114,7 @@ public final class StepRunner {
         this.leaseTtl = leaseTtl;
     }
 
-    private OutcomeRow decide(Picked picked, String worker, boolean inlineAllowed) {
+    private Transition decide(Picked picked, String worker, boolean inlineAllowed) {
         ClaimedRow row = picked.row();
         Optional<FsmDefinition> found = registry.find(row.fsm(), row.fsmVersion());
         if (found.isEmpty()) {
@@ -172,7 +172,7 @@ public final class StepRunner {
         }
     }
 
-    private OutcomeRow stop(Picked picked, String worker, String error) {
+    private Transition stop(Picked picked, String worker, String error) {
         LOG.log(Level.WARNING, "gen-durable: instance " + picked.row().id() + " fails: " + error);
         return encoder.encode(picked, worker, Outcome.stop(error), clock.instant(), null);
     }

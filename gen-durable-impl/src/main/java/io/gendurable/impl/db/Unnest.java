@@ -1,0 +1,81 @@
+package io.gendurable.impl.db;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.StringJoiner;
+
+/**
+ * The input of a batched statement: rows of {@code R} as parallel arrays through
+ * {@code unnest(?::t1[], ?::t2[], …) AS x(c1, c2, …)}. The columns are declared once
+ * ({@link UnnestColumn}); this renders the clause for the statement's text and binds the arrays,
+ * in the same order, from a list of rows. Binding fills one array per column (the same arrays a
+ * hand-written binding allocates) through the declared getters: no reflection.
+ *
+ * @param <R> the row type
+ */
+public final class Unnest<R> {
+    private final UnnestColumn<? super R>[] columns;
+
+    private Unnest(UnnestColumn<? super R>[] columns) {
+        this.columns = columns.clone();
+    }
+
+    /** @return the input made of these columns, in this order (the order of the parameters and of {@code AS x(…)}) */
+    @SafeVarargs
+    public static <R> Unnest<R> of(UnnestColumn<? super R>... columns) {
+        if (columns.length == 0) {
+            throw new IllegalArgumentException("an unnest needs at least one column");
+        }
+        return new Unnest<>(columns);
+    }
+
+    /** @return {@code unnest(?::t1[], ?::t2[], …) AS alias(c1, c2, …)}: one parameter per column */
+    public String as(String alias) {
+        StringJoiner types = new StringJoiner(", ", "unnest(", ")");
+        for (UnnestColumn<? super R> col : columns) {
+            types.add("?::" + col.type().cast() + "[]");
+        }
+        return types + "\n    AS " + alias + "(" + names() + ")";
+    }
+
+    /** @return the column names, comma-separated, in order */
+    public String names() {
+        StringJoiner names = new StringJoiner(", ");
+        for (UnnestColumn<? super R> col : columns) {
+            names.add(col.name());
+        }
+        return names.toString();
+    }
+
+    /** @return how many parameters the clause takes (one per column) */
+    public int size() {
+        return columns.length;
+    }
+
+    /**
+     * Binds one array per column, in order, at parameters {@code first … first + size() - 1}.
+     *
+     * @return the next free parameter index
+     */
+    public int bind(Connection c, PreparedStatement ps, int first, List<? extends R> rows) throws SQLException {
+        int n = rows.size();
+        for (int j = 0; j < columns.length; j++) {
+            UnnestColumn<? super R> col = columns[j];
+            Object[] values = col.type().newArray(n);
+            if (col.isOrdinal()) {
+                for (int i = 0; i < n; i++) {
+                    values[i] = i;
+                }
+            } else {
+                java.util.function.Function<? super R, ?> getter = col.getter();
+                for (int i = 0; i < n; i++) {
+                    values[i] = getter.apply(rows.get(i));
+                }
+            }
+            ps.setArray(first + j, c.createArrayOf(col.type().jdbcName(), values));
+        }
+        return first + columns.length;
+    }
+}
