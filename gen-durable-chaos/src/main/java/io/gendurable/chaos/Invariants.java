@@ -144,6 +144,8 @@ public final class Invariants {
                     ORDER BY p.started_at LIMIT 1) z ON true;
                 CREATE INDEX ON chaos.ex (exec);
                 ANALYZE chaos.ex;
+                ANALYZE chaos.leaves;
+                ANALYZE chaos.commits;
                 """);
     }
 
