@@ -27,9 +27,30 @@ public final class Db implements AutoCloseable {
         T run(Connection connection) throws SQLException;
     }
 
-    /** Runs {@code work} in one transaction: committed when it returns, rolled back when it throws. */
+    /**
+     * Runs {@code work} in one transaction: committed when it returns, rolled back when it throws.
+     * A statement's failure reaches the caller as an {@link SqlFailure} whose cause is the
+     * driver's {@link SQLException}. It does not pass through Hibernate's exception conversion,
+     * which logs every SQL error at WARN and ERROR: the engine decides what its failures mean
+     * (expected K = 1 contention is not an error) and logs them in its own categories.
+     */
     public <T> T inTransaction(Work<T> work) {
-        return withEntityManager(em -> em.unwrap(Session.class).doReturningWork(work::run));
+        return withEntityManager(em -> em.unwrap(Session.class).doReturningWork(c -> {
+            try {
+                return work.run(c);
+            } catch (SQLException e) {
+                throw new SqlFailure(e);
+            }
+        }));
+    }
+
+    /** A statement of the engine's failed; the cause is the driver's {@link SQLException}. */
+    public static final class SqlFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        SqlFailure(SQLException cause) {
+            super(cause.getMessage(), cause);
+        }
     }
 
     /**
