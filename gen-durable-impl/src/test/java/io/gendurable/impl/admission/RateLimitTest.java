@@ -9,7 +9,7 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import io.gendurable.impl.support.MutableClock;
+import io.gendurable.testing.TestClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -259,7 +259,7 @@ class RateLimitTest {
 
     @Test
     void the_gc_sweeps_a_refilled_idle_key_and_an_unconfigured_one_and_a_swept_key_comes_back_full() {
-        MutableClock clock = new MutableClock();
+        TestClock clock = new TestClock();
         Counted fsm = new Counted();
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 64)).limits(rate(50, Duration.ofSeconds(1), 50, 1)),
                 clock, fsm);

@@ -10,7 +10,7 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import io.gendurable.impl.support.MutableClock;
+import io.gendurable.testing.TestClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -102,7 +102,7 @@ class PickOrderTest {
     @Test
     void a_row_scheduled_in_the_future_is_not_picked_until_the_clock_reaches_it() {
         h = new EngineHarness("pick_future");
-        MutableClock clock = new MutableClock();
+        TestClock clock = new TestClock();
         Recorder recorder = new Recorder(clock);
         Engine worker = h.start("worker", c -> oneAtATime(c, "later"), clock, recorder);
         Instant at = clock.instant().plus(Duration.ofHours(1));
@@ -121,7 +121,7 @@ class PickOrderTest {
         assertThat(waiting.eligibleAt()).isEqualTo(at);
         assertThat(recorder.ran).containsExactly("due");
 
-        clock.set(at);
+        clock.advanceTo(at);
 
         await().atMost(WAIT).until(() -> worker.find(future.id()).orElseThrow().status() == Status.DONE);
         assertThat(recorder.ran).containsExactly("due", "future");

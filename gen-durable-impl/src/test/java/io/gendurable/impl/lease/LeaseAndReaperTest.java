@@ -6,7 +6,7 @@ import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import io.gendurable.impl.support.MutableClock;
+import io.gendurable.testing.TestClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -63,7 +63,7 @@ class LeaseAndReaperTest {
         assertThat(fsm.entered.await(10, TimeUnit.SECONDS)).isTrue();
 
         // Another node whose clock is past the lease reaps the row while the step still runs.
-        MutableClock later = new MutableClock();
+        TestClock later = new TestClock();
         later.advance(Duration.ofMinutes(5));
         Engine sweeper = h.start("sweeper", c -> c.queues(Map.of()), later, fsm);
         assertThat(sweeper.reaper().runOnce()).isEqualTo(1);

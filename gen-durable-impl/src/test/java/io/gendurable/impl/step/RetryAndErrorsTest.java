@@ -10,7 +10,7 @@ import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import io.gendurable.impl.support.MutableClock;
+import io.gendurable.testing.TestClock;
 import io.gendurable.impl.support.Probe;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -260,7 +260,7 @@ class RetryAndErrorsTest {
     @Test
     void a_retry_increments_the_attempt_delays_eligible_at_by_its_delay_and_stores_its_state() {
         h = new EngineHarness("retry_delay");
-        MutableClock clock = new MutableClock();
+        TestClock clock = new TestClock();
         RetryLater fsm = new RetryLater();
         Engine engine = h.start("n1", c -> c, clock, fsm);
         Instant t0 = clock.instant();
@@ -307,7 +307,7 @@ class RetryAndErrorsTest {
     @Test
     void a_throwing_step_under_the_default_policy_is_retried_after_a_backoff_then_fails_at_max_attempts() {
         h = new EngineHarness("default_backoff");
-        MutableClock clock = new MutableClock();
+        TestClock clock = new TestClock();
         FlakyWithDefaultPolicy fsm = new FlakyWithDefaultPolicy();
         Engine engine = h.start("n1", c -> c, clock, fsm);
         Probe db = new Probe(h);
