@@ -9,8 +9,8 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.EngineTest;
 import io.gendurable.testing.TestClock;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,6 +32,7 @@ import static org.awaitility.Awaitility.await;
  * weights take that many tokens, racing pickers never mint a token twice, partitions have their
  * own buckets, an unknown limit stalls its row, and the GC sweeps idle and orphaned buckets.
  */
+@EngineTest
 class RateLimitTest {
 
     /**
@@ -70,13 +71,8 @@ class RateLimitTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("ratelimit");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     static LimitsConfig rate(double allowed, Duration period, double burst, int shards) {

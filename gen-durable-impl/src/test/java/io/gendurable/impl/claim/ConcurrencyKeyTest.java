@@ -8,7 +8,7 @@ import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  * claim filters keyed rows with an executing sibling; the unique index settles a cross-node race),
  * keys persist across steps, and a transition can release or switch its key.
  */
+@EngineTest
 class ConcurrencyKeyTest {
     static final int INSTANCES = 2_000;
     static final int KEYS = 20;
@@ -113,13 +114,8 @@ class ConcurrencyKeyTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("conckey");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     private static InsertOptions key(String key) {

@@ -6,7 +6,7 @@ import io.gendurable.Outcome;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +24,7 @@ import static org.awaitility.Awaitility.await;
  * Several engines ("nodes") in one JVM race over one table. With no lease expiring, every step
  * of every instance must run exactly once: claims never overlap and no outcome is lost.
  */
+@EngineTest
 class RacingNodesTest {
     static final int INSTANCES = 10_000;
     static final int STEPS = 5;
@@ -47,13 +48,8 @@ class RacingNodesTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("racing");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     @Test

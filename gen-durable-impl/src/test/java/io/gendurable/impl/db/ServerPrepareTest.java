@@ -6,7 +6,7 @@ import io.gendurable.Outcome;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,6 +35,7 @@ import static org.awaitility.Awaitility.await;
  * the flush must be among them. A regression (SQL text built per call, a cache-defeating
  * literal) makes them disappear.
  */
+@EngineTest
 class ServerPrepareTest {
     public record Item(int n) {
     }
@@ -50,13 +51,8 @@ class ServerPrepareTest {
     final Set<String> prepared = ConcurrentHashMap.newKeySet();
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("prepare");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     @Test

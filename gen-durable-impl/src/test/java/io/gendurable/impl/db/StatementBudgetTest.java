@@ -6,8 +6,8 @@ import io.gendurable.Outcome;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.EngineTest;
 import io.gendurable.impl.support.StatementCounter;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +24,7 @@ import static org.awaitility.Awaitility.await;
  * (plus at most two batched loads when rows have signals or children), whatever the batch size;
  * a flush is a fixed handful of statements, whatever the number of outcomes.
  */
+@EngineTest
 class StatementBudgetTest {
     public record Item(int n) {
     }
@@ -39,15 +40,10 @@ class StatementBudgetTest {
     StatementCounter counter;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("budget");
+    void up(EngineHarness h) {
+        this.h = h;
         counter = new StatementCounter();
         h.wrapDataSource(counter::wrap);
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
     }
 
     @Test

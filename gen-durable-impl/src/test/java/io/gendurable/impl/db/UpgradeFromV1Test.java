@@ -10,8 +10,8 @@ import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.EngineTest;
 import org.flywaydb.core.Flyway;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  * claim comes back through the reaper, the parked row wakes on a signal sent after the upgrade,
  * the children join their parent, and the gate is back at capacity.
  */
+@EngineTest
 class UpgradeFromV1Test {
     /** @param label what the row stands for */
     public record Job(String label) {
@@ -51,13 +52,8 @@ class UpgradeFromV1Test {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("upgrade");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     @Test

@@ -4,7 +4,7 @@ import io.gendurable.Fsm;
 import io.gendurable.Outcome;
 import io.gendurable.StepContext;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class DrainTest {
     public record Item(int n) {
     }
@@ -38,13 +39,8 @@ class DrainTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("drain");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     @Test

@@ -11,8 +11,8 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.EngineTest;
 import io.gendurable.impl.support.StatementCounter;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class ChildrenTest {
     /** A parent: how many children, their keys (null for none), and whether they fail. */
     public record Plan(int children, List<String> keys, boolean fail, int depth, String childQueue) {
@@ -100,13 +101,8 @@ class ChildrenTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("children");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     private Joined joined(Engine e, long id) {

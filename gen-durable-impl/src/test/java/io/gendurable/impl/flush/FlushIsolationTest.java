@@ -8,7 +8,7 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +20,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class FlushIsolationTest {
     public record Item(int n, boolean poison) {
     }
@@ -34,13 +35,8 @@ class FlushIsolationTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("flushiso");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     @Test

@@ -1,12 +1,11 @@
 package io.gendurable.impl.flush;
 
-import io.gendurable.Fsm;
 import io.gendurable.NewInstance;
-import io.gendurable.Outcome;
-import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Fsms.Item;
+import io.gendurable.impl.support.Fsms.Noop;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -18,27 +17,13 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class GroupCommitTest {
-    public record Item(int n) {
-    }
-
-    public static class Noop implements Fsm<Item> {
-        @Override
-        public Outcome step(String step, Item s, StepContext ctx) {
-            return Outcome.done();
-        }
-    }
-
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("group");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     @Test

@@ -7,7 +7,7 @@ import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -17,6 +17,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class FsmVersionTest {
     public record Item(int n) {
     }
@@ -40,13 +41,8 @@ class FsmVersionTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("versions");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     @Test

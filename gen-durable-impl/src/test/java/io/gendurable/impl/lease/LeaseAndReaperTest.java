@@ -6,8 +6,8 @@ import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.EngineTest;
 import io.gendurable.testing.TestClock;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class LeaseAndReaperTest {
     public record Payload(String v) {
     }
@@ -45,13 +46,8 @@ class LeaseAndReaperTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("lease");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     @Test

@@ -8,7 +8,7 @@ import io.gendurable.SignalTarget;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,6 +31,7 @@ import static org.awaitility.Awaitility.await;
  * Thousands of instances park while their signals race the park from other threads, through
  * two engines. A lost wake-up would leave an instance parked with its signal in the inbox.
  */
+@EngineTest
 class LostWakeupRaceTest {
     static final int INSTANCES = 3000;
 
@@ -54,13 +55,8 @@ class LostWakeupRaceTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("lostwakeup");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     @Test

@@ -7,7 +7,7 @@ import io.gendurable.SignalTarget;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  * instance's inbox (found by the chaos suite: once in 2,827 deliveries). The delivery now locks
  * its target when it resolves it, so it queues behind the flush and finds no live target.
  */
+@EngineTest
 class SignalTerminalRaceTest {
     /** Parks for a signal that never needs to come. */
     public static class Parks implements Fsm<Map<String, Object>> {
@@ -42,13 +43,8 @@ class SignalTerminalRaceTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("sigrace");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     @Test

@@ -9,7 +9,7 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class InlineExecutionTest {
     public record Count(int n) {
     }
@@ -67,13 +68,8 @@ class InlineExecutionTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("inline");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     @Test
