@@ -11,8 +11,9 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
-import io.gendurable.testing.TestClock;
 import io.gendurable.impl.support.Probe;
+import io.gendurable.testing.DurableTesting;
+import io.gendurable.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -335,15 +336,16 @@ class RetryAndErrorsTest {
     }
 
     @Test
-    void a_thrown_exception_with_one_attempt_allowed_fails_at_once_with_its_text(EngineHarness h) {
-        Engine engine = h.start("n1", c -> c, new OneShot());
+    void a_thrown_exception_with_one_attempt_allowed_fails_at_once_with_its_text() {
+        try (DurableTesting t = DurableTesting.builder().fsm(new OneShot()).build()) {
+            Inserted r = t.durable().insert(OneShot.class, new Count(42));
 
-        Inserted r = engine.insert(OneShot.class, new Count(42));
-
-        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
-        assertThat(failed.attempt()).isEqualTo(1);
-        assertThat(failed.lastError()).isEqualTo("java.lang.IllegalArgumentException: bad input 42");
-        assertThat(failed.result().isNull()).isTrue();
+            t.drain();
+            InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
+            assertThat(failed.attempt()).isEqualTo(1);
+            assertThat(failed.lastError()).isEqualTo("java.lang.IllegalArgumentException: bad input 42");
+            assertThat(failed.result().isNull()).isTrue();
+        }
     }
 
     @Test
@@ -367,31 +369,33 @@ class RetryAndErrorsTest {
     }
 
     @Test
-    void an_on_error_answer_that_cannot_be_serialized_either_fails_the_row_instead_of_looping(EngineHarness h) {
+    void an_on_error_answer_that_cannot_be_serialized_either_fails_the_row_instead_of_looping() {
         UnstorableTwice fsm = new UnstorableTwice();
-        Engine engine = h.start("n1", c -> c, fsm);
+        try (DurableTesting t = DurableTesting.builder().fsm(fsm).build()) {
+            Inserted r = t.durable().insert(UnstorableTwice.class, new Count(0));
 
-        Inserted r = engine.insert(UnstorableTwice.class, new Count(0));
-
-        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
-        assertThat(fsm.failures).hasSize(1);
-        assertThat(fsm.failures.get(0).error().getMessage()).contains("the done outcome").contains("cannot be stored as JSON");
-        assertThat(failed.lastError()).contains("cannot be stored as JSON");
-        assertThat(failed.attempt()).isEqualTo(1);
+            t.drain();
+            InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
+            assertThat(fsm.failures).hasSize(1);
+            assertThat(fsm.failures.get(0).error().getMessage()).contains("the done outcome").contains("cannot be stored as JSON");
+            assertThat(failed.lastError()).contains("cannot be stored as JSON");
+            assertThat(failed.attempt()).isEqualTo(1);
+        }
     }
 
     @Test
-    void a_step_returning_null_goes_to_on_error(EngineHarness h) {
+    void a_step_returning_null_goes_to_on_error() {
         ReturnsNull fsm = new ReturnsNull();
-        Engine engine = h.start("n1", c -> c, fsm);
+        try (DurableTesting t = DurableTesting.builder().fsm(fsm).build()) {
+            Inserted r = t.durable().insert(ReturnsNull.class, new Count(0));
 
-        Inserted r = engine.insert(ReturnsNull.class, new Count(0));
-
-        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
-        assertThat(fsm.failures).hasSize(1);
-        assertThat(fsm.failures.get(0).error()).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("returned null");
-        assertThat(failed.lastError()).isEqualTo("null outcome");
+            t.drain();
+            InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
+            assertThat(fsm.failures).hasSize(1);
+            assertThat(fsm.failures.get(0).error()).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("returned null");
+            assertThat(failed.lastError()).isEqualTo("null outcome");
+        }
     }
 
     @Test
