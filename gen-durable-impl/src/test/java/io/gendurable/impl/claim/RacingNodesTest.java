@@ -7,7 +7,6 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -45,15 +44,8 @@ class RacingNodesTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up(EngineHarness h) {
-        this.h = h;
-    }
-
     @Test
-    void three_nodes_run_ten_thousand_five_step_instances_with_every_step_exactly_once() {
+    void three_nodes_run_ten_thousand_five_step_instances_with_every_step_exactly_once(EngineHarness h) {
         FiveSteps fsm = new FiveSteps();
         List<Engine> nodes = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {

@@ -1,12 +1,11 @@
 package io.gendurable.impl.db;
 
-import io.gendurable.Fsm;
 import io.gendurable.NewInstance;
-import io.gendurable.Outcome;
-import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Fsms.Item;
+import io.gendurable.impl.support.Fsms.TwoSteps;
 import io.gendurable.impl.support.StatementCounter;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,16 +25,6 @@ import static org.awaitility.Awaitility.await;
  */
 @EngineTest
 class StatementBudgetTest {
-    public record Item(int n) {
-    }
-
-    public static class TwoSteps implements Fsm<Item> {
-        @Override
-        public Outcome step(String step, Item s, StepContext ctx) {
-            return step.equals("start") ? Outcome.next("end", s) : Outcome.done(s);
-        }
-    }
-
     EngineHarness h;
     StatementCounter counter;
 

@@ -12,7 +12,6 @@ import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
 import org.flywaydb.core.Flyway;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -49,15 +48,8 @@ class UpgradeFromV1Test {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up(EngineHarness h) {
-        this.h = h;
-    }
-
     @Test
-    void live_work_of_every_kind_left_by_a_stopped_version_one_node_finishes_on_the_current_code() {
+    void live_work_of_every_kind_left_by_a_stopped_version_one_node_finishes_on_the_current_code(EngineHarness h) {
         Flyway.configure(Migrations.class.getClassLoader()).dataSource(h.dataSource()).schemas(h.schema())
                 .defaultSchema(h.schema()).createSchemas(true).table(Migrations.HISTORY_TABLE)
                 .locations("classpath:db/gendurable").target("1").load().migrate();

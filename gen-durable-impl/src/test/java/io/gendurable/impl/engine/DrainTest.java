@@ -5,7 +5,6 @@ import io.gendurable.Outcome;
 import io.gendurable.StepContext;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -36,15 +35,8 @@ class DrainTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up(EngineHarness h) {
-        this.h = h;
-    }
-
     @Test
-    void stopping_releases_buffered_claims_at_once_and_waits_for_the_running_step_to_commit() throws Exception {
+    void stopping_releases_buffered_claims_at_once_and_waits_for_the_running_step_to_commit(EngineHarness h) throws Exception {
         Gate gate = new Gate();
         Engine web = h.start("web", c -> c.queues(Map.of()), gate);
         List<Long> ids = new ArrayList<>();

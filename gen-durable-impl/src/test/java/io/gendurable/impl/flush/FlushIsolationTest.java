@@ -9,7 +9,6 @@ import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -32,15 +31,8 @@ class FlushIsolationTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up(EngineHarness h) {
-        this.h = h;
-    }
-
     @Test
-    void an_outcome_the_database_refuses_does_not_sink_the_others_of_its_flush() {
+    void an_outcome_the_database_refuses_does_not_sink_the_others_of_its_flush(EngineHarness h) {
         Engine web = h.start("web", c -> c.queues(Map.of()), new Finish());
         // The database refuses one row's result: a trigger stands in for any row-level refusal.
         h.exec("""

@@ -6,7 +6,6 @@ import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
 import io.gendurable.impl.support.Fsms.Item;
 import io.gendurable.impl.support.Fsms.Noop;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -19,15 +18,8 @@ import static org.awaitility.Awaitility.await;
 
 @EngineTest
 class GroupCommitTest {
-    EngineHarness h;
-
-    @BeforeEach
-    void up(EngineHarness h) {
-        this.h = h;
-    }
-
     @Test
-    void many_concurrent_outcomes_commit_in_far_fewer_transactions_than_outcomes() {
+    void many_concurrent_outcomes_commit_in_far_fewer_transactions_than_outcomes(EngineHarness h) {
         int n = 2000;
         Engine web = h.start("web", c -> c.queues(Map.of()), new Noop());
         List<NewInstance> batch = new ArrayList<>();

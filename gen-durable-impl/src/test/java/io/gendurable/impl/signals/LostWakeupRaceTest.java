@@ -9,7 +9,6 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -52,15 +51,8 @@ class LostWakeupRaceTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up(EngineHarness h) {
-        this.h = h;
-    }
-
     @Test
-    void signals_racing_parks_from_other_threads_and_nodes_never_strand_an_instance() throws Exception {
+    void signals_racing_parks_from_other_threads_and_nodes_never_strand_an_instance(EngineHarness h) throws Exception {
         ParkThenFinish fsm = new ParkThenFinish();
         Engine a = h.start("a", c -> c.queues(Map.of("default", 16)).prefetch(16), fsm);
         Engine b = h.start("b", c -> c.queues(Map.of("default", 16)).prefetch(16), fsm);

@@ -8,7 +8,6 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -40,15 +39,8 @@ class SignalTerminalRaceTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up(EngineHarness h) {
-        this.h = h;
-    }
-
     @Test
-    void a_signal_racing_the_transaction_that_ends_its_target_is_not_delivered_into_a_finished_inbox() throws Exception {
+    void a_signal_racing_the_transaction_that_ends_its_target_is_not_delivered_into_a_finished_inbox(EngineHarness h) throws Exception {
         Engine e = h.start("n1", c -> c.queues(Map.of()), new Parks());
         long x = e.insert(Parks.class, Map.of("k", 1)).id();
         try (Connection flush = h.dataSource().getConnection(); Statement s = flush.createStatement()) {
