@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class TestDatabase {
     static final String URL_VARIABLE = "GENDURABLE_TEST_DB_URL";
     private static final AtomicInteger SCHEMAS = new AtomicInteger();
+    private static String url;
     private static HikariDataSource pool;
 
     private TestDatabase() {
@@ -27,10 +28,7 @@ final class TestDatabase {
     /** @return the shared pool on the tests' database, starting the embedded server when needed */
     static synchronized DataSource dataSource() {
         if (pool == null) {
-            String url = configuredUrl();
-            if (url == null) {
-                url = startEmbedded();
-            }
+            String url = url();
             HikariConfig c = new HikariConfig();
             c.setJdbcUrl(url);
             if (!url.contains("user=")) {
@@ -43,6 +41,18 @@ final class TestDatabase {
             Runtime.getRuntime().addShutdownHook(new Thread(pool::close, "gendurable-test-pool-close"));
         }
         return pool;
+    }
+
+    /**
+     * @return the JDBC URL of the tests' database: {@code GENDURABLE_TEST_DB_URL} when set, else
+     *         the embedded server's, started on the first call (one server per JVM)
+     */
+    static synchronized String url() {
+        if (url == null) {
+            String configured = configuredUrl();
+            url = configured != null ? configured : startEmbedded();
+        }
+        return url;
     }
 
     /** @return a fresh schema name, unique in this JVM and across JVMs running at once */
@@ -63,7 +73,7 @@ final class TestDatabase {
     private static String startEmbedded() {
         try {
             EmbeddedPostgres pg = EmbeddedPostgres.builder()
-                    .setServerConfig("max_connections", "200")
+                    .setServerConfig("max_connections", "300")
                     .setServerConfig("fsync", "off")
                     .setServerConfig("synchronous_commit", "off")
                     .start();

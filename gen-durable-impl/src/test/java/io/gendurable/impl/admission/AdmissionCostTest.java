@@ -8,8 +8,8 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.EngineTest;
 import io.gendurable.impl.support.StatementCounter;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -33,6 +33,7 @@ import static org.awaitility.Awaitility.await;
  * and no rate limit is one claim statement per batch, with no limiter statement, no release and
  * no inbox or children load, whether or not the engine has limits configured.
  */
+@EngineTest
 class AdmissionCostTest {
     static final int JOBS = 300;
 
@@ -98,18 +99,13 @@ class AdmissionCostTest {
     StatementCounter counter;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("admcost");
+    void up(EngineHarness h) {
+        this.h = h;
         // Migrate the schema first, unrecorded: what follows is the engines' own work.
         h.start("migrator", c -> c.queues(Map.of()), new Quick()).stop();
         statements = new AllStatements();
         counter = new StatementCounter();
         h.wrapDataSource(ds -> statements.wrap(counter.wrap(ds)));
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
     }
 
     private List<Engine> runJobs(LimitsConfig limits, Quick fsm, InsertOptions options) {

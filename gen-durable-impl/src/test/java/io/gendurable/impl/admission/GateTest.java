@@ -10,7 +10,7 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,6 +43,7 @@ import static org.awaitility.Awaitility.await;
  * key never exceeds the limit and reaches it under load, the counters return to capacity at
  * quiescence, a park frees its slot, and the reconciler heals a dead worker's leaked slot.
  */
+@EngineTest
 class GateTest {
     static final int LIMIT = 5;
 
@@ -151,13 +152,8 @@ class GateTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("gate");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     static LimitsConfig gate(String name, int limit, int shards) {

@@ -9,8 +9,8 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import io.gendurable.impl.support.MutableClock;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
+import io.gendurable.testing.TestClock;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,6 +32,7 @@ import static org.awaitility.Awaitility.await;
  * weights take that many tokens, racing pickers never mint a token twice, partitions have their
  * own buckets, an unknown limit stalls its row, and the GC sweeps idle and orphaned buckets.
  */
+@EngineTest
 class RateLimitTest {
 
     /**
@@ -70,13 +71,8 @@ class RateLimitTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("ratelimit");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     static LimitsConfig rate(double allowed, Duration period, double burst, int shards) {
@@ -259,7 +255,7 @@ class RateLimitTest {
 
     @Test
     void the_gc_sweeps_a_refilled_idle_key_and_an_unconfigured_one_and_a_swept_key_comes_back_full() {
-        MutableClock clock = new MutableClock();
+        TestClock clock = new TestClock();
         Counted fsm = new Counted();
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 64)).limits(rate(50, Duration.ofSeconds(1), 50, 1)),
                 clock, fsm);

@@ -7,6 +7,7 @@ import io.gendurable.impl.db.Migrations;
 import io.gendurable.impl.db.SchemaName;
 import io.gendurable.impl.runtime.EngineMetrics;
 import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,13 +32,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * burst; node B (on time) is denied and, before the fix, wrote {@code last_refill} one second
  * back; A, at the same instant as before, was then given 10 more tokens.
  */
+@EngineTest
 class RateRefillTest {
     EngineHarness h;
     Db db;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("refill");
+    void up(EngineHarness h) {
+        this.h = h;
         SchemaName schema = new SchemaName(h.schema());
         Migrations.migrate(h.dataSource(), schema);
         db = new Db(EnginePersistence.create(h.dataSource(), schema));
@@ -46,7 +48,6 @@ class RateRefillTest {
     @AfterEach
     void down() {
         db.close();
-        h.close();
     }
 
     private PostgresLimiter limiter(InstantSource clock) {

@@ -10,8 +10,7 @@ import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -29,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class AwaitBridgeTest {
     public record Req(int n) {
     }
@@ -52,20 +52,8 @@ class AwaitBridgeTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up() {
-        h = new EngineHarness("awaitbridge");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
-    }
-
     @Test
-    void a_same_node_result_reaches_the_waiter_within_milliseconds_of_its_commit() throws Exception {
+    void a_same_node_result_reaches_the_waiter_within_milliseconds_of_its_commit(EngineHarness h) throws Exception {
         Gated fsm = new Gated();
         Engine e = h.start("n1", c -> c.awaitTick(Duration.ofSeconds(30)), fsm);  // no help from probes
         long id = e.insert(Gated.class, new Req(0)).id();
@@ -83,7 +71,7 @@ class AwaitBridgeTest {
     }
 
     @Test
-    void a_result_committed_by_another_node_arrives_within_a_few_ticks() throws Exception {
+    void a_result_committed_by_another_node_arrives_within_a_few_ticks(EngineHarness h) throws Exception {
         Gated fsm = new Gated();
         Engine web = h.start("web", c -> c.queues(Map.of()).awaitTick(Duration.ofMillis(25)), fsm);
         Engine worker = h.start("worker", c -> c, fsm);
@@ -98,7 +86,7 @@ class AwaitBridgeTest {
     }
 
     @Test
-    void the_deadline_answers_busy_while_the_work_goes_on_and_asking_again_gets_the_result() {
+    void the_deadline_answers_busy_while_the_work_goes_on_and_asking_again_gets_the_result(EngineHarness h) {
         Gated fsm = new Gated();
         Engine e = h.start("n1", c -> c, fsm);
         long id = e.insert(Gated.class, new Req(0)).id();
@@ -111,7 +99,7 @@ class AwaitBridgeTest {
     }
 
     @Test
-    void failed_parked_and_missing_instances_answer_failed_awaiting_and_not_found() {
+    void failed_parked_and_missing_instances_answer_failed_awaiting_and_not_found(EngineHarness h) {
         Gated fsm = new Gated();
         fsm.release.countDown();
         Engine e = h.start("n1", c -> c, fsm);
@@ -125,7 +113,7 @@ class AwaitBridgeTest {
     }
 
     @Test
-    void until_terminal_waits_through_a_park_to_the_end() throws Exception {
+    void until_terminal_waits_through_a_park_to_the_end(EngineHarness h) throws Exception {
         Gated fsm = new Gated();
         fsm.release.countDown();
         Engine e = h.start("n1", c -> c, fsm);
@@ -141,7 +129,7 @@ class AwaitBridgeTest {
     }
 
     @Test
-    void a_thousand_concurrent_waiters_cost_one_probe_query_per_tick() throws Exception {
+    void a_thousand_concurrent_waiters_cost_one_probe_query_per_tick(EngineHarness h) throws Exception {
         Gated fsm = new Gated();
         Engine web = h.start("web", c -> c.queues(Map.of()).awaitTick(Duration.ofMillis(50)), fsm);
         List<Long> ids = new ArrayList<>();
@@ -178,7 +166,7 @@ class AwaitBridgeTest {
      * and not at its deadline (as the original does).
      */
     @Test
-    void a_caller_awaiting_a_running_instance_while_the_engine_stops_gets_busy_with_its_last_snapshot() throws Exception {
+    void a_caller_awaiting_a_running_instance_while_the_engine_stops_gets_busy_with_its_last_snapshot(EngineHarness h) throws Exception {
         Gated fsm = new Gated();
         Engine e = h.start("n1", c -> c.drainTimeout(Duration.ofMillis(300)), fsm);
         try {
@@ -213,7 +201,7 @@ class AwaitBridgeTest {
      * is closed}, an internal error of the persistence layer.
      */
     @Test
-    void an_await_after_the_engine_stopped_throws_engine_stopped_not_a_closed_factory_error() {
+    void an_await_after_the_engine_stopped_throws_engine_stopped_not_a_closed_factory_error(EngineHarness h) {
         Gated fsm = new Gated();
         fsm.release.countDown();
         Engine e = h.start("n1", c -> c, fsm);
@@ -226,7 +214,7 @@ class AwaitBridgeTest {
     }
 
     @Test
-    void bad_arguments_are_rejected_at_the_call() {
+    void bad_arguments_are_rejected_at_the_call(EngineHarness h) {
         Engine e = h.start("n1", c -> c.queues(Map.of()), new Gated());
         assertThatThrownBy(() -> e.await(1, Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("timeout");

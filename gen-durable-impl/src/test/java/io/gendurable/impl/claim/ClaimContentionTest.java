@@ -7,6 +7,7 @@ import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ import static org.awaitility.Awaitility.await;
  * the retries the claim gives up until the next poll quietly (one INFO line and a counter),
  * never as a loop error with a stack trace.
  */
+@EngineTest
 class ClaimContentionTest {
     public record Work(int n) {
     }
@@ -60,8 +62,8 @@ class ClaimContentionTest {
     final Logger hibernate = Logger.getLogger("org.hibernate");
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("contention");
+    void up(EngineHarness h) {
+        this.h = h;
         log.addHandler(capture);
         hibernate.addHandler(capture);
     }
@@ -70,7 +72,6 @@ class ClaimContentionTest {
     void down() {
         log.removeHandler(capture);
         hibernate.removeHandler(capture);
-        h.close();
     }
 
     /**

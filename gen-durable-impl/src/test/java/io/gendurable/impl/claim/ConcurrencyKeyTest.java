@@ -8,8 +8,7 @@ import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -30,6 +29,7 @@ import static org.awaitility.Awaitility.await;
  * claim filters keyed rows with an executing sibling; the unique index settles a cross-node race),
  * keys persist across steps, and a transition can release or switch its key.
  */
+@EngineTest
 class ConcurrencyKeyTest {
     static final int INSTANCES = 2_000;
     static final int KEYS = 20;
@@ -110,18 +110,6 @@ class ConcurrencyKeyTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up() {
-        h = new EngineHarness("conckey");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
-    }
-
     private static InsertOptions key(String key) {
         return InsertOptions.builder().step("hold").concurrencyKey(key).build();
     }
@@ -137,7 +125,7 @@ class ConcurrencyKeyTest {
     }
 
     @Test
-    void four_engines_racing_two_thousand_instances_over_twenty_keys_never_overlap_two_steps_of_one_key() {
+    void four_engines_racing_two_thousand_instances_over_twenty_keys_never_overlap_two_steps_of_one_key(EngineHarness h) {
         Keyed fsm = new Keyed();
         List<Engine> nodes = new ArrayList<>();
         for (int i = 1; i <= 4; i++) {
@@ -170,7 +158,7 @@ class ConcurrencyKeyTest {
     }
 
     @Test
-    void instances_without_a_key_never_serialize() throws Exception {
+    void instances_without_a_key_never_serialize(EngineHarness h) throws Exception {
         Scripted fsm = new Scripted();
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 12)), fsm);
         for (int i = 0; i < 12; i++) {
@@ -189,7 +177,7 @@ class ConcurrencyKeyTest {
     }
 
     @Test
-    void the_key_persists_across_steps_and_the_next_step_waits_while_a_sibling_holds_it() throws Exception {
+    void the_key_persists_across_steps_and_the_next_step_waits_while_a_sibling_holds_it(EngineHarness h) throws Exception {
         Scripted fsm = new Scripted();
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 4)), fsm);
         long a = e.insert(Scripted.class, new Script("A", "keep"), key("account:1")).id();
@@ -216,7 +204,7 @@ class ConcurrencyKeyTest {
     }
 
     @Test
-    void releasing_the_key_lets_a_sibling_run_while_the_instance_continues_keyless() throws Exception {
+    void releasing_the_key_lets_a_sibling_run_while_the_instance_continues_keyless(EngineHarness h) throws Exception {
         Scripted fsm = new Scripted();
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 4)), fsm);
         fsm.release("A");
@@ -237,7 +225,7 @@ class ConcurrencyKeyTest {
     }
 
     @Test
-    void switching_the_key_frees_the_old_one_and_excludes_on_the_new_one() throws Exception {
+    void switching_the_key_frees_the_old_one_and_excludes_on_the_new_one(EngineHarness h) throws Exception {
         Scripted fsm = new Scripted();
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 4)), fsm);
         fsm.release("A");

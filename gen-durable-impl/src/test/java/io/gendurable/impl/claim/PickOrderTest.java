@@ -10,8 +10,8 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import io.gendurable.impl.support.MutableClock;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
+import io.gendurable.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -30,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /** The pick order is exactly (queue, priority, eligible_at), and nothing is picked before its eligible instant. */
+@EngineTest
 class PickOrderTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
 
@@ -57,22 +58,12 @@ class PickOrderTest {
     private record Planned(String name, int priority, Instant eligibleAt) {
     }
 
-    private EngineHarness h;
-
-    @AfterEach
-    void down() {
-        if (h != null) {
-            h.close();
-        }
-    }
-
     private static EngineConfig.Builder oneAtATime(EngineConfig.Builder c, String queue) {
         return c.queues(Map.of(queue, 1)).prefetch(0).minDemand(1);
     }
 
     @Test
-    void with_concurrency_one_and_no_prefetch_rows_run_in_priority_then_eligible_at_order() {
-        h = new EngineHarness("pick_order");
+    void with_concurrency_one_and_no_prefetch_rows_run_in_priority_then_eligible_at_order(EngineHarness h) {
         Recorder recorder = new Recorder(InstantSource.system());
         // An insert-only node migrates the schema and inserts while no worker runs.
         Engine inserter = h.start("inserter", c -> c.queues(Map.of()), recorder);
@@ -100,9 +91,8 @@ class PickOrderTest {
     }
 
     @Test
-    void a_row_scheduled_in_the_future_is_not_picked_until_the_clock_reaches_it() {
-        h = new EngineHarness("pick_future");
-        MutableClock clock = new MutableClock();
+    void a_row_scheduled_in_the_future_is_not_picked_until_the_clock_reaches_it(EngineHarness h) {
+        TestClock clock = new TestClock();
         Recorder recorder = new Recorder(clock);
         Engine worker = h.start("worker", c -> oneAtATime(c, "later"), clock, recorder);
         Instant at = clock.instant().plus(Duration.ofHours(1));
@@ -121,7 +111,7 @@ class PickOrderTest {
         assertThat(waiting.eligibleAt()).isEqualTo(at);
         assertThat(recorder.ran).containsExactly("due");
 
-        clock.set(at);
+        clock.advanceTo(at);
 
         await().atMost(WAIT).until(() -> worker.find(future.id()).orElseThrow().status() == Status.DONE);
         assertThat(recorder.ran).containsExactly("due", "future");
@@ -129,8 +119,7 @@ class PickOrderTest {
     }
 
     @Test
-    void a_row_scheduled_a_moment_ahead_on_the_real_clock_runs_no_earlier_than_its_instant() {
-        h = new EngineHarness("pick_soon");
+    void a_row_scheduled_a_moment_ahead_on_the_real_clock_runs_no_earlier_than_its_instant(EngineHarness h) {
         Recorder recorder = new Recorder(InstantSource.system());
         Engine worker = h.start("worker", c -> oneAtATime(c, "soon"), recorder);
         Instant at = Instant.now().plusMillis(700);

@@ -6,8 +6,7 @@ import io.gendurable.Outcome;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -24,6 +23,7 @@ import static org.awaitility.Awaitility.await;
  * Several engines ("nodes") in one JVM race over one table. With no lease expiring, every step
  * of every instance must run exactly once: claims never overlap and no outcome is lost.
  */
+@EngineTest
 class RacingNodesTest {
     static final int INSTANCES = 10_000;
     static final int STEPS = 5;
@@ -44,20 +44,8 @@ class RacingNodesTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up() {
-        h = new EngineHarness("racing");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
-    }
-
     @Test
-    void three_nodes_run_ten_thousand_five_step_instances_with_every_step_exactly_once() {
+    void three_nodes_run_ten_thousand_five_step_instances_with_every_step_exactly_once(EngineHarness h) {
         FiveSteps fsm = new FiveSteps();
         List<Engine> nodes = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {

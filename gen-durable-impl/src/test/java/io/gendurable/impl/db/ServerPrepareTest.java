@@ -1,12 +1,11 @@
 package io.gendurable.impl.db;
 
-import io.gendurable.Fsm;
 import io.gendurable.NewInstance;
-import io.gendurable.Outcome;
-import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Fsms.Item;
+import io.gendurable.impl.support.Fsms.TwoSteps;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,28 +34,14 @@ import static org.awaitility.Awaitility.await;
  * the flush must be among them. A regression (SQL text built per call, a cache-defeating
  * literal) makes them disappear.
  */
+@EngineTest
 class ServerPrepareTest {
-    public record Item(int n) {
-    }
-
-    public static class TwoSteps implements Fsm<Item> {
-        @Override
-        public Outcome step(String step, Item s, StepContext ctx) {
-            return step.equals("start") ? Outcome.next("end", s) : Outcome.done(s);
-        }
-    }
-
     EngineHarness h;
     final Set<String> prepared = ConcurrentHashMap.newKeySet();
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("prepare");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     @Test

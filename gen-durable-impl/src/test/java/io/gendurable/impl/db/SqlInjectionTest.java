@@ -17,7 +17,7 @@ import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,6 +41,7 @@ import static org.awaitility.Awaitility.await;
  * flush and admission paths) and come back byte for byte, while the schema stays intact. The
  * one name spliced into statement text, the schema, is validated as a plain identifier.
  */
+@EngineTest
 class SqlInjectionTest {
     /** Quotes, comments, backslashes, dollar quotes, array-literal syntax, a literal NULL, unicode. */
     static final List<String> NASTY = List.of(
@@ -87,16 +88,11 @@ class SqlInjectionTest {
     Engine engine;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("sqlinjection");
+    void up(EngineHarness h) {
+        this.h = h;
         engine = h.start("node'; DROP TABLE gen_durable; --%_", c -> c.limits(new LimitsConfig(
                 Map.of("psp", new LimitsConfig.RateLimit("psp", 1000, Duration.ofSeconds(1), 1000, 1)), Map.of())),
                 new Nasty());
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
     }
 
     private Set<String> tables() {

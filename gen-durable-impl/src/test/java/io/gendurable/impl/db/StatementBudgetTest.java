@@ -1,13 +1,12 @@
 package io.gendurable.impl.db;
 
-import io.gendurable.Fsm;
 import io.gendurable.NewInstance;
-import io.gendurable.Outcome;
-import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Fsms.Item;
+import io.gendurable.impl.support.Fsms.TwoSteps;
 import io.gendurable.impl.support.StatementCounter;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,30 +23,16 @@ import static org.awaitility.Awaitility.await;
  * (plus at most two batched loads when rows have signals or children), whatever the batch size;
  * a flush is a fixed handful of statements, whatever the number of outcomes.
  */
+@EngineTest
 class StatementBudgetTest {
-    public record Item(int n) {
-    }
-
-    public static class TwoSteps implements Fsm<Item> {
-        @Override
-        public Outcome step(String step, Item s, StepContext ctx) {
-            return step.equals("start") ? Outcome.next("end", s) : Outcome.done(s);
-        }
-    }
-
     EngineHarness h;
     StatementCounter counter;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("budget");
+    void up(EngineHarness h) {
+        this.h = h;
         counter = new StatementCounter();
         h.wrapDataSource(counter::wrap);
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
     }
 
     @Test

@@ -10,9 +10,8 @@ import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.EngineTest;
 import org.flywaydb.core.Flyway;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -30,6 +29,7 @@ import static org.awaitility.Awaitility.await;
  * claim comes back through the reaper, the parked row wakes on a signal sent after the upgrade,
  * the children join their parent, and the gate is back at capacity.
  */
+@EngineTest
 class UpgradeFromV1Test {
     /** @param label what the row stands for */
     public record Job(String label) {
@@ -48,20 +48,8 @@ class UpgradeFromV1Test {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up() {
-        h = new EngineHarness("upgrade");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
-    }
-
     @Test
-    void live_work_of_every_kind_left_by_a_stopped_version_one_node_finishes_on_the_current_code() {
+    void live_work_of_every_kind_left_by_a_stopped_version_one_node_finishes_on_the_current_code(EngineHarness h) {
         Flyway.configure(Migrations.class.getClassLoader()).dataSource(h.dataSource()).schemas(h.schema())
                 .defaultSchema(h.schema()).createSchemas(true).table(Migrations.HISTORY_TABLE)
                 .locations("classpath:db/gendurable").target("1").load().migrate();

@@ -4,8 +4,7 @@ import io.gendurable.Fsm;
 import io.gendurable.Outcome;
 import io.gendurable.StepContext;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -19,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class DrainTest {
     public record Item(int n) {
     }
@@ -35,20 +35,8 @@ class DrainTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up() {
-        h = new EngineHarness("drain");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
-    }
-
     @Test
-    void stopping_releases_buffered_claims_at_once_and_waits_for_the_running_step_to_commit() throws Exception {
+    void stopping_releases_buffered_claims_at_once_and_waits_for_the_running_step_to_commit(EngineHarness h) throws Exception {
         Gate gate = new Gate();
         Engine web = h.start("web", c -> c.queues(Map.of()), gate);
         List<Long> ids = new ArrayList<>();

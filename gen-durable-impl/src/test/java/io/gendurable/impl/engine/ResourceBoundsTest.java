@@ -14,8 +14,8 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.claim.Scheduler;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.EngineTest;
 import io.gendurable.impl.support.StatementCounter;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -44,6 +44,7 @@ import static org.awaitility.Awaitility.await;
  * do not grow with the load, and the heap after a full GC does not keep what a scenario moved.
  * The plans behind these statements are checked in {@link PlanTest}.
  */
+@EngineTest
 class ResourceBoundsTest {
     /** Heap the JVM may still hold after a scenario and a full GC: generous, far below what any scenario moves. */
     static final long HEAP_SLACK = 64L << 20;
@@ -52,15 +53,10 @@ class ResourceBoundsTest {
     StatementCounter counter;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("bounds");
+    void up(EngineHarness h) {
+        this.h = h;
         counter = new StatementCounter();
         h.wrapDataSource(counter::wrap);
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
     }
 
     // ---- 10,000 signals queued on one instance ------------------------------------------------

@@ -11,9 +11,8 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.EngineTest;
 import io.gendurable.impl.support.StatementCounter;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -28,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class ChildrenTest {
     /** A parent: how many children, their keys (null for none), and whether they fail. */
     public record Plan(int children, List<String> keys, boolean fail, int depth, String childQueue) {
@@ -97,18 +97,6 @@ class ChildrenTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up() {
-        h = new EngineHarness("children");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
-    }
-
     private Joined joined(Engine e, long id) {
         await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100))
                 .until(() -> e.find(id).orElseThrow().status().isTerminal());
@@ -116,7 +104,7 @@ class ChildrenTest {
     }
 
     @Test
-    void a_parent_fanning_out_ten_thousand_children_inserts_them_in_one_statement_and_wakes_once_with_all() {
+    void a_parent_fanning_out_ten_thousand_children_inserts_them_in_one_statement_and_wakes_once_with_all(EngineHarness h) {
         StatementCounter counter = new StatementCounter();
         h.wrapDataSource(counter::wrap);
         Parent parent = new Parent();
@@ -132,7 +120,7 @@ class ChildrenTest {
     }
 
     @Test
-    void a_parent_waits_for_exactly_the_children_that_landed_after_correlation_dedup() {
+    void a_parent_waits_for_exactly_the_children_that_landed_after_correlation_dedup(EngineHarness h) {
         Parent parent = new Parent();
         Engine web = h.start("web", c -> c.queues(Map.of()), parent, new Kid());
         // A live holder of "k-taken" already exists (in a queue nobody runs, so it stays live).
@@ -148,7 +136,7 @@ class ChildrenTest {
     }
 
     @Test
-    void a_parent_whose_children_all_collide_continues_without_parking() {
+    void a_parent_whose_children_all_collide_continues_without_parking(EngineHarness h) {
         Parent parent = new Parent();
         Engine web = h.start("web", c -> c.queues(Map.of()), parent, new Kid());
         web.insert(Kid.class, new Work(1, false, 0), InsertOptions.builder().queue("parked").correlationKey("x").build());
@@ -160,7 +148,7 @@ class ChildrenTest {
     }
 
     @Test
-    void a_failed_child_counts_toward_the_join_and_the_parent_sees_its_error() {
+    void a_failed_child_counts_toward_the_join_and_the_parent_sees_its_error(EngineHarness h) {
         Parent parent = new Parent();
         Engine e = h.start("n1", c -> c, parent, new Kid());
         long id = e.insert(Parent.class, new Plan(4, null, true, 0, null)).id();
@@ -172,7 +160,7 @@ class ChildrenTest {
     }
 
     @Test
-    void children_in_another_queue_run_there_and_their_join_wakes_the_parent_with_no_poll() {
+    void children_in_another_queue_run_there_and_their_join_wakes_the_parent_with_no_poll(EngineHarness h) {
         Parent parent = new Parent();
         // Polls every 60 s: only pokes can carry the fan-out and the join across queues in time.
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 4, "kids", 4))
@@ -183,7 +171,7 @@ class ChildrenTest {
     }
 
     @Test
-    void nested_fan_out_three_levels_deep_completes() {
+    void nested_fan_out_three_levels_deep_completes(EngineHarness h) {
         Parent parent = new Parent();
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 8)), parent, new Kid());
         long id = e.insert(Parent.class, new Plan(2, null, false, 2, null)).id();
@@ -195,7 +183,7 @@ class ChildrenTest {
     }
 
     @Test
-    void two_hundred_parents_of_fifty_children_across_two_engines_each_wake_exactly_once() {
+    void two_hundred_parents_of_fifty_children_across_two_engines_each_wake_exactly_once(EngineHarness h) {
         Parent parent = new Parent();
         Kid kid = new Kid();
         Engine a = h.start("a", c -> c.queues(Map.of("default", 16)).prefetch(16), parent, kid);
@@ -217,7 +205,7 @@ class ChildrenTest {
     }
 
     @Test
-    void gc_run_mid_join_deletes_no_child_of_a_waiting_parent() {
+    void gc_run_mid_join_deletes_no_child_of_a_waiting_parent(EngineHarness h) {
         Parent parent = new Parent();
         Kid kid = new Kid();
         kid.hold = new CountDownLatch(1);

@@ -10,7 +10,7 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -33,6 +33,7 @@ import static org.awaitility.Awaitility.await;
  * by moving {@code lease_expires_at} into the past, which is what a paused or partitioned worker
  * looks like to the reaper.
  */
+@EngineTest
 class FencingTest {
     /** @param label names the instance for the test's latches */
     public record Task(String label) {
@@ -87,13 +88,8 @@ class FencingTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("fence");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     private static void awaitLatch(CountDownLatch l, String what) throws InterruptedException {

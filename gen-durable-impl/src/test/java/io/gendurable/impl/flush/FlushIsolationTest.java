@@ -8,8 +8,7 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -20,6 +19,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class FlushIsolationTest {
     public record Item(int n, boolean poison) {
     }
@@ -31,20 +31,8 @@ class FlushIsolationTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up() {
-        h = new EngineHarness("flushiso");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
-    }
-
     @Test
-    void an_outcome_the_database_refuses_does_not_sink_the_others_of_its_flush() {
+    void an_outcome_the_database_refuses_does_not_sink_the_others_of_its_flush(EngineHarness h) {
         Engine web = h.start("web", c -> c.queues(Map.of()), new Finish());
         // The database refuses one row's result: a trigger stands in for any row-level refusal.
         h.exec("""

@@ -8,6 +8,7 @@ import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,7 @@ import static org.awaitility.Awaitility.await;
  * gate's counter rows locked, so x's flush waits in its credit. (A flush no longer waits for an
  * instance row locked elsewhere: it carries that outcome to a later flush, FlushForeignLockTest.)
  */
+@EngineTest
 class FlushPipelineTest {
     public record Work(String name) {
     }
@@ -58,8 +60,8 @@ class FlushPipelineTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("flushpipe");
+    void up(EngineHarness h) {
+        this.h = h;
         xRunning = new CountDownLatch(1);
         xMayFinish = new CountDownLatch(1);
         yMayFinish = new CountDownLatch(1);
@@ -69,7 +71,6 @@ class FlushPipelineTest {
     void down() {
         xMayFinish.countDown();
         yMayFinish.countDown();
-        h.close();
     }
 
     @Test

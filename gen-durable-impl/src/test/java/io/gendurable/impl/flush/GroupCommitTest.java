@@ -1,13 +1,11 @@
 package io.gendurable.impl.flush;
 
-import io.gendurable.Fsm;
 import io.gendurable.NewInstance;
-import io.gendurable.Outcome;
-import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Fsms.Item;
+import io.gendurable.impl.support.Fsms.Noop;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -18,31 +16,10 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class GroupCommitTest {
-    public record Item(int n) {
-    }
-
-    public static class Noop implements Fsm<Item> {
-        @Override
-        public Outcome step(String step, Item s, StepContext ctx) {
-            return Outcome.done();
-        }
-    }
-
-    EngineHarness h;
-
-    @BeforeEach
-    void up() {
-        h = new EngineHarness("group");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
-    }
-
     @Test
-    void many_concurrent_outcomes_commit_in_far_fewer_transactions_than_outcomes() {
+    void many_concurrent_outcomes_commit_in_far_fewer_transactions_than_outcomes(EngineHarness h) {
         int n = 2000;
         Engine web = h.start("web", c -> c.queues(Map.of()), new Noop());
         List<NewInstance> batch = new ArrayList<>();

@@ -8,7 +8,7 @@ import io.gendurable.Outcome;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  * over the same 64 claims for several seconds: PostgreSQL's deadlock counter must not move and no
  * flush may fail.
  */
+@EngineTest
 class LockOrderTest {
     /** @param n steps taken */
     public record Count(int n) {
@@ -49,13 +50,8 @@ class LockOrderTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("lockorder");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     private long deadlocks() {

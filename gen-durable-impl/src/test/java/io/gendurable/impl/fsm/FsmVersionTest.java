@@ -7,8 +7,7 @@ import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -17,6 +16,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class FsmVersionTest {
     public record Item(int n) {
     }
@@ -37,20 +37,8 @@ class FsmVersionTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up() {
-        h = new EngineHarness("versions");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
-    }
-
     @Test
-    void inserts_take_the_newest_version_and_each_row_runs_with_the_version_it_was_written_by() {
+    void inserts_take_the_newest_version_and_each_row_runs_with_the_version_it_was_written_by(EngineHarness h) {
         Engine e = h.start("n1", c -> c, new V1(), new V2());
         long id = e.insert(V2.class, new Item(1)).id();
         await().atMost(Duration.ofSeconds(10)).until(() -> e.find(id).orElseThrow().status() == Status.DONE);
@@ -65,7 +53,7 @@ class FsmVersionTest {
     }
 
     @Test
-    void a_row_of_a_version_this_node_lacks_fails_with_a_clear_error_and_the_scheduler_goes_on() {
+    void a_row_of_a_version_this_node_lacks_fails_with_a_clear_error_and_the_scheduler_goes_on(EngineHarness h) {
         Engine web = h.start("web", c -> c.queues(Map.of()), new V2());
         long orphan = web.insert(V2.class, new Item(1)).id();
         long fine = web.insert(V2.class, new Item(2)).id();
@@ -78,7 +66,7 @@ class FsmVersionTest {
     }
 
     @Test
-    void a_row_whose_fsm_name_no_node_registers_fails_with_a_clear_error_and_the_scheduler_goes_on() {
+    void a_row_whose_fsm_name_no_node_registers_fails_with_a_clear_error_and_the_scheduler_goes_on(EngineHarness h) {
         Engine web = h.start("web", c -> c.queues(Map.of()), new V2());
         long orphan = web.insert(V2.class, new Item(1)).id();
         long fine = web.insert(V2.class, new Item(2)).id();
@@ -93,7 +81,7 @@ class FsmVersionTest {
     }
 
     @Test
-    void a_state_that_no_longer_reads_as_the_state_type_fails_the_row_not_the_scheduler() {
+    void a_state_that_no_longer_reads_as_the_state_type_fails_the_row_not_the_scheduler(EngineHarness h) {
         Engine web = h.start("web", c -> c.queues(Map.of()), new V2());
         long bad = web.insert(V2.class, new Item(1)).id();
         h.exec("UPDATE gen_durable SET state = '{\"n\": \"not a number\"}' WHERE id = " + bad);

@@ -1,12 +1,11 @@
 package io.gendurable.impl.gc;
 
-import io.gendurable.Fsm;
-import io.gendurable.Outcome;
-import io.gendurable.StepContext;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Fsms.Item;
+import io.gendurable.impl.support.Fsms.Noop;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -17,30 +16,16 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@EngineTest
 class GcTest {
-    public record Item(int n) {
-    }
-
-    public static class Noop implements Fsm<Item> {
-        @Override
-        public Outcome step(String step, Item s, StepContext ctx) {
-            return Outcome.done();
-        }
-    }
-
     EngineHarness h;
     Engine e;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("gc");
+    void up(EngineHarness h) {
+        this.h = h;
         e = h.start("gc", c -> c.queues(Map.of())
                 .gc(new EngineConfig.GcConfig(false, Duration.ofHours(1), Duration.ofDays(1), 3)), new Noop());
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
     }
 
     private List<Long> insert(int n) {

@@ -14,7 +14,7 @@ import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.fsm.FsmDefinition;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -35,6 +35,7 @@ import static org.awaitility.Awaitility.await;
  * The bad-input catalogue ({@code docs/errors.md}) rows that no other test class covers: each
  * rejection names the field and its accepted values, and leaves every table as it was.
  */
+@EngineTest
 class BadInputTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
     private static final String PARKED = "parked";
@@ -97,16 +98,11 @@ class BadInputTest {
     Engine engine;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("badinput");
+    void up(EngineHarness h) {
+        this.h = h;
         engine = h.start("n1", c -> c.maxValueBytes(4096).limits(new LimitsConfig(
                 Map.of("psp", new LimitsConfig.RateLimit("psp", 5, Duration.ofSeconds(1), 5, 1)), Map.of())),
                 new Parker(), new Outsized());
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
     }
 
     private String counts() {

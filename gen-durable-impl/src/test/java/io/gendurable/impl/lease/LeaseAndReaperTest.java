@@ -6,9 +6,8 @@ import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import io.gendurable.impl.support.MutableClock;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.gendurable.impl.support.EngineTest;
+import io.gendurable.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -20,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class LeaseAndReaperTest {
     public record Payload(String v) {
     }
@@ -42,20 +42,8 @@ class LeaseAndReaperTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up() {
-        h = new EngineHarness("lease");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
-    }
-
     @Test
-    void a_late_outcome_of_a_reclaimed_row_commits_nothing_and_is_counted_stale() throws Exception {
+    void a_late_outcome_of_a_reclaimed_row_commits_nothing_and_is_counted_stale(EngineHarness h) throws Exception {
         Blocking fsm = new Blocking();
         // Concurrency 1: with its only slot busy, the worker cannot re-pick the reaped row itself.
         Engine worker = h.start("worker", c -> c.queues(Map.of("default", 1)), fsm);
@@ -63,7 +51,7 @@ class LeaseAndReaperTest {
         assertThat(fsm.entered.await(10, TimeUnit.SECONDS)).isTrue();
 
         // Another node whose clock is past the lease reaps the row while the step still runs.
-        MutableClock later = new MutableClock();
+        TestClock later = new TestClock();
         later.advance(Duration.ofMinutes(5));
         Engine sweeper = h.start("sweeper", c -> c.queues(Map.of()), later, fsm);
         assertThat(sweeper.reaper().runOnce()).isEqualTo(1);
@@ -83,7 +71,7 @@ class LeaseAndReaperTest {
     }
 
     @Test
-    void the_reaper_returns_expired_leases_to_runnable_with_one_more_attempt_and_the_step_runs_again() {
+    void the_reaper_returns_expired_leases_to_runnable_with_one_more_attempt_and_the_step_runs_again(EngineHarness h) {
         AtomicInteger runs = new AtomicInteger();
         Fsm<Payload> once = new CountingJob(runs);
         Engine e = h.start("n1", c -> c.queues(Map.of()), once);
@@ -103,7 +91,7 @@ class LeaseAndReaperTest {
     }
 
     @Test
-    void a_restarted_node_releases_its_dead_predecessors_stale_claims_at_start_but_not_a_live_twins() {
+    void a_restarted_node_releases_its_dead_predecessors_stale_claims_at_start_but_not_a_live_twins(EngineHarness h) {
         AtomicInteger runs = new AtomicInteger();
         Fsm<Payload> job = new CountingJob(runs);
         Engine inserter = h.start("web", c -> c.queues(Map.of()), job);
@@ -124,7 +112,7 @@ class LeaseAndReaperTest {
     }
 
     @Test
-    void a_running_step_keeps_its_lease_alive_through_the_heartbeat() throws Exception {
+    void a_running_step_keeps_its_lease_alive_through_the_heartbeat(EngineHarness h) throws Exception {
         Blocking fsm = new Blocking();
         Engine e = h.start("hb", c -> c.lease(Duration.ofSeconds(2), Duration.ofMillis(200)), fsm);
         long id = e.insert(Blocking.class, new Payload("x")).id();
@@ -152,7 +140,7 @@ class LeaseAndReaperTest {
     }
 
     @Test
-    void a_row_whose_lease_keeps_expiring_fails_once_past_max_attempts_instead_of_looping() {
+    void a_row_whose_lease_keeps_expiring_fails_once_past_max_attempts_instead_of_looping(EngineHarness h) {
         Poison fsm = new Poison();
         Engine web = h.start("web", c -> c.queues(Map.of()), fsm);
         long id = web.insert(Poison.class, new Payload("p")).id();

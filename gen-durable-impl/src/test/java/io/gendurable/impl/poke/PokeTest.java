@@ -1,14 +1,12 @@
 package io.gendurable.impl.poke;
 
-import io.gendurable.Fsm;
-import io.gendurable.Outcome;
 import io.gendurable.Status;
-import io.gendurable.StepContext;
 import io.gendurable.impl.claim.Scheduler;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Fsms.Item;
+import io.gendurable.impl.support.Fsms.Noop;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -16,31 +14,10 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class PokeTest {
-    public record Item(int n) {
-    }
-
-    public static class Noop implements Fsm<Item> {
-        @Override
-        public Outcome step(String step, Item s, StepContext ctx) {
-            return Outcome.done();
-        }
-    }
-
-    EngineHarness h;
-
-    @BeforeEach
-    void up() {
-        h = new EngineHarness("poke");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
-    }
-
     @Test
-    void an_insert_wakes_an_idle_scheduler_at_once_instead_of_after_its_poll() {
+    void an_insert_wakes_an_idle_scheduler_at_once_instead_of_after_its_poll(EngineHarness h) {
         // Polls every 30 s: only the poke can explain a prompt start.
         Engine e = h.start("n1", c -> c.poll(Duration.ofSeconds(30), Duration.ofSeconds(30)), new Noop());
         await().atMost(Duration.ofSeconds(5)).until(() -> e.metrics().picks.sum() >= 1);  // the start-up fill
@@ -49,7 +26,7 @@ class PokeTest {
     }
 
     @Test
-    void a_burst_of_pokes_coalesces_into_a_few_picks() {
+    void a_burst_of_pokes_coalesces_into_a_few_picks(EngineHarness h) {
         Engine e = h.start("n1", c -> c.poll(Duration.ofSeconds(30), Duration.ofSeconds(30)), new Noop());
         await().atMost(Duration.ofSeconds(5)).until(() -> e.metrics().picks.sum() >= 1);
         long before = e.metrics().picks.sum();
@@ -63,7 +40,7 @@ class PokeTest {
     }
 
     @Test
-    void an_idle_queue_backs_off_its_polls_to_the_maximum_interval() {
+    void an_idle_queue_backs_off_its_polls_to_the_maximum_interval(EngineHarness h) {
         Engine e = h.start("n1", c -> c.poll(Duration.ofMillis(20), Duration.ofMillis(400)), new Noop());
         long t0 = System.nanoTime();
         await().atMost(Duration.ofSeconds(10)).until(() -> System.nanoTime() - t0 > 3_000_000_000L);
@@ -73,7 +50,7 @@ class PokeTest {
     }
 
     @Test
-    void a_future_scheduled_insert_wakes_nobody_and_runs_when_due() {
+    void a_future_scheduled_insert_wakes_nobody_and_runs_when_due(EngineHarness h) {
         Engine e = h.start("n1", c -> c.poll(Duration.ofMillis(50), Duration.ofMillis(100)), new Noop());
         long id = e.insert(Noop.class, new Item(1), io.gendurable.InsertOptions.builder()
                 .scheduleIn(Duration.ofMillis(700)).build()).id();

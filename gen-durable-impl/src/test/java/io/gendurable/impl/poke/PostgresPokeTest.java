@@ -8,7 +8,7 @@ import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -32,6 +32,7 @@ import static org.awaitility.Awaitility.await;
  * Cross-node pokes over LISTEN/NOTIFY. Node A inserts and runs no queue; node B owns the queue
  * and polls only every 60 s, so only a poke from A can explain B starting the work promptly.
  */
+@EngineTest
 class PostgresPokeTest {
     private static final Duration SLOW_POLL = Duration.ofSeconds(60);
 
@@ -48,13 +49,8 @@ class PostgresPokeTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("pgpoke");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     private static UnaryOperator<EngineConfig.Builder> node(EngineConfig.PokeTransport transport, boolean runsQueues) {

@@ -8,8 +8,7 @@ import io.gendurable.SignalTarget;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -31,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  * Thousands of instances park while their signals race the park from other threads, through
  * two engines. A lost wake-up would leave an instance parked with its signal in the inbox.
  */
+@EngineTest
 class LostWakeupRaceTest {
     static final int INSTANCES = 3000;
 
@@ -51,20 +51,8 @@ class LostWakeupRaceTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up() {
-        h = new EngineHarness("lostwakeup");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
-    }
-
     @Test
-    void signals_racing_parks_from_other_threads_and_nodes_never_strand_an_instance() throws Exception {
+    void signals_racing_parks_from_other_threads_and_nodes_never_strand_an_instance(EngineHarness h) throws Exception {
         ParkThenFinish fsm = new ParkThenFinish();
         Engine a = h.start("a", c -> c.queues(Map.of("default", 16)).prefetch(16), fsm);
         Engine b = h.start("b", c -> c.queues(Map.of("default", 16)).prefetch(16), fsm);

@@ -7,8 +7,7 @@ import io.gendurable.SignalTarget;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -30,6 +29,7 @@ import static org.awaitility.Awaitility.await;
  * instance's inbox (found by the chaos suite: once in 2,827 deliveries). The delivery now locks
  * its target when it resolves it, so it queues behind the flush and finds no live target.
  */
+@EngineTest
 class SignalTerminalRaceTest {
     /** Parks for a signal that never needs to come. */
     public static class Parks implements Fsm<Map<String, Object>> {
@@ -39,20 +39,8 @@ class SignalTerminalRaceTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up() {
-        h = new EngineHarness("sigrace");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
-    }
-
     @Test
-    void a_signal_racing_the_transaction_that_ends_its_target_is_not_delivered_into_a_finished_inbox() throws Exception {
+    void a_signal_racing_the_transaction_that_ends_its_target_is_not_delivered_into_a_finished_inbox(EngineHarness h) throws Exception {
         Engine e = h.start("n1", c -> c.queues(Map.of()), new Parks());
         long x = e.insert(Parks.class, Map.of("k", 1)).id();
         try (Connection flush = h.dataSource().getConnection(); Statement s = flush.createStatement()) {

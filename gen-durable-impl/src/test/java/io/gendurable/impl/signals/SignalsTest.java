@@ -12,7 +12,7 @@ import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,6 +35,7 @@ import static org.awaitility.Awaitility.await;
  * instance, what a woken step sees, the consumption rules (progress, retry, await, terminal),
  * await timeouts, the accumulate-a-pack pattern, and bad input.
  */
+@EngineTest
 class SignalsTest {
     public record Doc(String v) {
     }
@@ -94,13 +95,8 @@ class SignalsTest {
     EngineHarness h;
 
     @BeforeEach
-    void up() {
-        h = new EngineHarness("signals");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
+    void up(EngineHarness h) {
+        this.h = h;
     }
 
     // ---- delivery -------------------------------------------------------------------------------

@@ -9,8 +9,7 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -23,6 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@EngineTest
 class InlineExecutionTest {
     public record Count(int n) {
     }
@@ -64,20 +64,8 @@ class InlineExecutionTest {
         }
     }
 
-    EngineHarness h;
-
-    @BeforeEach
-    void up() {
-        h = new EngineHarness("inline");
-    }
-
-    @AfterEach
-    void down() {
-        h.close();
-    }
-
     @Test
-    void an_inline_fsm_runs_its_steps_in_one_task_each_on_committed_state_with_one_pick_per_instance() {
+    void an_inline_fsm_runs_its_steps_in_one_task_each_on_committed_state_with_one_pick_per_instance(EngineHarness h) {
         InlineFive fsm = new InlineFive();
         fsm.h = h;
         Engine web = h.start("web", c -> c.queues(Map.of()), fsm);
@@ -98,7 +86,7 @@ class InlineExecutionTest {
     }
 
     @Test
-    void an_opt_out_and_a_switch_to_an_unconfigured_key_requeue_while_a_denied_rate_token_requeues_after_the_commit() {
+    void an_opt_out_and_a_switch_to_an_unconfigured_key_requeue_while_a_denied_rate_token_requeues_after_the_commit(EngineHarness h) {
         Mixed fsm = new Mixed();
         LimitsConfig limits = new LimitsConfig(
                 Map.of("slow", new LimitsConfig.RateLimit("slow", 1, Duration.ofHours(1), 1, 1)), Map.of());
@@ -122,7 +110,7 @@ class InlineExecutionTest {
     }
 
     @Test
-    void an_inline_chain_keeps_its_gate_slot_between_steps_and_gives_it_back_at_the_end() {
+    void an_inline_chain_keeps_its_gate_slot_between_steps_and_gives_it_back_at_the_end(EngineHarness h) {
         InlineFive fsm = new InlineFive();
         LimitsConfig limits = new LimitsConfig(Map.of(), Map.of("api", new LimitsConfig.Gate("api", 2, 1)));
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 8)).limits(limits), fsm);

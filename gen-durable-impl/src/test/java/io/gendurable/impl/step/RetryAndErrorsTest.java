@@ -10,9 +10,10 @@ import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import io.gendurable.impl.support.MutableClock;
+import io.gendurable.impl.support.EngineTest;
 import io.gendurable.impl.support.Probe;
-import org.junit.jupiter.api.AfterEach;
+import io.gendurable.testing.DurableTesting;
+import io.gendurable.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /** Retries, the onError policy, unstorable and null outcomes, and jobs: every failure ends in a row that is not stuck. */
+@EngineTest
 class RetryAndErrorsTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
 
@@ -243,24 +245,14 @@ class RetryAndErrorsTest {
         @Override public java.util.List<io.gendurable.Child> children() { return java.util.List.of(); }
     }
 
-    private EngineHarness h;
-
-    @AfterEach
-    void down() {
-        if (h != null) {
-            h.close();
-        }
-    }
-
     private static InstanceSnapshot settled(Engine engine, long id, Status status) {
         await().atMost(WAIT).until(() -> engine.find(id).orElseThrow().status() == status);
         return engine.find(id).orElseThrow();
     }
 
     @Test
-    void a_retry_increments_the_attempt_delays_eligible_at_by_its_delay_and_stores_its_state() {
-        h = new EngineHarness("retry_delay");
-        MutableClock clock = new MutableClock();
+    void a_retry_increments_the_attempt_delays_eligible_at_by_its_delay_and_stores_its_state(EngineHarness h) {
+        TestClock clock = new TestClock();
         RetryLater fsm = new RetryLater();
         Engine engine = h.start("n1", c -> c, clock, fsm);
         Instant t0 = clock.instant();
@@ -305,9 +297,8 @@ class RetryAndErrorsTest {
     }
 
     @Test
-    void a_throwing_step_under_the_default_policy_is_retried_after_a_backoff_then_fails_at_max_attempts() {
-        h = new EngineHarness("default_backoff");
-        MutableClock clock = new MutableClock();
+    void a_throwing_step_under_the_default_policy_is_retried_after_a_backoff_then_fails_at_max_attempts(EngineHarness h) {
+        TestClock clock = new TestClock();
         FlakyWithDefaultPolicy fsm = new FlakyWithDefaultPolicy();
         Engine engine = h.start("n1", c -> c, clock, fsm);
         Probe db = new Probe(h);
@@ -331,8 +322,7 @@ class RetryAndErrorsTest {
     }
 
     @Test
-    void a_custom_on_error_retries_fast_until_max_attempts_and_the_row_fails_with_the_last_exception_text() {
-        h = new EngineHarness("fast_retries");
+    void a_custom_on_error_retries_fast_until_max_attempts_and_the_row_fails_with_the_last_exception_text(EngineHarness h) {
         FlakyWithFastRetries fsm = new FlakyWithFastRetries();
         Engine engine = h.start("n1", c -> c, fsm);
 
@@ -347,20 +337,19 @@ class RetryAndErrorsTest {
 
     @Test
     void a_thrown_exception_with_one_attempt_allowed_fails_at_once_with_its_text() {
-        h = new EngineHarness("one_shot");
-        Engine engine = h.start("n1", c -> c, new OneShot());
+        try (DurableTesting t = DurableTesting.builder().fsm(new OneShot()).build()) {
+            Inserted r = t.durable().insert(OneShot.class, new Count(42));
 
-        Inserted r = engine.insert(OneShot.class, new Count(42));
-
-        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
-        assertThat(failed.attempt()).isEqualTo(1);
-        assertThat(failed.lastError()).isEqualTo("java.lang.IllegalArgumentException: bad input 42");
-        assertThat(failed.result().isNull()).isTrue();
+            t.drain();
+            InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
+            assertThat(failed.attempt()).isEqualTo(1);
+            assertThat(failed.lastError()).isEqualTo("java.lang.IllegalArgumentException: bad input 42");
+            assertThat(failed.result().isNull()).isTrue();
+        }
     }
 
     @Test
-    void an_outcome_whose_state_cannot_be_serialized_goes_to_on_error_and_never_leaves_the_row_executing() {
-        h = new EngineHarness("unstorable");
+    void an_outcome_whose_state_cannot_be_serialized_goes_to_on_error_and_never_leaves_the_row_executing(EngineHarness h) {
         UnstorableNext fsm = new UnstorableNext();
         Engine engine = h.start("n1", c -> c, fsm);
         Probe db = new Probe(h);
@@ -381,37 +370,36 @@ class RetryAndErrorsTest {
 
     @Test
     void an_on_error_answer_that_cannot_be_serialized_either_fails_the_row_instead_of_looping() {
-        h = new EngineHarness("unstorable_twice");
         UnstorableTwice fsm = new UnstorableTwice();
-        Engine engine = h.start("n1", c -> c, fsm);
+        try (DurableTesting t = DurableTesting.builder().fsm(fsm).build()) {
+            Inserted r = t.durable().insert(UnstorableTwice.class, new Count(0));
 
-        Inserted r = engine.insert(UnstorableTwice.class, new Count(0));
-
-        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
-        assertThat(fsm.failures).hasSize(1);
-        assertThat(fsm.failures.get(0).error().getMessage()).contains("the done outcome").contains("cannot be stored as JSON");
-        assertThat(failed.lastError()).contains("cannot be stored as JSON");
-        assertThat(failed.attempt()).isEqualTo(1);
+            t.drain();
+            InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
+            assertThat(fsm.failures).hasSize(1);
+            assertThat(fsm.failures.get(0).error().getMessage()).contains("the done outcome").contains("cannot be stored as JSON");
+            assertThat(failed.lastError()).contains("cannot be stored as JSON");
+            assertThat(failed.attempt()).isEqualTo(1);
+        }
     }
 
     @Test
     void a_step_returning_null_goes_to_on_error() {
-        h = new EngineHarness("null_outcome");
         ReturnsNull fsm = new ReturnsNull();
-        Engine engine = h.start("n1", c -> c, fsm);
+        try (DurableTesting t = DurableTesting.builder().fsm(fsm).build()) {
+            Inserted r = t.durable().insert(ReturnsNull.class, new Count(0));
 
-        Inserted r = engine.insert(ReturnsNull.class, new Count(0));
-
-        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
-        assertThat(fsm.failures).hasSize(1);
-        assertThat(fsm.failures.get(0).error()).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("returned null");
-        assertThat(failed.lastError()).isEqualTo("null outcome");
+            t.drain();
+            InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
+            assertThat(fsm.failures).hasSize(1);
+            assertThat(fsm.failures.get(0).error()).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("returned null");
+            assertThat(failed.lastError()).isEqualTo("null outcome");
+        }
     }
 
     @Test
-    void a_job_returning_a_value_is_done_with_that_value_as_a_json_object() {
-        h = new EngineHarness("job_done");
+    void a_job_returning_a_value_is_done_with_that_value_as_a_json_object(EngineHarness h) {
         Engine engine = h.start("n1", c -> c, new Doubler());
         Probe db = new Probe(h);
 
@@ -424,8 +412,7 @@ class RetryAndErrorsTest {
     }
 
     @Test
-    void a_throwing_job_is_retried_with_backoff_and_then_failed_with_the_exception_text() {
-        h = new EngineHarness("job_failed");
+    void a_throwing_job_is_retried_with_backoff_and_then_failed_with_the_exception_text(EngineHarness h) {
         FailingJob job = new FailingJob();
         Engine engine = h.start("n1", c -> c, job);
 
@@ -439,8 +426,7 @@ class RetryAndErrorsTest {
     }
 
     @Test
-    void an_outcome_whose_state_postgres_cannot_store_goes_to_on_error_instead_of_failing_the_flush() {
-        h = new EngineHarness("nul_state");
+    void an_outcome_whose_state_postgres_cannot_store_goes_to_on_error_instead_of_failing_the_flush(EngineHarness h) {
         NulState fsm = new NulState();
         Engine engine = h.start("n1", c -> c, fsm);
 
@@ -455,8 +441,7 @@ class RetryAndErrorsTest {
     }
 
     @Test
-    void a_stop_whose_error_text_holds_a_nul_character_still_fails_the_row_with_the_rest_of_the_text() {
-        h = new EngineHarness("nul_error");
+    void a_stop_whose_error_text_holds_a_nul_character_still_fails_the_row_with_the_rest_of_the_text(EngineHarness h) {
         Engine engine = h.start("n1", c -> c, new NulError());
 
         Inserted r = engine.insert(NulError.class, new Count(0));
@@ -472,8 +457,7 @@ class RetryAndErrorsTest {
      * The error is kept while the step retries (the retry sees it), and cleared by progress.
      */
     @Test
-    void the_error_of_a_retried_attempt_is_kept_while_it_retries_and_cleared_once_the_instance_moves_on() {
-        h = new EngineHarness("last_error");
+    void the_error_of_a_retried_attempt_is_kept_while_it_retries_and_cleared_once_the_instance_moves_on(EngineHarness h) {
         Engine engine = h.start("n1", c -> c, new FailsOnce());
         Inserted r = engine.insert(FailsOnce.class, new Count(0), io.gendurable.InsertOptions.builder().step("a").build());
         InstanceSnapshot done = settled(engine, r.id(), Status.DONE);
