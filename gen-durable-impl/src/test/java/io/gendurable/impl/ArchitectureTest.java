@@ -66,8 +66,7 @@ class ArchitectureTest {
     static final Map<String, Set<String>> KNOWN = Map.of(
             // the claim's transaction also loads the inboxes and children of the rows it claimed
             "io.gendurable.impl.claim.Picker", Set.of("io.gendurable.impl.step.InboxSql",
-                    "io.gendurable.impl.flush.ChildrenSql", "io.gendurable.impl.lease.LeaseSql",
-                    "io.gendurable.impl.admission.BucketSql"),
+                    "io.gendurable.impl.flush.ChildrenSql"),
             // the scheduler beats the heartbeat and reclaims its predecessor's leases; it builds its Picker and ClaimRelease
             "io.gendurable.impl.claim.Scheduler", Set.of("io.gendurable.impl.step.InboxSql",
                     "io.gendurable.impl.flush.ChildrenSql", "io.gendurable.impl.lease.LeaseSql",

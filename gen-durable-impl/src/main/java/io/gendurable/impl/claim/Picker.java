@@ -5,7 +5,6 @@ import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.db.SqlErrors;
 import io.gendurable.impl.flush.ChildrenSql;
-import io.gendurable.impl.lease.LeaseSql;
 import io.gendurable.impl.runtime.EngineMetrics;
 import io.gendurable.impl.runtime.Loops;
 import io.gendurable.impl.step.ClaimedRow;
@@ -31,7 +30,6 @@ public final class Picker {
     private final EngineConfig config;
     private final Db db;
     private final ClaimSql claimSql;
-    private final LeaseSql leaseSql;
     private final InboxSql inboxSql;
     private final ChildrenSql childrenSql;
     private final Limiter limiter;
@@ -40,18 +38,17 @@ public final class Picker {
     private final InstantSource clock;
     private final EngineMetrics metrics;
 
-    public Picker(String queue, String worker, EngineConfig config, Db db, ClaimSql claimSql, LeaseSql leaseSql,
+    public Picker(String queue, String worker, EngineConfig config, Db db, ClaimSql claimSql, ClaimRelease releases,
            InboxSql inboxSql, ChildrenSql childrenSql, Limiter limiter, InstantSource clock, EngineMetrics metrics) {
         this.queue = queue;
         this.worker = worker;
         this.config = config;
         this.db = db;
         this.claimSql = claimSql;
-        this.leaseSql = leaseSql;
         this.inboxSql = inboxSql;
         this.childrenSql = childrenSql;
         this.limiter = limiter;
-        this.releases = new ClaimRelease(db, leaseSql, new io.gendurable.impl.admission.BucketSql(claimSql.schema()), clock);
+        this.releases = releases;
         this.gateNames = config.limits().concurrencyLimits().keySet().toArray(new String[0]);
         this.clock = clock;
         this.metrics = metrics;

@@ -83,7 +83,7 @@ public final class Scheduler implements LocalPoke.Target {
         this.db = db;
         this.leaseSql = leaseSql;
         this.releases = new ClaimRelease(db, leaseSql, new io.gendurable.impl.admission.BucketSql(claimSql.schema()), clock);
-        this.picker = new Picker(queue, worker, config, db, claimSql, leaseSql, inboxSql, childrenSql, limiter, clock,
+        this.picker = new Picker(queue, worker, config, db, claimSql, releases, inboxSql, childrenSql, limiter, clock,
                 metrics);
         this.events = events;
         this.runner = runner;

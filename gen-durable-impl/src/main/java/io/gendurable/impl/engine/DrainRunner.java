@@ -134,7 +134,7 @@ public final class DrainRunner {
         }
         String worker = workers.computeIfAbsent(queue, q -> config.node().id() + ":" + q + "@drain-"
                 + UUID.randomUUID().toString().substring(0, 8));
-        Picker picker = pickers.computeIfAbsent(queue, q -> new Picker(q, worker, config, db, claimSql, leaseSql,
+        Picker picker = pickers.computeIfAbsent(queue, q -> new Picker(q, worker, config, db, claimSql, releases,
                 inboxSql, childrenSql, limiter, clock, metrics));
         List<Picked> rows = picker.pick(Math.min(demand, maxSteps));
         metrics.picks.increment();
