@@ -3,8 +3,8 @@ package io.gendurable;
 /**
  * The answer of {@link GenDurable#await}: always read from the instance's row.
  */
-public sealed interface AwaitResult permits AwaitResult.Done, AwaitResult.Failed, AwaitResult.Awaiting,
-        AwaitResult.Busy, AwaitResult.NotFound {
+public sealed interface AwaitResult permits AwaitResult.Done, AwaitResult.Failed, AwaitResult.Cancelled,
+        AwaitResult.Awaiting, AwaitResult.Busy, AwaitResult.NotFound {
 
     /**
      * The instance finished.
@@ -22,6 +22,15 @@ public sealed interface AwaitResult permits AwaitResult.Done, AwaitResult.Failed
      * @param error its last error
      */
     record Failed(long id, String error) implements AwaitResult {
+    }
+
+    /**
+     * An operator cancelled the instance ({@link DurableOperations#cancel}).
+     *
+     * @param id     the instance
+     * @param reason the reason the operator gave
+     */
+    record Cancelled(long id, String reason) implements AwaitResult {
     }
 
     /**

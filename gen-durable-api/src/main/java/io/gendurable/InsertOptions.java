@@ -17,7 +17,7 @@ import java.util.Set;
  * @param step             the first step; default {@link DurableFsm#initialStep()}
  * @param correlationKey   a business key that addresses the instance and deduplicates inserts
  * @param correlationScope the statuses in which the key is held; default the non-terminal ones; when
- *                         given, it holds every non-terminal status and may add DONE or FAILED
+ *                         given, it holds every non-terminal status and may add DONE, FAILED or CANCELLED
  * @param concurrencyKey   at most K instances with this key execute at once, cluster-wide (K = 1 unless the
  *                         key's name, the part before ':', is a configured gate)
  * @param rateLimit        the rate-limit key of the first step: {@code name} or {@code name:partition}
@@ -68,7 +68,7 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
                 // A key released while the instance still lives (e.g. when it is claimed) lets a
                 // second instance take it; the first could then never move back into the scope.
                 throw new IllegalArgumentException("correlationScope must hold every live status " + LIVE_STATUSES
-                        + " (DONE and FAILED may be added), got " + correlationScope);
+                        + " (DONE, FAILED and CANCELLED may be added), got " + correlationScope);
             }
         }
         Validation.optionalName("concurrencyKey", concurrencyKey);

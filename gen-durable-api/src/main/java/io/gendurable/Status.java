@@ -4,7 +4,8 @@ import java.util.Locale;
 
 /**
  * The lifecycle of an instance. The whole protocol is flips of this value:
- * {@code RUNNABLE → EXECUTING → AWAITING_SIGNAL | AWAITING_CHILDREN | DONE | FAILED}.
+ * {@code RUNNABLE → EXECUTING → AWAITING_SIGNAL | AWAITING_CHILDREN | DONE | FAILED}, and
+ * {@code CANCELLED} when an operator cancels a live instance ({@link DurableOperations#cancel}).
  */
 public enum Status {
     /** Waiting to be picked (possibly not before its {@code eligibleAt}). */
@@ -18,13 +19,19 @@ public enum Status {
     /** Finished with a result. Terminal. */
     DONE,
     /** Stopped with an error. Terminal. */
-    FAILED;
+    FAILED,
+    /**
+     * Cancelled by an operator while it was live ({@link DurableOperations#cancel}), with the
+     * reason in its last error. Terminal; told apart from {@link #FAILED}; a waiting parent counts
+     * it as finished (not succeeded), like a failed child.
+     */
+    CANCELLED;
 
     private final String dbName = name().toLowerCase(Locale.ROOT);
 
-    /** @return true for {@link #DONE} and {@link #FAILED}. */
+    /** @return true for {@link #DONE}, {@link #FAILED} and {@link #CANCELLED}. */
     public boolean isTerminal() {
-        return this == DONE || this == FAILED;
+        return this == DONE || this == FAILED || this == CANCELLED;
     }
 
     /** @return the value stored in the database ({@code durable_status}), e.g. {@code awaiting_signal}. */
@@ -44,6 +51,6 @@ public enum Status {
             }
         }
         throw new IllegalArgumentException("unknown status '" + dbName
-                + "'; accepted: runnable, executing, awaiting_signal, awaiting_children, done, failed");
+                + "'; accepted: runnable, executing, awaiting_signal, awaiting_children, done, failed, cancelled");
     }
 }

@@ -8,6 +8,7 @@ import io.gendurable.InstanceSnapshot;
 import io.gendurable.Status;
 import io.gendurable.impl.engine.DrainRunner;
 import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.impl.fsm.FsmDefinition;
 import io.gendurable.impl.json.Json;
 
@@ -36,7 +37,7 @@ public final class DurableTesting implements AutoCloseable {
     DurableTesting(Engine engine, TestClock clock, Json json, Runnable onClose) {
         this.engine = engine;
         this.clock = clock;
-        this.runner = engine.drainRunner();
+        this.runner = EngineInternals.drainRunner(engine);
         this.drainer = new Drainer(runner, clock);
         this.assertions = new InstanceAssertions(engine, runner, json);
         this.onClose = onClose;
@@ -69,6 +70,11 @@ public final class DurableTesting implements AutoCloseable {
     /** @return the engine as the application sees it: insert, signal, find and await */
     public GenDurable durable() {
         return engine;
+    }
+
+    /** @return the operator's API over the same engine: cancel, retry, reschedule, pause a queue */
+    public io.gendurable.DurableOperations operations() {
+        return engine.operations();
     }
 
     /** @return the engine's clock: move it to make time pass */

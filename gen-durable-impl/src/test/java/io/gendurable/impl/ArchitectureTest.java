@@ -67,16 +67,46 @@ class ArchitectureTest {
             // the claim's transaction also loads the inboxes and children of the rows it claimed
             "io.gendurable.impl.claim.Picker", Set.of("io.gendurable.impl.step.InboxSql",
                     "io.gendurable.impl.flush.ChildrenSql"),
-            // the scheduler beats the heartbeat and reclaims its predecessor's leases; it builds its Picker and ClaimRelease
-            "io.gendurable.impl.claim.Scheduler", Set.of("io.gendurable.impl.step.InboxSql",
-                    "io.gendurable.impl.flush.ChildrenSql", "io.gendurable.impl.lease.LeaseSql",
-                    "io.gendurable.impl.admission.BucketSql"),
+            // the scheduler beats the heartbeat and reclaims its predecessor's leases
+            "io.gendurable.impl.claim.Scheduler", Set.of("io.gendurable.impl.lease.LeaseSql"),
             // release-plus-credit: the token-guarded release and the gate credit in one transaction
             "io.gendurable.impl.claim.ClaimRelease", Set.of("io.gendurable.impl.lease.LeaseSql",
                     "io.gendurable.impl.admission.BucketSql"),
+            // a cancel returns the gate slot and tells the waiting parent in its own transaction, as the flush does
+            "io.gendurable.impl.control.Controls", Set.of("io.gendurable.impl.admission.BucketSql",
+                    "io.gendurable.impl.flush.ChildrenSql"),
             // the flush's riders: the fan-out's insert and the gate credit, in the flush's transaction
             "io.gendurable.impl.flush.FlushSql", Set.of("io.gendurable.impl.insert.InsertSql",
                     "io.gendurable.impl.admission.BucketSql"));
+
+    @ArchTest
+    static final ArchRule engineInternalsAreTheTestKitsDoor = noClasses()
+            .that().resideOutsideOfPackages("io.gendurable.impl.engine..", "io.gendurable.testing..")
+            .should().dependOnClassesThat().haveFullyQualifiedName("io.gendurable.impl.engine.EngineInternals")
+            .because("an engine's services are reached by the test kit only, never by applications or the container adapter");
+
+    /**
+     * Services take the engine's context plus a few collaborators of their own. Records, enums
+     * private constructors and the configuration catalogue's key declarations ({@code ConfigKey})
+     * are data, not services.
+     */
+    @ArchTest
+    static final ArchRule constructorsTakeFewParameters = com.tngtech.archunit.lang.syntax.ArchRuleDefinition.constructors()
+            .that().areDeclaredInClassesThat().resideInAPackage("io.gendurable.impl..")
+            .and().areDeclaredInClassesThat().areNotRecords()
+            .and().areDeclaredInClassesThat().areNotEnums()
+            .and().areNotPrivate()
+            .and().areDeclaredInClassesThat().resideOutsideOfPackage("io.gendurable.impl.config..")
+            .should(new ArchCondition<>("take at most 6 parameters") {
+                @Override
+                public void check(com.tngtech.archunit.core.domain.JavaConstructor c, ConditionEvents events) {
+                    if (c.getRawParameterTypes().size() > 6) {
+                        events.add(SimpleConditionEvent.violated(c, c.getFullName() + " takes "
+                                + c.getRawParameterTypes().size() + " parameters: hand it the EngineContext"));
+                    }
+                }
+            })
+            .because("one EngineContext (config, clock, metrics, events, executors, db, statements) replaces long parameter lists");
 
     private static final Set<String> SEEN = ConcurrentHashMap.newKeySet();
 

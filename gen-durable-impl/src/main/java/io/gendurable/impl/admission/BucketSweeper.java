@@ -1,5 +1,6 @@
 package io.gendurable.impl.admission;
 
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.admission.BucketSql.Shard;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.db.Db;
@@ -31,24 +32,21 @@ import java.util.stream.Collectors;
 public final class BucketSweeper {
     private static final int BATCH = 10_000;
 
+    private final EngineContext ctx;
     private final LimitsConfig limits;
-    private final Db db;
     private final BucketSql sql;
-    private final InstantSource clock;
-    private final EngineMetrics metrics;
 
-    public BucketSweeper(LimitsConfig limits, Db db, BucketSql sql, InstantSource clock, EngineMetrics metrics) {
-        this.limits = limits;
-        this.db = db;
-        this.sql = sql;
-        this.clock = clock;
-        this.metrics = metrics;
+    /** @param ctx the engine's context (its limits, database, clock and counters) */
+    public BucketSweeper(EngineContext ctx) {
+        this.ctx = ctx;
+        this.limits = ctx.config().limits();
+        this.sql = ctx.statements().of(BucketSql.class, BucketSql::new);
     }
 
     /** @return how many rate-bucket shards were deleted */
     public int sweepRates() {
-        Instant now = clock.instant();
-        return db.inTransaction(c -> {
+        Instant now = ctx.clock().instant();
+        return ctx.db().inTransaction(c -> {
             Map<String, List<Shard>> byKey = lockAll(c, "rate");
             List<String> drop = new ArrayList<>();
             byKey.forEach((key, shards) -> {
@@ -58,14 +56,14 @@ public final class BucketSweeper {
                 }
             });
             int n = sql.deleteKeys(c, "rate", drop);
-            metrics.bucketsReconciled.add(n);
+            ctx.metrics().bucketsReconciled.add(n);
             return n;
         });
     }
 
     /** @return how many gate shards were corrected, backfilled or deleted */
     public int reconcileGates() {
-        return db.inTransaction(c -> {
+        return ctx.db().inTransaction(c -> {
             Map<String, List<Shard>> locked = group(sql.lockKind(c, "conc", BATCH));
             if (locked.isEmpty()) {
                 return 0;
@@ -126,7 +124,7 @@ public final class BucketSweeper {
             sql.rewriteGates(c, updates);
             sql.backfillGates(c, backfill);
             int n = updates.size() + backfill.size() + sql.deleteKeys(c, "conc", drop);
-            metrics.bucketsReconciled.add(n);
+            ctx.metrics().bucketsReconciled.add(n);
             return n;
         });
     }

@@ -1,5 +1,6 @@
 package io.gendurable.impl.admission;
 
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.db.Db;
 
@@ -16,14 +17,15 @@ import java.util.List;
 public final class LimitsSeeder {
     private static final Logger LOG = System.getLogger("io.gendurable.admission");
 
+    private final EngineContext ctx;
     private final LimitsConfig limits;
-    private final Db db;
     private final BucketSql sql;
 
-    public LimitsSeeder(LimitsConfig limits, Db db, BucketSql sql) {
-        this.limits = limits;
-        this.db = db;
-        this.sql = sql;
+    /** @param ctx the engine's context (its limits and database) */
+    public LimitsSeeder(EngineContext ctx) {
+        this.ctx = ctx;
+        this.limits = ctx.config().limits();
+        this.sql = ctx.statements().of(BucketSql.class, BucketSql::new);
     }
 
     public void seed() {
@@ -35,7 +37,7 @@ public final class LimitsSeeder {
                 policies.add(new BucketSql.Policy("rate", r.name(), r.perSecond(), r.burst(), r.shards())));
         limits.concurrencyLimits().values().forEach(g ->
                 policies.add(new BucketSql.Policy("conc", g.name(), null, g.limit(), g.shards())));
-        java.util.Map<String, Long> captured = db.inTransaction(c -> {
+        java.util.Map<String, Long> captured = ctx.db().inTransaction(c -> {
             sql.seed(c, policies);
             return sql.captured(c, limits.concurrencyLimits().keySet());
         });

@@ -1,5 +1,6 @@
 package io.gendurable.impl.admission;
 
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.admission.BucketSql.Shard;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.db.Db;
@@ -38,29 +39,26 @@ public final class PostgresLimiter implements Limiter {
     private static final String GATE = "conc";
     private static final int ATTEMPTS = 4;
 
+    private final EngineContext ctx;
     private final LimitsConfig limits;
-    private final Db db;
     private final BucketSql sql;
-    private final InstantSource clock;
-    private final EngineMetrics metrics;
     private final Set<String> unknownLogged = ConcurrentHashMap.newKeySet();
 
-    public PostgresLimiter(LimitsConfig limits, Db db, BucketSql sql, InstantSource clock, EngineMetrics metrics) {
-        this.limits = limits;
-        this.db = db;
-        this.sql = sql;
-        this.clock = clock;
-        this.metrics = metrics;
+    /** @param ctx the engine's context (its limits, database, clock and counters) */
+    public PostgresLimiter(EngineContext ctx) {
+        this.ctx = ctx;
+        this.limits = ctx.config().limits();
+        this.sql = ctx.statements().of(BucketSql.class, BucketSql::new);
     }
 
     @Override
     public Admission admit(List<Candidate> candidates, String queue) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return db.inTransaction(c -> admitOnce(c, candidates));
+                return ctx.db().inTransaction(c -> admitOnce(c, candidates));
             } catch (RuntimeException e) {
                 if (attempt < ATTEMPTS && SqlErrors.isUniqueViolation(e)) {
-                    metrics.contended.increment();
+                    ctx.metrics().contended.increment();
                     continue;  // a racing mint won: recompute from its committed rows
                 }
                 throw e;
@@ -69,7 +67,7 @@ public final class PostgresLimiter implements Limiter {
     }
 
     private Admission admitOnce(java.sql.Connection c, List<Candidate> candidates) throws SQLException {
-        Instant now = clock.instant();
+        Instant now = ctx.clock().instant();
         Set<Long> denied = new LinkedHashSet<>();
         Map<String, List<Shard>> grabbed = new HashMap<>();   // "kind/key" → grabbed shards (mutable copies)
         Set<String> cold = new HashSet<>();
@@ -124,7 +122,7 @@ public final class PostgresLimiter implements Limiter {
                 rateShards = grabbed.getOrDefault(RATE + "/" + cand.rateKey(), List.of());
                 double tokens = rateShards.stream().mapToDouble(Shard::available).sum();
                 if (tokens + 1e-9 < cand.weight()) {
-                    metrics.rateThrottled.increment();
+                    ctx.metrics().rateThrottled.increment();
                     denied.add(cand.id());
                     continue;
                 }
@@ -140,7 +138,7 @@ public final class PostgresLimiter implements Limiter {
         }
         wantedPerGate.forEach((key, n) -> {
             if (grantedPerGate.getOrDefault(key, 0) < n) {
-                metrics.gateThrottled.increment();
+                ctx.metrics().gateThrottled.increment();
             }
         });
         List<Shard> updates = new ArrayList<>();
@@ -179,7 +177,7 @@ public final class PostgresLimiter implements Limiter {
     }
 
     private void unknownRateLimit(String rateKey) {
-        metrics.unknownRateLimit.increment();
+        ctx.metrics().unknownRateLimit.increment();
         String name = LimitsConfig.nameOf(rateKey);
         if (unknownLogged.add(name)) {
             LOG.log(Level.WARNING, "gen-durable: rate limit '" + name + "' is not configured on this node; rows naming it "
@@ -253,7 +251,7 @@ public final class PostgresLimiter implements Limiter {
         if (slots.isEmpty()) {
             return;
         }
-        db.inTransaction(c -> {
+        ctx.db().inTransaction(c -> {
             sql.credit(c, slots);
             return null;
         });

@@ -116,6 +116,9 @@ public final class AwaitBridge {
         if (s.status() == Status.FAILED) {
             return new AwaitResult.Failed(s.id(), s.lastError());
         }
+        if (s.status() == Status.CANCELLED) {
+            return new AwaitResult.Cancelled(s.id(), s.lastError());
+        }
         return new AwaitResult.Awaiting(s);
     }
 }

@@ -1,15 +1,14 @@
 package io.gendurable.impl.await;
 
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.runtime.EngineMetrics;
 import io.gendurable.impl.runtime.Loops;
 import io.gendurable.impl.runtime.Periodic;
 
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Finds results committed on other nodes for this node's await callers: ONE probe statement
@@ -19,19 +18,21 @@ import java.util.concurrent.ScheduledExecutorService;
 public final class AwaitWatcher {
     private static final System.Logger LOG = System.getLogger("io.gendurable.await");
 
+    private final EngineContext ctx;
     private final Awaiters awaiters;
-    private final Db db;
     private final AwaitSql sql;
-    private final EngineMetrics metrics;
     private final Periodic loop;
 
-    public AwaitWatcher(Awaiters awaiters, Db db, AwaitSql sql, ScheduledExecutorService timer, Duration tick,
-                 EngineMetrics metrics) {
+    /**
+     * @param ctx      the engine's context
+     * @param awaiters the waiting callers to tell
+     */
+    public AwaitWatcher(EngineContext ctx, Awaiters awaiters) {
+        this.ctx = ctx;
         this.awaiters = awaiters;
-        this.db = db;
-        this.sql = sql;
-        this.metrics = metrics;
-        this.loop = new Periodic(timer, tick, () -> Loops.guarded(LOG, "await watcher", metrics, this::runOnce));
+        this.sql = ctx.statements().of(AwaitSql.class, AwaitSql::new);
+        this.loop = new Periodic(ctx.requireTimer(), ctx.config().await().tick(),
+                () -> Loops.guarded(LOG, "await watcher", ctx.metrics(), this::runOnce));
     }
 
     public void start() {
@@ -48,8 +49,8 @@ public final class AwaitWatcher {
             return;
         }
         Set<Long> ids = awaiters.ids();
-        Map<Long, String> statuses = db.inTransaction(c -> sql.probe(c, ids));
-        metrics.awaitProbes.increment();
+        Map<Long, String> statuses = ctx.db().inTransaction(c -> sql.probe(c, ids));
+        ctx.metrics().awaitProbes.increment();
         awaiters.observed(statuses);
         Set<Long> gone = new HashSet<>(ids);
         gone.removeAll(statuses.keySet());

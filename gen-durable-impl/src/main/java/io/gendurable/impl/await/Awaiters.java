@@ -87,7 +87,7 @@ public final class Awaiters {
     /** @return whether a row in {@code status} answers a caller waiting {@code until} */
     static boolean satisfies(String status, AwaitUntil until) {
         return switch (status) {
-            case "done", "failed" -> true;
+            case "done", "failed", "cancelled" -> true;
             case "awaiting_signal", "awaiting_children" -> until == AwaitUntil.SETTLED;
             default -> false;
         };

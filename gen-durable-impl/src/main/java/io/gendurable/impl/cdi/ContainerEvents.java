@@ -62,6 +62,13 @@ final class ContainerEvents implements EngineEvents {
     }
 
     @Override
+    public void operated(io.gendurable.events.OperatorAction action) {
+        if (cdi != null) {
+            cdi.fire(action);
+        }
+    }
+
+    @Override
     public void picked(String queue, int count) {
         if (metrics != null) {
             metrics.picked(queue, count);

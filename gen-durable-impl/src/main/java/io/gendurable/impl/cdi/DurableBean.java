@@ -120,7 +120,7 @@ public class DurableBean implements GenDurable {
             LOG.log(Level.INFO, "gen-durable uses " + ds.origin() + "; executors " + ex.origin());
             ContainerEvents events = ContainerEvents.create(cdiEvents);
             e = Engine.builder().config(settings.config()).dataSource(ds.dataSource()).registry(extension.registry())
-                    .timer(ex.timer()).steps(ex.steps()).events(events)
+                    .timer(ex.timer()).steps(ex.steps()).events(events).principal(DurableBean::callerPrincipal)
                     .callerTransactions(JtaCallerTransactions.lookup(jndi,
                             settings.reader().get(ConfigKeys.JTA_DATASOURCE)))
                     .build();
@@ -133,6 +133,17 @@ public class DurableBean implements GenDurable {
         this.dataSource = ds;
         this.executors = ex;
         return e;
+    }
+
+    /** @return the caller's principal name (CDI's built-in {@code Principal} bean), or null when unauthenticated */
+    static String callerPrincipal() {
+        try {
+            java.security.Principal p = jakarta.enterprise.inject.spi.CDI.current().select(java.security.Principal.class).get();
+            String name = p == null ? null : p.getName();
+            return name == null || name.isBlank() || "UNAUTHENTICATED".equals(name) || "anonymous".equals(name) ? null : name;
+        } catch (RuntimeException | LinkageError e) {
+            return null;  // no security context (a background thread, a container without one)
+        }
     }
 
     private static void closeQuietly(Engine e, ResolvedDataSource ds, EngineExecutors ex, Throwable failure) {

@@ -1,6 +1,6 @@
 package io.gendurable.impl.cdi;
 
-import io.gendurable.impl.claim.Scheduler;
+import io.gendurable.impl.runtime.QueueActivity;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
@@ -91,12 +91,12 @@ final class MetricsEvents implements EngineEvents {
                 Map.entry("gendurable.buckets.reconciled", x -> x.bucketsReconciled));
         totals.forEach((name, adder) -> registry.gauge(Metadata.builder().withName(name)
                 .withDescription("Running total since start (see docs/metrics.md)").build(), m, x -> adder.apply(x).sum()));
-        for (Scheduler s : engine.schedulers()) {
+        for (QueueActivity s : engine.queueActivity()) {
             Tag queue = new Tag("queue", s.queue());
             registry.gauge(Metadata.builder().withName("gendurable.scheduler.in_flight")
-                    .withDescription("Steps running now").build(), s, Scheduler::inFlight, queue);
+                    .withDescription("Steps running now").build(), s, QueueActivity::inFlight, queue);
             registry.gauge(Metadata.builder().withName("gendurable.scheduler.buffer")
-                    .withDescription("Claimed rows waiting for a slot").build(), s, Scheduler::buffered, queue);
+                    .withDescription("Claimed rows waiting for a slot").build(), s, QueueActivity::buffered, queue);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.gendurable.impl.claim;
 
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.admission.BucketSql;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.lease.LeaseSql;
@@ -21,16 +22,15 @@ import java.util.Set;
  * gate's limit.
  */
 public final class ClaimRelease {
-    private final Db db;
+    private final EngineContext ctx;
     private final LeaseSql leaseSql;
     private final BucketSql bucketSql;
-    private final InstantSource clock;
 
-    public ClaimRelease(Db db, LeaseSql leaseSql, BucketSql bucketSql, InstantSource clock) {
-        this.db = db;
-        this.leaseSql = leaseSql;
-        this.bucketSql = bucketSql;
-        this.clock = clock;
+    /** @param ctx the engine's context (its database, statements and clock) */
+    public ClaimRelease(EngineContext ctx) {
+        this.ctx = ctx;
+        this.leaseSql = ctx.statements().of(LeaseSql.class, LeaseSql::new);
+        this.bucketSql = ctx.statements().of(BucketSql.class, BucketSql::new);
     }
 
     /** @return how many of {@code rows} went back to runnable */
@@ -55,8 +55,8 @@ public final class ClaimRelease {
     }
 
     private int release(String worker, List<Picked> rows, Map<Long, Long> claims, boolean skipLocked) {
-        return db.inTransaction(c -> {
-            Set<Long> released = leaseSql.release(c, worker, claims, clock.instant(), skipLocked);
+        return ctx.db().inTransaction(c -> {
+            Set<Long> released = leaseSql.release(c, worker, claims, ctx.clock().instant(), skipLocked);
             List<io.gendurable.impl.admission.Limiter.Slot> slots = new ArrayList<>();
             for (Picked p : rows) {
                 if (p.slot() != null && released.contains(p.row().id())) {

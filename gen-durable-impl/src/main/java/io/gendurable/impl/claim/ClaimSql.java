@@ -33,15 +33,19 @@ import java.util.List;
 public final class ClaimSql {
     private final String sql;
     private final SchemaName schema;
+    private final String pausedSql;
 
     public ClaimSql(SchemaName schema) {
         this.schema = schema;
+        this.pausedSql = "SELECT queue FROM " + schema.qualify("gen_durable_paused_queues");
         this.sql = """
                 WITH cand AS (
                     SELECT id, priority, eligible_at, concurrency_key,
                            (concurrency_key IS NOT NULL AND NOT (concurrency_name = ANY (?::text[]))) AS k1
                     FROM %1$s g
                     WHERE status = 'runnable' AND queue = ? AND eligible_at <= ?
+                      -- a paused queue: uncorrelated, so one primary-key probe per claim (a one-time filter)
+                      AND NOT EXISTS (SELECT 1 FROM %4$s pq WHERE pq.queue = ?)
                       AND (concurrency_key IS NULL OR concurrency_name = ANY (?::text[])
                            OR NOT EXISTS (SELECT 1 FROM %1$s e
                                           WHERE e.status = 'executing' AND e.concurrency_key = g.concurrency_key
@@ -67,7 +71,19 @@ public final class ClaimSql {
                           EXISTS (SELECT 1 FROM %2$s s WHERE s.target_id = g.id) AS has_signals, g.parent_id,
                           EXISTS (SELECT 1 FROM %1$s c WHERE c.parent_id = g.id) AS has_children,
                           g.rate_limit, g.weight, g.concurrency_shard IS NOT NULL AS gated, g.last_error, g.claim_token
-                """.formatted(schema.instances(), schema.qualify("signals"), schema.claimTokens());
+                """.formatted(schema.instances(), schema.qualify("signals"), schema.claimTokens(),
+                schema.qualify("gen_durable_paused_queues"));
+    }
+
+    /** @return the queues paused cluster-wide ({@code gen_durable_paused_queues}) */
+    public java.util.Set<String> pausedQueues(Connection c) throws SQLException {
+        java.util.Set<String> queues = new java.util.HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement(pausedSql); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                queues.add(rs.getString(1));
+            }
+        }
+        return queues;
     }
 
     /** @return the claimed rows, sorted in pick order */
@@ -79,11 +95,12 @@ public final class ClaimSql {
             ps.setArray(1, gates);
             ps.setString(2, queue);
             ps.setObject(3, Jdbc.ts(now));
-            ps.setArray(4, gates);
-            ps.setInt(5, limit);
-            ps.setString(6, worker);
-            ps.setObject(7, Jdbc.ts(leaseUntil));
-            ps.setObject(8, Jdbc.ts(now));
+            ps.setString(4, queue);
+            ps.setArray(5, gates);
+            ps.setInt(6, limit);
+            ps.setString(7, worker);
+            ps.setObject(8, Jdbc.ts(leaseUntil));
+            ps.setObject(9, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     rows.add(new ClaimedRow(rs.getLong("id"), rs.getString("fsm"), rs.getInt("fsm_version"),

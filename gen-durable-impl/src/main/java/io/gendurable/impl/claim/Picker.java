@@ -1,5 +1,6 @@
 package io.gendurable.impl.claim;
 
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Db;
@@ -25,33 +26,35 @@ import java.util.Map;
 public final class Picker {
     private static final System.Logger LOG = System.getLogger("io.gendurable.claim");
 
+    private final EngineContext ctx;
     private final String queue;
     private final String worker;
     private final EngineConfig config;
-    private final Db db;
     private final ClaimSql claimSql;
     private final InboxSql inboxSql;
     private final ChildrenSql childrenSql;
     private final Limiter limiter;
     private final ClaimRelease releases;
     private final String[] gateNames;
-    private final InstantSource clock;
-    private final EngineMetrics metrics;
 
-    public Picker(String queue, String worker, EngineConfig config, Db db, ClaimSql claimSql, ClaimRelease releases,
-           InboxSql inboxSql, ChildrenSql childrenSql, Limiter limiter, InstantSource clock, EngineMetrics metrics) {
+    /**
+     * @param ctx      the engine's context
+     * @param queue    the queue to claim from
+     * @param worker   the claimant, stored in {@code locked_by}
+     * @param releases gives back the rows admission denies
+     * @param limiter  admits the rows that name a gate or a rate limit
+     */
+    public Picker(EngineContext ctx, String queue, String worker, ClaimRelease releases, Limiter limiter) {
+        this.ctx = ctx;
         this.queue = queue;
         this.worker = worker;
-        this.config = config;
-        this.db = db;
-        this.claimSql = claimSql;
-        this.inboxSql = inboxSql;
-        this.childrenSql = childrenSql;
+        this.config = ctx.config();
+        this.claimSql = ctx.statements().of(ClaimSql.class, ClaimSql::new);
+        this.inboxSql = ctx.statements().of(InboxSql.class, InboxSql::new);
+        this.childrenSql = ctx.statements().of(ChildrenSql.class, ChildrenSql::new);
         this.limiter = limiter;
         this.releases = releases;
         this.gateNames = config.limits().concurrencyLimits().keySet().toArray(new String[0]);
-        this.clock = clock;
-        this.metrics = metrics;
     }
 
     /** @return the rows claimed and admitted, in pick order */
@@ -68,16 +71,16 @@ public final class Picker {
     private List<Picked> claim(int demand) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return db.inTransaction(c -> pick(c, demand));
+                return ctx.db().inTransaction(c -> pick(c, demand));
             } catch (RuntimeException e) {
                 if (!SqlErrors.isUniqueViolation(e)) {
                     throw e;
                 }
                 if (attempt < 3) {
-                    metrics.contended.increment();
+                    ctx.metrics().contended.increment();
                     continue;
                 }
-                metrics.contendedDeferred.increment();
+                ctx.metrics().contendedDeferred.increment();
                 LOG.log(System.Logger.Level.INFO, "gen-durable: K = 1 contention on queue "
                         + queue + ": another claim took the same concurrency key " + attempt
                         + " times running; retrying on the next poll");
@@ -107,7 +110,7 @@ public final class Picker {
             a = limiter.admit(candidates, queue);
         } catch (RuntimeException e) {
             // Nothing admitted: give every claimed row back rather than strand it until the reaper.
-            Loops.guarded(LOG, "release after a failed admission in queue " + queue, metrics,
+            Loops.guarded(LOG, "release after a failed admission in queue " + queue, ctx.metrics(),
                     () -> releases.release(worker, rows));
             throw e;
         }
@@ -127,8 +130,8 @@ public final class Picker {
 
     /** The claim, the inboxes and the children of the claimed rows that have any: one transaction. */
     private List<Picked> pick(java.sql.Connection c, int demand) throws java.sql.SQLException {
-        List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, clock.instant(),
-                clock.instant().plus(config.lease().ttl()), gateNames);
+        List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, ctx.clock().instant(),
+                ctx.clock().instant().plus(config.lease().ttl()), gateNames);
         List<Long> withSignals = claimedRows.stream().filter(ClaimedRow::hasSignals).map(ClaimedRow::id).toList();
         Map<Long, List<InboxSql.SignalRow>> inboxes = withSignals.isEmpty() ? Map.of() : inboxSql.load(c, withSignals);
         List<Long> withChildren = claimedRows.stream().filter(ClaimedRow::hasChildren).map(ClaimedRow::id).toList();

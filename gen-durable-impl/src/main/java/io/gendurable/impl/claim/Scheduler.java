@@ -1,16 +1,16 @@
 package io.gendurable.impl.claim;
 
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Db;
-import io.gendurable.impl.flush.ChildrenSql;
 import io.gendurable.impl.flush.Flusher;
 import io.gendurable.impl.lease.LeaseSql;
 import io.gendurable.impl.poke.LocalPoke;
 import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
 import io.gendurable.impl.runtime.Loops;
-import io.gendurable.impl.step.InboxSql;
+import io.gendurable.impl.runtime.QueueActivity;
 import io.gendurable.impl.step.Picked;
 import io.gendurable.impl.step.StepRunner;
 
@@ -39,25 +39,23 @@ import java.util.concurrent.atomic.AtomicInteger;
  * polls with a backoff doubling up to {@code max-poll-interval}; a poke resets it. Claimed rows
  * (buffered and running, until their outcome is durable) are kept alive by the heartbeat.
  */
-public final class Scheduler implements LocalPoke.Target {
+public final class Scheduler implements LocalPoke.Target, QueueActivity {
     private static final Logger LOG = System.getLogger("io.gendurable.claim");
 
+    private final EngineContext ctx;
     private final String queue;
     private final int concurrency;
     private final EngineConfig config;
     private final String workerPrefix;
     private final String worker;
-    private final Db db;
     private final LeaseSql leaseSql;
     private final ClaimRelease releases;
     private final Picker picker;
-    private final EngineEvents events;
+    private final PausedQueues pauses;
     private final StepRunner runner;
     private final Flusher flusher;
     private final ScheduledExecutorService timer;
     private final ExecutorService steps;
-    private final InstantSource clock;
-    private final EngineMetrics metrics;
 
     private final ConcurrentLinkedQueue<Picked> buffer = new ConcurrentLinkedQueue<>();
     // id → the fencing token of this worker's latest claim of it (a reaped row re-claimed by this
@@ -72,30 +70,40 @@ public final class Scheduler implements LocalPoke.Target {
     private ScheduledFuture<?> nextPoll;
     private ScheduledFuture<?> heartbeat;
 
-    public Scheduler(String queue, int concurrency, EngineConfig config, Db db, ClaimSql claimSql, LeaseSql leaseSql,
-              InboxSql inboxSql, ChildrenSql childrenSql, Limiter limiter, EngineEvents events, StepRunner runner, Flusher flusher, ScheduledExecutorService timer, ExecutorService steps,
-              InstantSource clock, EngineMetrics metrics) {
+    /**
+     * @param ctx     the engine's context
+     * @param queue   the queue to feed, one of the node's configured queues (its concurrency comes from there)
+     * @param limiter admits the rows that name a gate or a rate limit
+     * @param runner  runs the claimed steps
+     * @param flusher writes their outcomes
+     * @param pauses  the paused queues: while its queue is paused, it starts nothing and gives its prefetched rows back
+     */
+    public Scheduler(EngineContext ctx, String queue, Limiter limiter, StepRunner runner, Flusher flusher,
+                     PausedQueues pauses) {
+        this.pauses = pauses;
+        this.ctx = ctx;
         this.queue = queue;
-        this.concurrency = concurrency;
-        this.config = config;
+        this.config = ctx.config();
+        Integer slots = config.node().queues().get(queue);
+        if (slots == null) {
+            throw new IllegalArgumentException("queue '" + queue + "' is not one of this node's queues "
+                    + config.node().queues().keySet());
+        }
+        this.concurrency = slots;
         this.workerPrefix = config.node().id() + ":" + queue + "@";
         this.worker = workerPrefix + UUID.randomUUID().toString().substring(0, 8);
-        this.db = db;
-        this.leaseSql = leaseSql;
-        this.releases = new ClaimRelease(db, leaseSql, new io.gendurable.impl.admission.BucketSql(claimSql.schema()), clock);
-        this.picker = new Picker(queue, worker, config, db, claimSql, releases, inboxSql, childrenSql, limiter, clock,
-                metrics);
-        this.events = events;
+        this.leaseSql = ctx.statements().of(LeaseSql.class, LeaseSql::new);
+        this.releases = new ClaimRelease(ctx);
+        this.picker = new Picker(ctx, queue, worker, releases, limiter);
         this.runner = runner;
         this.flusher = flusher;
-        this.timer = timer;
-        this.steps = steps;
-        this.clock = clock;
-        this.metrics = metrics;
+        this.timer = ctx.requireTimer();
+        this.steps = ctx.requireSteps();
         this.idleDelayMillis = config.poll().interval().toMillis();
     }
 
     /** @return the queue this scheduler feeds */
+    @Override
     public String queue() {
         return queue;
     }
@@ -106,11 +114,13 @@ public final class Scheduler implements LocalPoke.Target {
     }
 
     /** @return steps running now */
+    @Override
     public int inFlight() {
         return inFlight.get();
     }
 
     /** @return claimed rows waiting for a free slot */
+    @Override
     public int buffered() {
         return buffer.size();
     }
@@ -120,10 +130,10 @@ public final class Scheduler implements LocalPoke.Target {
         if (running) {
             return;
         }
-        Loops.guarded(LOG, "start-up reclaim of queue " + queue, metrics, this::reclaimPredecessor);
+        Loops.guarded(LOG, "start-up reclaim of queue " + queue, ctx.metrics(), this::reclaimPredecessor);
         running = true;
         long hb = config.lease().heartbeatInterval().toMillis();
-        heartbeat = timer.scheduleWithFixedDelay(() -> Loops.guarded(LOG, "heartbeat of queue " + queue, metrics,
+        heartbeat = timer.scheduleWithFixedDelay(() -> Loops.guarded(LOG, "heartbeat of queue " + queue, ctx.metrics(),
                 this::heartbeatOnce), hb, hb, TimeUnit.MILLISECONDS);
         poke();
     }
@@ -146,7 +156,7 @@ public final class Scheduler implements LocalPoke.Target {
             }
         }
         waitUntil(() -> !fillRunning.get(), deadlineNanos);
-        Loops.guarded(LOG, "drain release of queue " + queue, metrics, this::releaseBuffered);
+        Loops.guarded(LOG, "drain release of queue " + queue, ctx.metrics(), this::releaseBuffered);
     }
 
     /**
@@ -192,7 +202,7 @@ public final class Scheduler implements LocalPoke.Target {
     private void fillLoop() {
         try {
             while (running && fillRequested.getAndSet(false)) {
-                Loops.guarded(LOG, "pick of queue " + queue, metrics, this::fillOnce);
+                Loops.guarded(LOG, "pick of queue " + queue, ctx.metrics(), this::fillOnce);
             }
         } finally {
             fillRunning.set(false);
@@ -204,6 +214,13 @@ public final class Scheduler implements LocalPoke.Target {
 
     /** One fill: dispatch what is buffered, claim for the free demand, dispatch again, plan the next poll. */
     void fillOnce() {
+        if (pauses.isPaused(queue)) {
+            // Nothing starts and the prefetched rows go back (another node may not be paused yet
+            // in its view, but the claim refuses the queue for every node already).
+            releaseBuffered();
+            schedulePoll(config.poll().interval().toMillis());
+            return;
+        }
         dispatch();
         int demand = concurrency + config.poll().prefetch() - inFlight.get() - buffer.size();
         if (demand < config.poll().minDemand()) {
@@ -216,10 +233,10 @@ public final class Scheduler implements LocalPoke.Target {
             schedulePoll(backoff());
             throw e;
         }
-        metrics.picks.increment();
-        metrics.picked.add(rows.size());
+        ctx.metrics().picks.increment();
+        ctx.metrics().picked.add(rows.size());
         try {
-            events.picked(queue, rows.size());
+            ctx.events().picked(queue, rows.size());
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
         }
@@ -228,7 +245,7 @@ public final class Scheduler implements LocalPoke.Target {
             buffer.add(p);
         }
         if (!running) {
-            Loops.guarded(LOG, "drain release of queue " + queue, metrics, this::releaseBuffered);
+            Loops.guarded(LOG, "drain release of queue " + queue, ctx.metrics(), this::releaseBuffered);
             return;
         }
         dispatch();
@@ -258,7 +275,7 @@ public final class Scheduler implements LocalPoke.Target {
     }
 
     private void dispatch() {
-        while (running) {
+        while (running && !pauses.isPaused(queue)) {
             int n = inFlight.get();
             if (n >= concurrency) {
                 return;
@@ -294,7 +311,7 @@ public final class Scheduler implements LocalPoke.Target {
                 LOG.log(Level.DEBUG, "gen-durable: stale outcome for instance " + id + " dropped");
             }
         } catch (RuntimeException e) {
-            metrics.loopErrors.increment();
+            ctx.metrics().loopErrors.increment();
             LOG.log(Level.WARNING, "gen-durable: the outcome of instance " + id
                     + " could not be written; its lease will expire and the step will run again: " + e);
         } finally {
@@ -310,16 +327,16 @@ public final class Scheduler implements LocalPoke.Target {
             return;
         }
         Map<Long, Long> claims = Map.copyOf(claimed);
-        db.inTransaction(c -> leaseSql.heartbeat(c, worker, claims, clock.instant().plus(config.lease().ttl())));
+        ctx.db().inTransaction(c -> leaseSql.heartbeat(c, worker, claims, ctx.clock().instant().plus(config.lease().ttl())));
     }
 
     private void reclaimPredecessor() {
         // Stale: not renewed for two heartbeats. A live twin with our node id renews sooner.
         Duration staleness = config.lease().ttl().minus(config.lease().heartbeatInterval().multipliedBy(2));
-        int n = db.inTransaction(c -> leaseSql.reclaimPredecessor(c, workerPrefix, worker,
-                clock.instant().plus(staleness.isNegative() ? Duration.ZERO : staleness), clock.instant()));
+        int n = ctx.db().inTransaction(c -> leaseSql.reclaimPredecessor(c, workerPrefix, worker,
+                ctx.clock().instant().plus(staleness.isNegative() ? Duration.ZERO : staleness), ctx.clock().instant()));
         if (n > 0) {
-            metrics.reclaimed.add(n);
+            ctx.metrics().reclaimed.add(n);
             LOG.log(Level.INFO, "gen-durable queue " + queue + ": released " + n + " claims of a dead predecessor");
         }
     }
@@ -336,7 +353,7 @@ public final class Scheduler implements LocalPoke.Target {
         // while it sat in the buffer may be running elsewhere, holding a slot of the gate.
         int n = releases.release(worker, rows);
         rows.forEach(p -> claimed.remove(p.row().id(), p.row().claimToken()));
-        metrics.released.add(n);
+        ctx.metrics().released.add(n);
         LOG.log(Level.INFO, "gen-durable queue " + queue + ": released " + n + " of " + rows.size()
                 + " buffered claims on stop");
     }

@@ -124,7 +124,11 @@ public final class ConfigKeys {
     /** How long a terminated row is kept. */
     public static final ConfigKey<EngineConfig, Duration> GC_RETENTION = engine("gc.retention", ValueType.DURATION,
             Duration.ofDays(1), ZERO_OR_MORE, c -> c.gc().retention(),
-            "How long a `done` or `failed` row is kept after it terminated.");
+            "How long a `done` row is kept after it finished.");
+    /** How long a failed or cancelled row is kept. */
+    public static final ConfigKey<EngineConfig, Duration> GC_FAILED_RETENTION = engine("gc.failed-retention", ValueType.DURATION,
+            Duration.ofDays(7), ZERO_OR_MORE, c -> c.gc().failedRetention(),
+            "How long a `failed` or `cancelled` row is kept after it ended: longer than `done` rows by default, for the operator to inspect and retry it.");
     /** Rows per GC delete. */
     public static final ConfigKey<EngineConfig, Integer> GC_BATCH = engine("gc.batch", ValueType.INTEGER, 10_000, atLeast(1),
             c -> c.gc().batch(), "Rows per GC delete; a sweep repeats while batches come back full.");

@@ -18,6 +18,7 @@ import static io.gendurable.impl.config.ConfigKeys.FLUSHER_QUEUES;
 import static io.gendurable.impl.config.ConfigKeys.GC_BATCH;
 import static io.gendurable.impl.config.ConfigKeys.GC_ENABLED;
 import static io.gendurable.impl.config.ConfigKeys.GC_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.GC_FAILED_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.GC_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.HEARTBEAT_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.LEASE_TTL;
@@ -132,11 +133,12 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
     }
 
     /** GC settings. @param enabled run it here @param interval between sweeps @param retention kept after termination @param batch rows per sweep */
-    public record GcConfig(boolean enabled, Duration interval, Duration retention, int batch) {
+    public record GcConfig(boolean enabled, Duration interval, Duration retention, Duration failedRetention, int batch) {
         /** Validates the keys. */
         public GcConfig {
             GC_INTERVAL.check(interval);
             GC_RETENTION.check(retention);
+            GC_FAILED_RETENTION.check(failedRetention);
             GC_BATCH.check(batch);
         }
     }
@@ -368,6 +370,7 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         /** @param v the {@code gendurable.gc.*} keys @return this */
         public Builder gc(GcConfig v) {
             return set(GC_ENABLED, v.enabled()).set(GC_INTERVAL, v.interval()).set(GC_RETENTION, v.retention())
+                    .set(GC_FAILED_RETENTION, v.failedRetention())
                     .set(GC_BATCH, v.batch());
         }
 
@@ -423,7 +426,7 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
                     new PollConfig(get(POLL_INTERVAL), get(MAX_POLL_INTERVAL), get(PREFETCH), get(MIN_DEMAND)),
                     new DrainConfig(get(DRAIN_TIMEOUT)),
                     new ReaperConfig(get(REAPER_ENABLED), get(REAPER_INTERVAL), get(REAPER_BATCH)),
-                    new GcConfig(get(GC_ENABLED), get(GC_INTERVAL), get(GC_RETENTION), get(GC_BATCH)),
+                    new GcConfig(get(GC_ENABLED), get(GC_INTERVAL), get(GC_RETENTION), get(GC_FAILED_RETENTION), get(GC_BATCH)),
                     flushers,
                     new SchemaConfig(get(SCHEMA), get(MIGRATE_AT_START)),
                     new PokeConfig(get(POKE), get(POKE_WINDOW)),

@@ -1,25 +1,19 @@
 package io.gendurable.impl.engine;
 
 import io.gendurable.InstanceSnapshot;
-import io.gendurable.impl.admission.BucketSql;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.claim.ClaimRelease;
-import io.gendurable.impl.claim.ClaimSql;
 import io.gendurable.impl.claim.Picker;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Db;
-import io.gendurable.impl.db.SchemaName;
-import io.gendurable.impl.flush.ChildrenSql;
 import io.gendurable.impl.flush.FlushSql;
 import io.gendurable.impl.flush.Flusher;
 import io.gendurable.impl.fsm.FsmRegistry;
-import io.gendurable.impl.insert.InstanceRows;
 import io.gendurable.impl.json.Json;
-import io.gendurable.impl.lease.LeaseSql;
 import io.gendurable.impl.lease.Reaper;
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
-import io.gendurable.impl.step.InboxSql;
 import io.gendurable.impl.step.InlineContinuation;
 import io.gendurable.impl.step.OutcomeEncoder;
 import io.gendurable.impl.step.Picked;
@@ -62,11 +56,11 @@ public final class DrainRunner {
     public record Ran(long id, String fsm, String step, String queue, String outcome, String error, boolean stale) {
     }
 
+    private final EngineContext ctx;
     private final EngineConfig config;
     private final FsmRegistry registry;
     private final Json json;
     private final Db db;
-    private final LeaseSql leaseSql;
     private final ClaimRelease releases;
     private final DrainSql drainSql;
     private final FindSql findSql = new FindSql();
@@ -80,36 +74,36 @@ public final class DrainRunner {
     private final Map<String, Picker> pickers = new HashMap<>();
     private final Map<String, String> workers = new HashMap<>();
     private final List<Ran> ran = new ArrayList<>();
-    private final ClaimSql claimSql;
-    private final InboxSql inboxSql;
-    private final ChildrenSql childrenSql;
     private final Limiter limiter;
 
-    DrainRunner(EngineConfig config, FsmRegistry registry, Json json, Db db, SchemaName schema, InstanceRows instanceRows,
-                Limiter limiter, EngineEvents events, Flusher.AfterCommit afterCommit, Reaper reaper, InstantSource clock,
-                EngineMetrics metrics, BooleanSupplier engineStarted) {
-        this.config = config;
-        this.registry = registry;
-        this.json = json;
-        this.db = db;
-        this.claimSql = new ClaimSql(schema);
-        this.leaseSql = new LeaseSql(schema);
-        this.inboxSql = new InboxSql(schema);
-        this.childrenSql = new ChildrenSql(schema);
-        this.releases = new ClaimRelease(db, leaseSql, new BucketSql(schema), clock);
-        this.drainSql = new DrainSql(schema);
+    /**
+     * @param engine        the engine's context
+     * @param encoder       turns outcomes into transitions
+     * @param limiter       admits the rows that name a gate or a rate limit
+     * @param afterCommit   told after each flush (the engine's await waiters and pokes)
+     * @param reaper        the engine's reaper, whose await-timeout sweep {@link #fireTimeouts} runs
+     * @param engineStarted whether the engine was started (a drain then refuses to run)
+     */
+    DrainRunner(EngineContext engine, OutcomeEncoder encoder, Limiter limiter, Flusher.AfterCommit afterCommit,
+                Reaper reaper, BooleanSupplier engineStarted) {
+        // Everything runs in the caller's thread: no timer, no step executor. The step runner
+        // records what ran; the flusher writes each outcome before submit returns.
+        this.ctx = engine.synchronous(new Recording());
+        this.config = ctx.config();
+        this.registry = ctx.registry();
+        this.json = ctx.json();
+        this.db = ctx.db();
+        this.releases = new ClaimRelease(ctx);
+        this.drainSql = ctx.statements().of(DrainSql.class, DrainSql::new);
         this.limiter = limiter;
         this.reaper = reaper;
-        this.clock = clock;
-        this.metrics = metrics;
-        this.events = events;
+        this.clock = ctx.clock();
+        this.metrics = ctx.metrics();
+        this.events = engine.events();
         this.engineStarted = engineStarted;
-        OutcomeEncoder encoder = new OutcomeEncoder(json, instanceRows);
-        this.runner = new StepRunner(registry, json, encoder, clock, metrics, config.node().id(), new Recording());
-        runner.inline(new InlineContinuation(config.limits(), limiter, db, inboxSql, encoder, clock), config.lease().ttl());
-        // No timer: each submit writes its outcome in the caller's thread before returning.
-        this.flusher = new Flusher(new EngineConfig.FlusherConfig(List.of("*"), 1, Duration.ZERO), db,
-                new FlushSql(schema), null, clock, metrics, afterCommit, events, config.lease().ttl());
+        this.runner = new StepRunner(ctx, encoder, new InlineContinuation(ctx, limiter, encoder));
+        this.flusher = new Flusher(engine.synchronous(engine.events()),
+                new EngineConfig.FlusherConfig(List.of("*"), 1, Duration.ZERO), afterCommit);
     }
 
     /**
@@ -134,8 +128,7 @@ public final class DrainRunner {
         }
         String worker = workers.computeIfAbsent(queue, q -> config.node().id() + ":" + q + "@drain-"
                 + UUID.randomUUID().toString().substring(0, 8));
-        Picker picker = pickers.computeIfAbsent(queue, q -> new Picker(q, worker, config, db, claimSql, releases,
-                inboxSql, childrenSql, limiter, clock, metrics));
+        Picker picker = pickers.computeIfAbsent(queue, q -> new Picker(ctx, q, worker, releases, limiter));
         List<Picked> rows = picker.pick(Math.min(demand, maxSteps));
         metrics.picks.increment();
         metrics.picked.add(rows.size());

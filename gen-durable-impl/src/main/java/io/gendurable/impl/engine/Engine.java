@@ -2,6 +2,7 @@ package io.gendurable.impl.engine;
 
 import io.gendurable.AwaitResult;
 import io.gendurable.AwaitUntil;
+import io.gendurable.DurableOperations;
 import io.gendurable.Fsm;
 import io.gendurable.FsmNames;
 import io.gendurable.GenDurable;
@@ -11,45 +12,41 @@ import io.gendurable.InstanceSnapshot;
 import io.gendurable.NewInstance;
 import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
-import io.gendurable.impl.admission.BucketSql;
 import io.gendurable.impl.admission.BucketSweeper;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.admission.LimitsSeeder;
 import io.gendurable.impl.admission.PostgresLimiter;
 import io.gendurable.impl.await.AwaitBridge;
-import io.gendurable.impl.await.AwaitSql;
 import io.gendurable.impl.await.AwaitWatcher;
 import io.gendurable.impl.await.Awaiters;
-import io.gendurable.impl.claim.ClaimSql;
+import io.gendurable.impl.claim.PausedQueues;
 import io.gendurable.impl.claim.Scheduler;
 import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.control.Controls;
 import io.gendurable.impl.db.CallerTransactions;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.db.EnginePersistence;
 import io.gendurable.impl.db.Migrations;
 import io.gendurable.impl.db.SchemaName;
-import io.gendurable.impl.flush.ChildrenSql;
+import io.gendurable.impl.db.Statements;
 import io.gendurable.impl.flush.FlushSql;
 import io.gendurable.impl.flush.Flusher;
 import io.gendurable.impl.flush.Transition;
 import io.gendurable.impl.fsm.FsmRegistry;
 import io.gendurable.impl.gc.Gc;
-import io.gendurable.impl.gc.GcSql;
-import io.gendurable.impl.insert.InsertSql;
 import io.gendurable.impl.insert.Inserter;
 import io.gendurable.impl.insert.InstanceRows;
 import io.gendurable.impl.json.Json;
-import io.gendurable.impl.lease.LeaseSql;
 import io.gendurable.impl.lease.Reaper;
 import io.gendurable.impl.poke.LocalPoke;
 import io.gendurable.impl.poke.Poke;
 import io.gendurable.impl.poke.PostgresPoke;
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
+import io.gendurable.impl.runtime.QueueActivity;
 import io.gendurable.impl.runtime.ValueSize;
-import io.gendurable.impl.signals.SignalSql;
 import io.gendurable.impl.signals.Signaller;
-import io.gendurable.impl.step.InboxSql;
 import io.gendurable.impl.step.InlineContinuation;
 import io.gendurable.impl.step.OutcomeEncoder;
 import io.gendurable.impl.step.StepRunner;
@@ -103,6 +100,8 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final LimitsSeeder limitsSeeder;
     private final EngineEvents events;
     private final DrainRunner drainRunner;
+    private final PausedQueues pauses;
+    private final Operations operations;
     private final Object lifecycle = new Object();
     private volatile boolean started;
     private boolean prepared;
@@ -118,47 +117,44 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.json = b.json == null ? new Json() : b.json;
         this.schema = new SchemaName(config.schema().name());
         this.db = new Db(EnginePersistence.create(dataSource, schema));
+        this.events = b.events == null ? EngineEvents.NONE : b.events;
+        EngineContext ctx = new EngineContext(config, registry, db, new Statements(schema), clock, metrics, events, json,
+                timer, steps);
         this.postgresPoke = config.poke().transport() == EngineConfig.PokeTransport.POSTGRES
-                ? new PostgresPoke(dataSource, schema.name(), config.poke().window(), localPoke::poke, this::pokeAllLocal, timer, steps, metrics)
+                ? new PostgresPoke(ctx, dataSource, localPoke::poke, this::pokeAllLocal)
                 : null;
         Poke remote = postgresPoke != null ? postgresPoke : b.poke;
         Poke poke = remote == null ? localPoke : q -> {
             localPoke.poke(q);
             remote.poke(q);
         };
-        ValueSize valueSize = new ValueSize(config.values().maxBytes());
-        InstanceRows instanceRows = new InstanceRows(registry, json, config.limits(), valueSize);
+        InstanceRows instanceRows = new InstanceRows(registry, json, config.limits(),
+                new ValueSize(config.values().maxBytes()));
         CallerTransactions callerTx = b.callerTransactions == null ? CallerTransactions.NONE : b.callerTransactions;
-        this.events = b.events == null ? EngineEvents.NONE : b.events;
-        this.inserter = new Inserter(instanceRows, db, new InsertSql(schema), poke, clock, callerTx);
+        this.inserter = new Inserter(ctx, instanceRows, poke, callerTx);
+        this.limiter = new PostgresLimiter(ctx);
+        this.limitsSeeder = new LimitsSeeder(ctx);
         OutcomeEncoder encoder = new OutcomeEncoder(json, instanceRows);
-        StepRunner runner = new StepRunner(registry, json, encoder, clock, metrics, config.node().id(), events);
-        ClaimSql claimSql = new ClaimSql(schema);
-        LeaseSql leaseSql = new LeaseSql(schema);
-        FlushSql flushSql = new FlushSql(schema);
+        StepRunner runner = new StepRunner(ctx, encoder, new InlineContinuation(ctx, limiter, encoder));
         Map<EngineConfig.FlusherConfig, Flusher> byConfig = new IdentityHashMap<>();
         Flusher.AfterCommit afterCommit = (committed, flushed) -> afterCommit(committed, flushed, poke);
         for (EngineConfig.FlusherConfig fc : config.flushers()) {
-            Flusher f = new Flusher(fc, db, flushSql, timer, clock, metrics, afterCommit, events, config.lease().ttl());
+            Flusher f = new Flusher(ctx, fc, afterCommit);
             byConfig.put(fc, f);
             flushers.add(f);
         }
-        this.limiter = new PostgresLimiter(config.limits(), db, new BucketSql(schema), clock, metrics);
-        this.limitsSeeder = new LimitsSeeder(config.limits(), db, new BucketSql(schema));
-        InboxSql inboxSql = new InboxSql(schema);
-        runner.inline(new InlineContinuation(config.limits(), limiter, db, inboxSql, encoder, clock), config.lease().ttl());
-        ChildrenSql childrenSql = new ChildrenSql(schema);
-        config.node().queues().forEach((queue, concurrency) -> schedulers.add(new Scheduler(queue, concurrency, config, db,
-                claimSql, leaseSql, inboxSql, childrenSql, limiter, events, runner, byConfig.get(config.flusherFor(queue)), timer, steps, clock, metrics)));
-        AwaitSql awaitSql = new AwaitSql(schema);
-        this.reaper = new Reaper(config.reaper(), db, leaseSql, poke, timer, clock, metrics);
-        this.awaitWatcher = new AwaitWatcher(awaiters, db, awaitSql, timer, config.await().tick(), metrics);
+        this.pauses = new PausedQueues(ctx, this::pokeAllLocal);
+        for (String queue : config.node().queues().keySet()) {
+            schedulers.add(new Scheduler(ctx, queue, limiter, runner, byConfig.get(config.flusherFor(queue)), pauses));
+        }
+        this.reaper = new Reaper(ctx, poke);
+        this.awaitWatcher = new AwaitWatcher(ctx, awaiters);
         this.awaitBridge = new AwaitBridge(awaiters, this::find);
-        this.signaller = new Signaller(json, db, new SignalSql(schema), poke, clock, metrics, callerTx, valueSize);
-        this.gc = new Gc(config.gc(), db, new GcSql(schema),
-                new BucketSweeper(config.limits(), db, new BucketSql(schema), clock, metrics), timer, clock, metrics);
-        this.drainRunner = new DrainRunner(config, registry, json, db, schema, instanceRows, limiter, events,
-                afterCommit, reaper, clock, metrics, () -> started);
+        this.signaller = new Signaller(ctx, poke, callerTx);
+        this.gc = new Gc(ctx, new BucketSweeper(ctx));
+        this.drainRunner = new DrainRunner(ctx, encoder, limiter, afterCommit, reaper, () -> started);
+        Controls controls = new Controls(ctx, poke, awaiters::observed);
+        this.operations = new Operations(ctx, controls, this::find, b.principal == null ? () -> null : b.principal);
     }
 
     private void afterCommit(List<Transition> committed, FlushSql.Flushed flushed, Poke poke) {
@@ -192,6 +188,7 @@ public final class Engine implements GenDurable, AutoCloseable {
                 throw new IllegalStateException("a stopped engine cannot start again; build a new one");
             }
             prepare();
+            pauses.start();  // before the schedulers: a paused queue's prefetch is never dispatched
             for (Scheduler s : schedulers) {
                 localPoke.register(s);
                 s.start();
@@ -213,7 +210,7 @@ public final class Engine implements GenDurable, AutoCloseable {
     /**
      * What {@link #start()} does first, and only that: migrates (unless {@code migrate-at-start=false})
      * and seeds the limits, starting no background service. An engine driven only through its
-     * {@link #drainRunner()} (users' tests) is prepared, never started. Idempotent.
+     * {@link DrainRunner} (users' tests, through {@code io.gendurable.testing}) is prepared, never started. Idempotent.
      */
     public void prepare() {
         synchronized (lifecycle) {
@@ -260,6 +257,7 @@ public final class Engine implements GenDurable, AutoCloseable {
             for (Flusher f : flushers) {
                 f.stop(config.drain().timeout());
             }
+            pauses.stop();
             awaitWatcher.stop();
             awaitBridge.close();  // callers answer Busy with their last snapshot, never a closed-factory error
             db.close();
@@ -341,28 +339,40 @@ public final class Engine implements GenDurable, AutoCloseable {
         return registry;
     }
 
-    /** @return the schedulers, one per configured queue */
-    public List<Scheduler> schedulers() {
+    /** @return the operator's API over this engine */
+    public DurableOperations operations() {
+        return operations;
+    }
+
+    /** @return the queues paused cluster-wide, as this node last read them (for gauges) */
+    public Set<String> pausedQueues() {
+        return pauses.paused();
+    }
+
+    /** @return what each of this node's queues is doing now (for gauges), one per configured queue */
+    public List<QueueActivity> queueActivity() {
         return List.copyOf(schedulers);
     }
 
-    /** @return the reaper (its {@code runOnce} is public for tests and tools) */
-    public Reaper reaper() {
+    // The parts below are reached through EngineInternals (the test kit's door), not by applications.
+
+    List<Scheduler> schedulers() {
+        return List.copyOf(schedulers);
+    }
+
+    Reaper reaper() {
         return reaper;
     }
 
-    /** @return the backend pid of the postgres poke listener, or -1 (for tests) */
-    public int pokeListenerPid() {
+    int pokeListenerPid() {
         return postgresPoke == null ? -1 : postgresPoke.listenerPid();
     }
 
-    /** @return the synchronous pick/run seam of {@code io.gendurable.testing} (for a prepared, unstarted engine) */
-    public DrainRunner drainRunner() {
+    DrainRunner drainRunner() {
         return drainRunner;
     }
 
-    /** @return the GC */
-    public Gc gc() {
+    Gc gc() {
         return gc;
     }
 
@@ -378,6 +388,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         private Poke poke;
         private CallerTransactions callerTransactions;
         private EngineEvents events;
+        private java.util.function.Supplier<String> principal;
 
         private Builder() {
         }
@@ -403,6 +414,9 @@ public final class Engine implements GenDurable, AutoCloseable {
         public Builder callerTransactions(CallerTransactions v) { this.callerTransactions = v; return this; }
         /** @param v observers of steps, picks and flushes (metrics, CDI events) @return this */
         public Builder events(EngineEvents v) { this.events = v; return this; }
+
+        /** @param v the name of the caller's principal, or null (default: none), for the operator's log and events @return this */
+        public Builder principal(java.util.function.Supplier<String> v) { this.principal = v; return this; }
 
         /** @return the engine, not started */
         public Engine build() {

@@ -4,6 +4,7 @@ import io.gendurable.impl.admission.BucketSql;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.db.Jdbc;
 import io.gendurable.impl.db.SchemaName;
+import io.gendurable.impl.db.Statements;
 import io.gendurable.impl.db.Unnest;
 import io.gendurable.impl.flush.Transition.AwaitsOp;
 import io.gendurable.impl.insert.InsertSql;
@@ -79,10 +80,16 @@ public final class FlushSql {
     private final ChildrenSql childrenSql;
     private final BucketSql bucketSql;
 
-    public FlushSql(SchemaName schema) {
-        this.insertSql = new InsertSql(schema);
-        this.bucketSql = new BucketSql(schema);
-        this.childrenSql = new ChildrenSql(schema);
+    /** @param statements the schema's statements @return its one flush statement */
+    public static FlushSql in(Statements statements) {
+        return statements.of(FlushSql.class, schema -> new FlushSql(schema, statements.of(InsertSql.class, InsertSql::new),
+                statements.of(BucketSql.class, BucketSql::new), statements.of(ChildrenSql.class, ChildrenSql::new)));
+    }
+
+    private FlushSql(SchemaName schema, InsertSql insertSql, BucketSql bucketSql, ChildrenSql childrenSql) {
+        this.insertSql = insertSql;
+        this.bucketSql = bucketSql;
+        this.childrenSql = childrenSql;
         String t = schema.instances();
         String signals = schema.qualify("signals");
         // The batch's rows, and the parents its terminal children will decrement, locked in id

@@ -3,6 +3,7 @@ package io.gendurable.impl.flush;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.db.UnknownCommitException;
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
 
@@ -81,14 +82,11 @@ public final class Flusher {
         void committed(List<Transition> committed, FlushSql.Flushed flushed);
     }
 
+    private final EngineContext ctx;
     private final EngineConfig.FlusherConfig config;
-    private final Db db;
     private final FlushSql sql;
     private final ScheduledExecutorService timer;
-    private final InstantSource clock;
-    private final EngineMetrics metrics;
     private final AfterCommit afterCommit;
-    private final EngineEvents events;
     private final Duration deferLimit;
     private final Object lock = new Object();
     private List<Pending> pending = new ArrayList<>();
@@ -100,24 +98,23 @@ public final class Flusher {
     private ScheduledFuture<?> delayed;
 
     /**
-     * @param timer      runs the flushes; null makes a synchronous flusher, whose {@link #submit} writes
-     *                   the outcome in the caller's thread before it returns (the test drain: no engine thread)
-     * @param deferLimit how long an outcome whose row another transaction holds locked is carried
-     *                   from flush to flush before it fails to its step (the lease TTL: by then its
-     *                   claim is lost anyway, and the reaper re-runs the step)
+     * The context's timer runs the flushes; a synchronous context (no timer) makes a synchronous
+     * flusher, whose {@link #submit} writes the outcome in the caller's thread before it returns
+     * (the test drain: no engine thread). An outcome whose row another transaction holds locked is
+     * carried from flush to flush for up to the lease TTL before it fails to its step (by then its
+     * claim is lost anyway, and the reaper re-runs the step).
+     *
+     * @param ctx         the engine's context
+     * @param config      this flusher's queues, parallelism and delay
+     * @param afterCommit told after each commit
      */
-    public Flusher(EngineConfig.FlusherConfig config, Db db, FlushSql sql, ScheduledExecutorService timer,
-                   InstantSource clock, EngineMetrics metrics, AfterCommit afterCommit, EngineEvents events,
-                   Duration deferLimit) {
-        this.deferLimit = deferLimit;
-        this.afterCommit = afterCommit;
-        this.events = events;
+    public Flusher(EngineContext ctx, EngineConfig.FlusherConfig config, AfterCommit afterCommit) {
+        this.ctx = ctx;
         this.config = config;
-        this.db = db;
-        this.sql = sql;
-        this.timer = timer;
-        this.clock = clock;
-        this.metrics = metrics;
+        this.afterCommit = afterCommit;
+        this.deferLimit = ctx.config().lease().ttl();
+        this.sql = FlushSql.in(ctx.statements());
+        this.timer = ctx.timer();
     }
 
     /**
@@ -239,11 +236,11 @@ public final class Flusher {
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             try {
                 long t0 = System.nanoTime();
-                FlushSql.Flushed flushed = db.inTransaction(c -> sql.flush(c, rows, clock.instant()));
-                notify(() -> events.flushed(rows.size(), System.nanoTime() - t0));
+                FlushSql.Flushed flushed = ctx.db().inTransaction(c -> sql.flush(c, rows, ctx.clock().instant()));
+                notify(() -> ctx.events().flushed(rows.size(), System.nanoTime() - t0));
                 Set<Long> committed = flushed.committed();
-                metrics.flushes.increment();
-                metrics.flushedOutcomes.add(rows.size() - flushed.deferred().size());
+                ctx.metrics().flushes.increment();
+                ctx.metrics().flushedOutcomes.add(rows.size() - flushed.deferred().size());
                 List<Transition> done = new ArrayList<>(committed.size());
                 List<Pending> carried = new ArrayList<>();
                 for (Pending p : batch) {
@@ -252,7 +249,7 @@ public final class Flusher {
                     } else if (flushed.deferred().contains(p.row.id())) {
                         carried.add(p);
                     } else {
-                        metrics.stale.increment();
+                        ctx.metrics().stale.increment();
                     }
                 }
                 try {
@@ -276,7 +273,7 @@ public final class Flusher {
                 // worker may already have claimed one again (same worker id, same attempt), and a
                 // second write of the old outcome would pass the guard and undo that running claim.
                 // If it did not land, the leases expire and the reaper re-runs the steps.
-                metrics.flushErrors.increment();
+                ctx.metrics().flushErrors.increment();
                 LOG.log(Level.WARNING, "gen-durable flush of " + rows.size() + " outcomes: " + e.getMessage()
                         + "; not writing them again (their steps re-run after lease expiry if it was not applied)");
                 for (Pending p : batch) {
@@ -285,7 +282,7 @@ public final class Flusher {
                 return List.of();
             } catch (RuntimeException e) {
                 last = e;
-                metrics.flushErrors.increment();
+                ctx.metrics().flushErrors.increment();
                 LOG.log(Level.WARNING, "gen-durable flush of " + rows.size() + " outcomes failed (attempt "
                         + attempt + " of " + ATTEMPTS + "): " + e);
                 sleepQuietly(50L * attempt);
@@ -317,12 +314,12 @@ public final class Flusher {
         long now = System.nanoTime();
         List<Pending> kept = new ArrayList<>(carried.size());
         for (Pending p : carried) {
-            metrics.flushDeferred.increment();
+            ctx.metrics().flushDeferred.increment();
             if (p.deferredSince == 0) {
                 p.deferredSince = now;
             }
             if (now - p.deferredSince > deferLimit.toNanos()) {
-                metrics.flushErrors.increment();
+                ctx.metrics().flushErrors.increment();
                 p.done.completeExceptionally(new IllegalStateException("the row of instance " + p.row.id()
                         + " (or its parent) stayed locked by another transaction for more than " + deferLimit
                         + "; its outcome was not written"));

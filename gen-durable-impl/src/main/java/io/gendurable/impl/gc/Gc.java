@@ -1,5 +1,6 @@
 package io.gendurable.impl.gc;
 
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.admission.BucketSweeper;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Db;
@@ -8,7 +9,6 @@ import io.gendurable.impl.runtime.Loops;
 import io.gendurable.impl.runtime.Periodic;
 
 import java.time.InstantSource;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Deletes terminal rows older than the retention, a batch at a time, sweeping again at once
@@ -18,26 +18,25 @@ import java.util.concurrent.ScheduledExecutorService;
 public final class Gc {
     private static final System.Logger LOG = System.getLogger("io.gendurable.gc");
 
+    private final EngineContext ctx;
     private final EngineConfig.GcConfig config;
-    private final Db db;
     private final GcSql sql;
     private final BucketSweeper buckets;
-    private final InstantSource clock;
-    private final EngineMetrics metrics;
     private final Periodic loop;
 
-    public Gc(EngineConfig.GcConfig config, Db db, GcSql sql, BucketSweeper buckets, ScheduledExecutorService timer,
-       InstantSource clock, EngineMetrics metrics) {
+    /**
+     * @param ctx     the engine's context
+     * @param buckets the sweeper of rate buckets and reconciler of gates, run on the GC's tick
+     */
+    public Gc(EngineContext ctx, BucketSweeper buckets) {
+        this.ctx = ctx;
         this.buckets = buckets;
-        this.config = config;
-        this.db = db;
-        this.sql = sql;
-        this.clock = clock;
-        this.metrics = metrics;
-        this.loop = new Periodic(timer, config.interval(), () -> {
-            Loops.guarded(LOG, "gc", metrics, this::runOnce);
-            Loops.guarded(LOG, "gc of rate buckets", metrics, this::sweepRateBuckets);
-            Loops.guarded(LOG, "gate reconciler", metrics, this::reconcileGates);
+        this.config = ctx.config().gc();
+        this.sql = ctx.statements().of(GcSql.class, GcSql::new);
+        this.loop = new Periodic(ctx.requireTimer(), config.interval(), () -> {
+            Loops.guarded(LOG, "gc", ctx.metrics(), this::runOnce);
+            Loops.guarded(LOG, "gc of rate buckets", ctx.metrics(), this::sweepRateBuckets);
+            Loops.guarded(LOG, "gate reconciler", ctx.metrics(), this::reconcileGates);
         });
     }
 
@@ -59,17 +58,21 @@ public final class Gc {
         return buckets.reconcileGates();
     }
 
-    /** @return how many terminal rows were deleted */
+    /** @return how many terminal rows were deleted: {@code done} ones past the retention, {@code failed} and {@code cancelled} ones past the failed-retention */
     public int runOnce() {
+        int total = sweep(GcSql.Kind.DONE, config.retention()) + sweep(GcSql.Kind.FAILED, config.failedRetention());
+        ctx.metrics().gcSwept.add(total);
+        return total;
+    }
+
+    private int sweep(GcSql.Kind kind, java.time.Duration retention) {
         int total = 0;
         while (true) {
-            int n = db.inTransaction(c -> sql.sweep(c, clock.instant().minus(config.retention()), config.batch()));
+            int n = ctx.db().inTransaction(c -> sql.sweep(c, kind, ctx.clock().instant().minus(retention), config.batch()));
             total += n;
             if (n < config.batch()) {
-                break;
+                return total;
             }
         }
-        metrics.gcSwept.add(total);
-        return total;
     }
 }

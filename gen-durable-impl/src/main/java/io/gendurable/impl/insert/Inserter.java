@@ -1,12 +1,10 @@
 package io.gendurable.impl.insert;
 
-import io.gendurable.InsertOptions;
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.Inserted;
 import io.gendurable.NewInstance;
-import io.gendurable.Status;
 import io.gendurable.impl.db.CallerTransactions;
 import io.gendurable.impl.db.Db;
-import io.gendurable.impl.json.Json;
 import io.gendurable.impl.poke.Poke;
 
 import java.time.Instant;
@@ -26,21 +24,24 @@ import java.util.Set;
 public final class Inserter {
     private static final int HOLDER_RETRIES = 3;
 
+    private final EngineContext ctx;
     private final InstanceRows instanceRows;
-    private final Db db;
     private final InsertSql sql;
     private final Poke poke;
-    private final InstantSource clock;
     private final CallerTransactions callerTransactions;
 
-    public Inserter(InstanceRows instanceRows, Db db, InsertSql sql, Poke poke, InstantSource clock,
-             CallerTransactions callerTransactions) {
+    /**
+     * @param ctx                the engine's context
+     * @param instanceRows       turns new instances into rows
+     * @param poke               told of the queues that got rows
+     * @param callerTransactions how an insert joins its caller's transaction
+     */
+    public Inserter(EngineContext ctx, InstanceRows instanceRows, Poke poke, CallerTransactions callerTransactions) {
+        this.ctx = ctx;
         this.callerTransactions = callerTransactions;
         this.instanceRows = instanceRows;
-        this.db = db;
-        this.sql = sql;
+        this.sql = ctx.statements().of(InsertSql.class, InsertSql::new);
         this.poke = poke;
-        this.clock = clock;
     }
 
     public List<Inserted> insertAll(List<NewInstance> instances) {
@@ -48,7 +49,7 @@ public final class Inserter {
         if (instances.isEmpty()) {
             return List.of();
         }
-        Instant now = clock.instant();
+        Instant now = ctx.clock().instant();
         List<InsertSql.Row> rows = new ArrayList<>(instances.size());
         for (int i = 0; i < instances.size(); i++) {
             NewInstance ni = instances.get(i);
@@ -67,7 +68,7 @@ public final class Inserter {
             }
             List<InsertSql.Row> batch = todo.stream().map(rows::get).toList();
             Db.Work<Inserted[]> work = c -> sql.insert(c, batch, now);
-            Inserted[] answers = joined.isPresent() ? joined.get().run(work) : db.inTransaction(work);
+            Inserted[] answers = joined.isPresent() ? joined.get().run(work) : ctx.db().inTransaction(work);
             List<Integer> again = new ArrayList<>();
             for (int k = 0; k < answers.length; k++) {
                 if (answers[k] == null) {

@@ -1,5 +1,6 @@
 package io.gendurable.impl.lease;
 
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.poke.Poke;
@@ -13,7 +14,6 @@ import java.time.InstantSource;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Returns rows whose lease expired (their worker died or lost the database) to {@code runnable}
@@ -23,25 +23,24 @@ import java.util.concurrent.ScheduledExecutorService;
 public final class Reaper {
     private static final Logger LOG = System.getLogger("io.gendurable.lease");
 
+    private final EngineContext ctx;
     private final EngineConfig.ReaperConfig config;
-    private final Db db;
     private final LeaseSql sql;
     private final Poke poke;
-    private final InstantSource clock;
-    private final EngineMetrics metrics;
     private final Periodic loop;
 
-    public Reaper(EngineConfig.ReaperConfig config, Db db, LeaseSql sql, Poke poke, ScheduledExecutorService timer,
-           InstantSource clock, EngineMetrics metrics) {
-        this.config = config;
-        this.db = db;
-        this.sql = sql;
+    /**
+     * @param ctx  the engine's context
+     * @param poke told of the queues whose rows the reaper made runnable again
+     */
+    public Reaper(EngineContext ctx, Poke poke) {
+        this.ctx = ctx;
+        this.config = ctx.config().reaper();
+        this.sql = ctx.statements().of(LeaseSql.class, LeaseSql::new);
         this.poke = poke;
-        this.clock = clock;
-        this.metrics = metrics;
-        this.loop = new Periodic(timer, config.interval(), () -> {
-            Loops.guarded(LOG, "reaper", metrics, this::runOnce);
-            Loops.guarded(LOG, "await-timeout sweep", metrics, this::fireTimeouts);
+        this.loop = new Periodic(ctx.requireTimer(), config.interval(), () -> {
+            Loops.guarded(LOG, "reaper", ctx.metrics(), this::runOnce);
+            Loops.guarded(LOG, "await-timeout sweep", ctx.metrics(), this::fireTimeouts);
         });
     }
 
@@ -55,9 +54,9 @@ public final class Reaper {
 
     /** @return how many expired leases were reclaimed (sweeps until a batch comes back short) */
     public int runOnce() {
-        int total = sweep(c -> sql.reap(c, clock.instant(), config.batch()));
+        int total = sweep(c -> sql.reap(c, ctx.clock().instant(), config.batch()));
         if (total > 0) {
-            metrics.reaped.add(total);
+            ctx.metrics().reaped.add(total);
             LOG.log(Level.INFO, "gen-durable reaper: " + total + " expired leases returned to runnable");
         }
         return total;
@@ -70,8 +69,8 @@ public final class Reaper {
      * @return how many awaits timed out
      */
     public int fireTimeouts() {
-        int total = sweep(c -> sql.fireTimeouts(c, clock.instant(), config.batch()));
-        metrics.awaitTimeouts.add(total);
+        int total = sweep(c -> sql.fireTimeouts(c, ctx.clock().instant(), config.batch()));
+        ctx.metrics().awaitTimeouts.add(total);
         return total;
     }
 
@@ -80,7 +79,7 @@ public final class Reaper {
         int total = 0;
         Set<String> queues = new LinkedHashSet<>();
         while (true) {
-            List<LeaseSql.Reaped> rows = db.inTransaction(batch);
+            List<LeaseSql.Reaped> rows = ctx.db().inTransaction(batch);
             total += rows.size();
             rows.forEach(r -> queues.add(r.queue()));
             if (rows.size() < config.batch()) {

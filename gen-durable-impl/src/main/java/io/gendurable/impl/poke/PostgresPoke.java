@@ -1,5 +1,6 @@
 package io.gendurable.impl.poke;
 
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.EngineMetrics;
 import io.gendurable.impl.runtime.Loops;
 import org.postgresql.PGConnection;
@@ -12,7 +13,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -38,6 +38,7 @@ import java.util.function.Consumer;
 public final class PostgresPoke implements Poke {
     private static final Logger LOG = System.getLogger("io.gendurable.poke");
 
+    private final EngineContext ctx;
     private final DataSource dataSource;
     private final String channel;
     private final String origin = UUID.randomUUID().toString().substring(0, 12);
@@ -45,7 +46,6 @@ public final class PostgresPoke implements Poke {
     private final Runnable pokeAllLocal;
     private final ScheduledExecutorService timer;
     private final ExecutorService listenerThread;
-    private final EngineMetrics metrics;
     private final Set<String> pending = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean sendScheduled = new AtomicBoolean();
     private final long windowNanos;
@@ -56,17 +56,23 @@ public final class PostgresPoke implements Poke {
     private volatile boolean listenerStarted;
     private final CountDownLatch listenerExited = new CountDownLatch(1);
 
-    public PostgresPoke(DataSource dataSource, String schema, Duration window, Consumer<String> local, Runnable pokeAllLocal,
-                 ScheduledExecutorService timer, ExecutorService listenerThread, EngineMetrics metrics) {
+    /**
+     * @param ctx          the engine's context (its poke window, schema, timer, counters; the
+     *                     listener's long-running task runs on its step executor)
+     * @param dataSource   where the listener takes its own connection, outside the persistence unit
+     * @param local        this node's schedulers, told of each queue a NOTIFY names
+     * @param pokeAllLocal pokes every local scheduler (after a reconnect, when NOTIFYs may have been missed)
+     */
+    public PostgresPoke(EngineContext ctx, DataSource dataSource, Consumer<String> local, Runnable pokeAllLocal) {
+        this.ctx = ctx;
         this.dataSource = dataSource;
-        this.windowNanos = window.toNanos();
+        this.windowNanos = ctx.config().poke().window().toNanos();
         this.lastSend = System.nanoTime() - windowNanos;
-        this.channel = channelFor(schema);
+        this.channel = channelFor(ctx.statements().schema().name());
         this.local = local;
         this.pokeAllLocal = pokeAllLocal;
-        this.timer = timer;
-        this.listenerThread = listenerThread;
-        this.metrics = metrics;
+        this.timer = ctx.requireTimer();
+        this.listenerThread = ctx.requireSteps();
     }
 
     /**
@@ -86,7 +92,7 @@ public final class PostgresPoke implements Poke {
             // Never on the caller's thread (the send borrows a connection): at once on the timer
             // when the last window has closed, else when it closes.
             long delay = Math.max(0, lastSend + windowNanos - System.nanoTime());
-            timer.schedule(() -> Loops.guarded(LOG, "poke send", metrics, this::send), delay, TimeUnit.NANOSECONDS);
+            timer.schedule(() -> Loops.guarded(LOG, "poke send", ctx.metrics(), this::send), delay, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -105,7 +111,7 @@ public final class PostgresPoke implements Poke {
             ps.setString(2, origin);
             ps.setArray(3, c.createArrayOf("text", queues.toArray()));
             ps.execute();
-            metrics.pokesSent.add(queues.size());
+            ctx.metrics().pokesSent.add(queues.size());
         } catch (SQLException e) {
             throw new IllegalStateException("pg_notify failed: " + e.getMessage(), e);
         }
@@ -167,7 +173,7 @@ public final class PostgresPoke implements Poke {
                 PGConnection pg = c.unwrap(PGConnection.class);
                 listening = c;
                 if (!first) {
-                    metrics.pokeReconnects.increment();
+                    ctx.metrics().pokeReconnects.increment();
                     LOG.log(Level.INFO, "gen-durable poke listener reconnected on channel " + channel);
                     pokeAllLocal.run();  // we may have missed pokes while away
                 }
@@ -231,7 +237,7 @@ public final class PostgresPoke implements Poke {
         if (bar < 0 || payload.substring(0, bar).equals(origin)) {
             return;  // our own: the local poke already happened
         }
-        metrics.pokesReceived.increment();
+        ctx.metrics().pokesReceived.increment();
         local.accept(payload.substring(bar + 1));
     }
 }

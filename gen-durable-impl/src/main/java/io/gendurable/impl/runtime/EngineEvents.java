@@ -40,6 +40,14 @@ public interface EngineEvents {
     default void flushed(int outcomes, long nanos) {
     }
 
+    /**
+     * An operator's action committed.
+     *
+     * @param action what was done, by whom
+     */
+    default void operated(io.gendurable.events.OperatorAction action) {
+    }
+
     /** Observes nothing. */
     EngineEvents NONE = new EngineEvents() {
     };

@@ -37,7 +37,7 @@ public final class SignalSql {
         return """
                 WITH target AS (
                     SELECT id FROM %1$s
-                    WHERE %4$s AND status NOT IN ('done', 'failed')
+                    WHERE %4$s AND status NOT IN ('done', 'failed', 'cancelled')
                     FOR NO KEY UPDATE
                 ), ins AS (
                     INSERT INTO %2$s (target_id, name, payload, dedup_key, inserted_at)

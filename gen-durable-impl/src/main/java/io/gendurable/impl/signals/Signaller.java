@@ -1,5 +1,6 @@
 package io.gendurable.impl.signals;
 
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
 import io.gendurable.impl.db.CallerTransactions;
@@ -20,25 +21,23 @@ public final class Signaller {
     /** The longest signal name and dedup key accepted. */
     static final int MAX_NAME = 255;
 
-    private final Json json;
-    private final Db db;
+    private final EngineContext ctx;
     private final SignalSql sql;
     private final Poke poke;
-    private final InstantSource clock;
-    private final EngineMetrics metrics;
     private final CallerTransactions callerTransactions;
     private final ValueSize valueSize;
 
-    public Signaller(Json json, Db db, SignalSql sql, Poke poke, InstantSource clock, EngineMetrics metrics,
-              CallerTransactions callerTransactions, ValueSize valueSize) {
+    /**
+     * @param ctx                the engine's context
+     * @param poke               told of the queues whose rows a signal woke
+     * @param callerTransactions how a signal joins its caller's transaction
+     */
+    public Signaller(EngineContext ctx, Poke poke, CallerTransactions callerTransactions) {
+        this.ctx = ctx;
         this.callerTransactions = callerTransactions;
-        this.valueSize = valueSize;
-        this.json = json;
-        this.db = db;
-        this.sql = sql;
+        this.valueSize = new ValueSize(ctx.config().values().maxBytes());
+        this.sql = ctx.statements().of(SignalSql.class, SignalSql::new);
         this.poke = poke;
-        this.clock = clock;
-        this.metrics = metrics;
     }
 
     public SignalResult signal(SignalTarget target, String name, Object payload, String dedupKey) {
@@ -49,7 +48,7 @@ public final class Signaller {
         }
         String payloadJson;
         try {
-            payloadJson = json.write(payload);
+            payloadJson = ctx.json().write(payload);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("the payload of signal '" + name + "' cannot be serialized as JSON: "
                     + e.getMessage(), e);
@@ -57,9 +56,9 @@ public final class Signaller {
         valueSize.check("the payload of signal '" + name + "'", payloadJson);
         Long id = target instanceof SignalTarget.Id i ? i.id() : null;
         String key = target instanceof SignalTarget.CorrelationKey k ? k.key() : null;
-        Db.Work<SignalSql.Delivery> work = c -> sql.deliver(c, id, key, name, payloadJson, dedupKey, clock.instant());
+        Db.Work<SignalSql.Delivery> work = c -> sql.deliver(c, id, key, name, payloadJson, dedupKey, ctx.clock().instant());
         java.util.Optional<CallerTransactions.Joined> joined = callerTransactions.active();
-        SignalSql.Delivery d = joined.isPresent() ? joined.get().run(work) : db.inTransaction(work);
+        SignalSql.Delivery d = joined.isPresent() ? joined.get().run(work) : ctx.db().inTransaction(work);
         if (d.wokenQueue() != null) {
             if (joined.isPresent()) {
                 joined.get().afterCommit(() -> poke.poke(d.wokenQueue()));
@@ -68,14 +67,14 @@ public final class Signaller {
             }
         }
         if (!d.targetFound()) {
-            metrics.signalsNoTarget.increment();
+            ctx.metrics().signalsNoTarget.increment();
             return SignalResult.NO_TARGET;
         }
         if (!d.inserted()) {
-            metrics.signalsDuplicate.increment();
+            ctx.metrics().signalsDuplicate.increment();
             return SignalResult.DUPLICATE;
         }
-        metrics.signalsDelivered.increment();
+        ctx.metrics().signalsDelivered.increment();
         return SignalResult.DELIVERED;
     }
 

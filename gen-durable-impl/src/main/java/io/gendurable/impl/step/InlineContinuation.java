@@ -1,5 +1,6 @@
 package io.gendurable.impl.step;
 
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.Outcome;
 import io.gendurable.TransitionOptions.KeyChange;
 import io.gendurable.impl.admission.Limiter;
@@ -26,21 +27,23 @@ public final class InlineContinuation {
     /** Chained steps before the row goes back through the queue, so one FSM cannot hold a slot forever. */
     static final int MAX_CHAIN = 100;
 
+    private final EngineContext ctx;
     private final LimitsConfig limits;
     private final Limiter limiter;
-    private final Db db;
     private final InboxSql inboxSql;
     private final OutcomeEncoder encoder;
-    private final InstantSource clock;
 
-    public InlineContinuation(LimitsConfig limits, Limiter limiter, Db db, InboxSql inboxSql, OutcomeEncoder encoder,
-                       InstantSource clock) {
-        this.limits = limits;
+    /**
+     * @param ctx     the engine's context
+     * @param limiter admits the next step when it names a gate or a rate limit
+     * @param encoder encodes the next step's outcome
+     */
+    public InlineContinuation(EngineContext ctx, Limiter limiter, OutcomeEncoder encoder) {
+        this.ctx = ctx;
+        this.limits = ctx.config().limits();
         this.limiter = limiter;
-        this.db = db;
-        this.inboxSql = inboxSql;
+        this.inboxSql = ctx.statements().of(InboxSql.class, InboxSql::new);
         this.encoder = encoder;
-        this.clock = clock;
     }
 
     /** @return whether this {@code next} may continue inline */
@@ -70,9 +73,9 @@ public final class InlineContinuation {
             case SWITCH -> step.newKey();
         };
         boolean gated = change == KeyChange.KEEP ? r.gated() : change == KeyChange.SWITCH && isGate(key);
-        ClaimedRow row = r.continuedAt(step, key, gated, hasSignals, token, clock.instant());
+        ClaimedRow row = r.continuedAt(step, key, gated, hasSignals, token, ctx.clock().instant());
         List<InboxSql.SignalRow> inbox = hasSignals
-                ? db.inTransaction(c -> inboxSql.load(c, List.of(r.id()))).getOrDefault(r.id(), List.of())
+                ? ctx.db().inTransaction(c -> inboxSql.load(c, List.of(r.id()))).getOrDefault(r.id(), List.of())
                 : List.of();
         Picked next = new Picked(row, inbox, previous.children(), change == KeyChange.KEEP ? previous.slot() : null);
         boolean newGate = change == KeyChange.SWITCH && gated;
@@ -82,7 +85,7 @@ public final class InlineContinuation {
         Limiter.Admission a = limiter.admit(List.of(new Limiter.Candidate(r.id(), token, newGate ? key : null,
                 step.rateLimit(), step.weight())), r.queue());
         if (a.denied().contains(r.id())) {
-            flusher.submit(encoder.requeue(next, worker, clock.instant())).join();
+            flusher.submit(encoder.requeue(next, worker, ctx.clock().instant())).join();
             return null;
         }
         Limiter.Slot slot = a.admitted().get(r.id());

@@ -1,5 +1,6 @@
 package io.gendurable.impl.step;
 
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.Backoff;
 import io.gendurable.Fsm;
 import io.gendurable.Outcome;
@@ -7,7 +8,6 @@ import io.gendurable.impl.flush.Flusher;
 import io.gendurable.impl.flush.Transition;
 import io.gendurable.impl.fsm.FsmDefinition;
 import io.gendurable.impl.fsm.FsmRegistry;
-import io.gendurable.impl.insert.InstanceRows;
 import io.gendurable.impl.json.Json;
 import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
@@ -26,30 +26,25 @@ import java.util.concurrent.CompletionException;
 public final class StepRunner {
     private static final Logger LOG = System.getLogger("io.gendurable.step");
 
+    private final EngineContext engine;
     private final FsmRegistry registry;
-    private final Json json;
     private final OutcomeEncoder encoder;
-    private final InstantSource clock;
-    private final EngineMetrics metrics;
     private final String nodeId;
-    private final EngineEvents events;
-    private InlineContinuation inline;
-    private java.time.Duration leaseTtl;
+    private final InlineContinuation inline;
+    private final java.time.Duration leaseTtl;
 
-    StepRunner(FsmRegistry registry, Json json, InstanceRows instanceRows, InstantSource clock, EngineMetrics metrics,
-               String nodeId, EngineEvents events) {
-        this(registry, json, new OutcomeEncoder(json, instanceRows), clock, metrics, nodeId, events);
-    }
-
-    public StepRunner(FsmRegistry registry, Json json, OutcomeEncoder encoder, InstantSource clock, EngineMetrics metrics,
-               String nodeId, EngineEvents events) {
-        this.events = events;
-        this.registry = registry;
-        this.json = json;
+    /**
+     * @param ctx      the engine's context (its FSMs, node id, lease TTL, clock, counters and observers)
+     * @param encoder  turns outcomes into transitions
+     * @param inline   runs a {@code next} inline (keeping the row); {@code null} runs every step as its own claim
+     */
+    public StepRunner(EngineContext ctx, OutcomeEncoder encoder, InlineContinuation inline) {
+        this.engine = ctx;
+        this.registry = ctx.registry();
         this.encoder = encoder;
-        this.clock = clock;
-        this.metrics = metrics;
-        this.nodeId = nodeId;
+        this.nodeId = ctx.config().node().id();
+        this.inline = inline;
+        this.leaseTtl = ctx.config().lease().ttl();
     }
 
     /**
@@ -86,12 +81,12 @@ public final class StepRunner {
             long start = System.nanoTime();
             Transition encoded = decide(current, worker, inlineAllowed);
             long nanos = System.nanoTime() - start;
-            metrics.step(encoded.kind().label(), nanos);
+            engine.metrics().step(encoded.kind().label(), nanos);
             Flusher.Written written = flusher.submit(encoded).join();
             Flusher.Result result = written.result();
             ClaimedRow row = current.row();
             try {
-                events.stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind().label(), nanos,
+                engine.events().stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind().label(), nanos,
                         encoded.error(), result == Flusher.Result.STALE);
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
@@ -108,11 +103,6 @@ public final class StepRunner {
         }
     }
 
-    /** Enables inline execution (a next that keeps the row and runs the next step in the same task). */
-    public void inline(InlineContinuation inline, java.time.Duration leaseTtl) {
-        this.inline = inline;
-        this.leaseTtl = leaseTtl;
-    }
 
     private Transition decide(Picked picked, String worker, boolean inlineAllowed) {
         ClaimedRow row = picked.row();
@@ -129,10 +119,10 @@ public final class StepRunner {
             return stop(picked, worker, "gave up after " + (row.attempt() - 1) + " attempts of step '" + row.step()
                     + "' (maxAttempts " + def.maxAttempts() + "); the last ones ended with an expired lease");
         }
-        RunningContext ctx = new RunningContext(picked, def.maxAttempts(), json);
+        RunningContext ctx = new RunningContext(picked, def.maxAttempts(), engine.json());
         Object state;
         try {
-            state = json.read(row.stateJson(), def.stateType());
+            state = engine.json().read(row.stateJson(), def.stateType());
         } catch (RuntimeException e) {
             return stop(picked, worker, "the state of instance " + row.id() + " cannot be read as "
                     + def.stateType().getTypeName() + ": " + Backoff.describe(e));
@@ -153,7 +143,7 @@ public final class StepRunner {
             error = Backoff.describe(e);
         }
         try {
-            java.time.Instant now = clock.instant();
+            java.time.Instant now = engine.clock().instant();
             java.time.Instant lease = inlineAllowed && error == null && inline.wanted(def, outcome)
                     ? now.plus(leaseTtl) : null;
             return encoder.encode(picked, worker, outcome, now, error, lease);
@@ -164,7 +154,7 @@ public final class StepRunner {
                     + "' cannot be stored as JSON: " + Backoff.describe(e), e);
             Outcome recovered = onError(fsm, row, state, ctx, unstorable);
             try {
-                return encoder.encode(picked, worker, recovered, clock.instant(), Backoff.describe(unstorable));
+                return encoder.encode(picked, worker, recovered, engine.clock().instant(), Backoff.describe(unstorable));
             } catch (RuntimeException again) {
                 return stop(picked, worker, "the outcome of step '" + row.step() + "' cannot be stored as JSON: "
                         + Backoff.describe(again));
@@ -174,7 +164,7 @@ public final class StepRunner {
 
     private Transition stop(Picked picked, String worker, String error) {
         LOG.log(Level.WARNING, "gen-durable: instance " + picked.row().id() + " fails: " + error);
-        return encoder.encode(picked, worker, Outcome.stop(error), clock.instant(), null);
+        return encoder.encode(picked, worker, Outcome.stop(error), engine.clock().instant(), null);
     }
 
     private Outcome onError(Fsm<Object> fsm, ClaimedRow row, Object state, RunningContext ctx, Throwable error) {

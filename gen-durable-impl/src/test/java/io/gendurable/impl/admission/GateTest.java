@@ -1,5 +1,6 @@
 package io.gendurable.impl.admission;
 
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.Fsm;
 import io.gendurable.InsertOptions;
 import io.gendurable.NewInstance;
@@ -223,7 +224,7 @@ class GateTest {
                 + " HAVING sum(capacity) = " + LIMIT + " AND count(*) = " + shards + ") k")).isEqualTo(keys.size());
         assertThat(count("SELECT count(*) FROM gen_durable WHERE concurrency_shard IS NOT NULL")).isZero();
         // The reconciler finds nothing to heal; it only sweeps the idle keys (a missing key reads as full).
-        assertThat(nodes.get(0).gc().reconcileGates()).isEqualTo(keys.size() * shards);
+        assertThat(EngineInternals.gc(nodes.get(0)).reconcileGates()).isEqualTo(keys.size() * shards);
         assertThat(count("SELECT count(*) FROM gen_durable_buckets")).isZero();
     }
 
@@ -282,16 +283,16 @@ class GateTest {
         h.exec("UPDATE gen_durable SET status = 'executing', claim_token = nextval('gen_durable_claim_token'), locked_by = 'dead:nobody@00000000', concurrency_shard = 0,"
                 + " lease_expires_at = now() - interval '1 second' WHERE id = " + dead);
         // While it is executing, the truth agrees with the counter: nothing to heal.
-        assertThat(e.gc().reconcileGates()).isZero();
+        assertThat(EngineInternals.gc(e).reconcileGates()).isZero();
         assertThat(available("api:t")).isEqualTo(LIMIT - 2);
 
-        assertThat(e.reaper().runOnce()).isEqualTo(1);
+        assertThat(EngineInternals.reaper(e).runOnce()).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM gen_durable WHERE id = " + dead
                 + " AND status = 'runnable' AND concurrency_shard IS NULL")).isEqualTo(1);
         assertThat(available("api:t")).as("the reaped slot was never credited: leaked").isEqualTo(LIMIT - 2);
 
         long before = e.metrics().bucketsReconciled.sum();
-        assertThat(e.gc().reconcileGates()).isEqualTo(1);
+        assertThat(EngineInternals.gc(e).reconcileGates()).isEqualTo(1);
         assertThat(available("api:t")).as("capacity minus the one live holder").isEqualTo(LIMIT - 1);
         assertThat(e.metrics().bucketsReconciled.sum() - before).isEqualTo(1);
 
@@ -301,7 +302,7 @@ class GateTest {
         assertThat(available("api:t")).isEqualTo(LIMIT);
 
         // Idle now: the reconciler sweeps the key, and the next admission mints it full — five run at once.
-        assertThat(e.gc().reconcileGates()).isEqualTo(1);
+        assertThat(EngineInternals.gc(e).reconcileGates()).isEqualTo(1);
         assertThat(available("api:t")).isEqualTo(-1);
         for (int i = 0; i < LIMIT + 1; i++) {
             e.insert(task("again" + i, "hold", "api:t", "work"));
@@ -382,7 +383,7 @@ class GateTest {
             batch.add(task("t" + i, "hold", "api:t", "work"));
         }
         a.insertAll(batch);
-        await().atMost(Duration.ofSeconds(10)).until(() -> fsm.works.get() == 1 && a.schedulers().get(0).buffered() == 4);
+        await().atMost(Duration.ofSeconds(10)).until(() -> fsm.works.get() == 1 && EngineInternals.schedulers(a).get(0).buffered() == 4);
         assertThat(available("api:t")).isZero();
         assertThat(count("SELECT count(*) FROM gen_durable WHERE status = 'executing' AND concurrency_shard = 0"))
                 .isEqualTo(LIMIT);
@@ -452,7 +453,7 @@ class GateTest {
         // A node restarted with shards = 3: shard 0 shrinks to its share of 2 (it holds 4), shards 1 and 2 appear;
         // the two holders over shard 0's share come off the new shards, so 6 - 4 = 2 slots remain in all.
         Engine resharded = h.start("new", c -> c.queues(Map.of("default", 8)).limits(gate("api", 6, 3)), fsm);
-        assertThat(resharded.gc().reconcileGates()).isEqualTo(1 + 2);
+        assertThat(EngineInternals.gc(resharded).reconcileGates()).isEqualTo(1 + 2);
         assertThat(count("SELECT count(*) FROM gen_durable_buckets WHERE key = 'api:t' AND capacity = 2")).isEqualTo(3);
         assertThat(available("api:t")).isEqualTo(2);
         runsExactlyTheLimit(fsm, resharded, 6, 4);
@@ -463,7 +464,7 @@ class GateTest {
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 count("SELECT count(*) FROM gen_durable WHERE status = 'done'") == 8);
         // Under-credited (the safe direction) until the reconciler runs: then idle, swept, full.
-        resharded.gc().reconcileGates();
+        EngineInternals.gc(resharded).reconcileGates();
         assertThat(count("SELECT count(*) FROM gen_durable_buckets")).isZero();
     }
 
@@ -485,7 +486,7 @@ class GateTest {
 
         // A node restarted with shards = 1: shard 0 takes the whole limit, minus every holder, wherever it drew.
         Engine resharded = h.start("new", c -> c.queues(Map.of("default", 16)).limits(gate("api", 6, 1)), fsm);
-        resharded.gc().reconcileGates();
+        EngineInternals.gc(resharded).reconcileGates();
         assertThat(count("SELECT capacity::bigint FROM gen_durable_buckets WHERE key = 'api:t' AND shard = 0"))
                 .isEqualTo(6);
         assertThat(availableOnShardsBelow(1)).isEqualTo(6 - 3);
@@ -554,7 +555,7 @@ class GateTest {
         assertThat(valve.reached.await(10, TimeUnit.SECONDS)).isTrue();
         // The flush is open: X's outcome is not visible yet, and neither is its credit.
         assertThat(e.find(x).orElseThrow().status()).isEqualTo(Status.EXECUTING);
-        assertThat(e.gc().reconcileGates()).isZero();
+        assertThat(EngineInternals.gc(e).reconcileGates()).isZero();
         e.insert(task("Y", "hold", "api:t", "work"));
         neverStartsWithin(fsm, Set.of("Y"), Duration.ofMillis(700));
 

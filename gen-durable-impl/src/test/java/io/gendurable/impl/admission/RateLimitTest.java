@@ -1,5 +1,6 @@
 package io.gendurable.impl.admission;
 
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.Fsm;
 import io.gendurable.InsertOptions;
 import io.gendurable.NewInstance;
@@ -267,13 +268,13 @@ class RateLimitTest {
                 + " ('rate', 'api:busy', 0, 50, 0, " + now + "), ('rate', 'gone', 0, 10, 3, " + now + ")");
 
         // The clock stands still: only the unconfigured key goes.
-        assertThat(e.gc().sweepRateBuckets()).isEqualTo(1);
+        assertThat(EngineInternals.gc(e).sweepRateBuckets()).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM gen_durable_buckets WHERE key = 'gone'")).isZero();
         assertThat(count("SELECT count(*) FROM gen_durable_buckets WHERE key IN ('api', 'api:busy')")).isEqualTo(2);
 
         // Half a second later "api" (49 + 25) has refilled and goes; "api:busy" (0 + 25) stays.
         clock.advance(Duration.ofMillis(500));
-        assertThat(e.gc().sweepRateBuckets()).isEqualTo(1);
+        assertThat(EngineInternals.gc(e).sweepRateBuckets()).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM gen_durable_buckets WHERE key = 'api'")).isZero();
         assertThat(count("SELECT count(*) FROM gen_durable_buckets WHERE key = 'api:busy'")).isEqualTo(1);
 

@@ -1,5 +1,11 @@
 package io.gendurable.impl.admission;
 
+import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.db.Statements;
+import io.gendurable.impl.fsm.FsmRegistry;
+import io.gendurable.impl.json.Json;
+import io.gendurable.impl.runtime.EngineContext;
+import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.db.EnginePersistence;
@@ -53,7 +59,9 @@ class RateRefillTest {
     private PostgresLimiter limiter(InstantSource clock) {
         LimitsConfig limits = new LimitsConfig(Map.of("api", new LimitsConfig.RateLimit("api", 10, Duration.ofSeconds(1), 10, 1)),
                 Map.of());
-        return new PostgresLimiter(limits, db, new BucketSql(new SchemaName(h.schema())), clock, new EngineMetrics());
+        EngineConfig config = EngineConfig.defaults().toBuilder().schema(h.schema()).limits(limits).build();
+        return new PostgresLimiter(new EngineContext(config, new FsmRegistry(), db, new Statements(new SchemaName(h.schema())),
+                clock, new EngineMetrics(), EngineEvents.NONE, new Json(), null, null));
     }
 
     private static int admitted(PostgresLimiter l, int n) {

@@ -1,5 +1,6 @@
 package io.gendurable.impl.bench;
 
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.Fsm;
 import io.gendurable.Outcome;
 import io.gendurable.StepContext;
@@ -73,7 +74,7 @@ public final class PokeWindowBench {
                     .poll(slow, slow).queues(Map.of()), new Stamp());
             Engine b = h.start("B", c -> c.poke(EngineConfig.PokeTransport.POSTGRES).pokeWindow(window)
                     .poll(slow, slow), new Stamp());
-            while (b.pokeListenerPid() <= 0 || b.metrics().picks.sum() < 1) {
+            while (EngineInternals.pokeListenerPid(b) <= 0 || b.metrics().picks.sum() < 1) {
                 Thread.sleep(10);
             }
             String url = TestDatabase.url();

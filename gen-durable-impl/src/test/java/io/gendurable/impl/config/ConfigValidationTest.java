@@ -155,7 +155,7 @@ class ConfigValidationTest {
         assertThat(c.reaper().interval()).isEqualTo(Duration.ofDays(1));
         assertThat(c.gc().retention()).isEqualTo(Duration.ofHours(72));
         assertThat(c.gc()).isEqualTo(new EngineConfig.GcConfig(true, EngineConfig.defaults().gc().interval(),
-                Duration.ofHours(72), EngineConfig.defaults().gc().batch()));
+                Duration.ofHours(72), Duration.ofDays(7), EngineConfig.defaults().gc().batch()));
         assertThat(c.schema()).isEqualTo(new EngineConfig.SchemaConfig("jobs", false));
         assertThat(c.flushers()).isEqualTo(EngineConfig.defaults().flushers());
     }

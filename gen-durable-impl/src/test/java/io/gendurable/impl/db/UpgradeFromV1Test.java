@@ -1,5 +1,6 @@
 package io.gendurable.impl.db;
 
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.Fsm;
 import io.gendurable.InstanceSnapshot;
 import io.gendurable.Outcome;
@@ -77,7 +78,7 @@ class UpgradeFromV1Test {
                 .reaper(new EngineConfig.ReaperConfig(true, Duration.ofMillis(200), 100))
                 .limits(new LimitsConfig(Map.of(), Map.of("api", new LimitsConfig.Gate("api", 2, 1)))),
                 new Upgraded());
-        assertThat(h.queryLong("SELECT max(version::int) FROM " + Migrations.HISTORY_TABLE)).isEqualTo(2);
+        assertThat(h.queryLong("SELECT max(version::int) FROM " + Migrations.HISTORY_TABLE)).isEqualTo(5);
         assertThat(h.queryLong("SELECT claim_token FROM gen_durable WHERE id = 2")).as("the old claim was fenced").isPositive();
 
         e.signal(SignalTarget.id(3), "go", Map.of());
@@ -87,7 +88,7 @@ class UpgradeFromV1Test {
         assertThat(result(e, 3)).contains("\"signals\":1");
         assertThat(result(e, 4)).contains("\"children\":2");
         assertThat(e.metrics().reaped.sum()).as("the dead node's claim came back through the reaper").isEqualTo(1);
-        e.gc().reconcileGates();
+        EngineInternals.gc(e).reconcileGates();
         assertThat(h.queryLong("SELECT COALESCE(sum(available), 2)::bigint FROM gen_durable_buckets "
                 + "WHERE kind = 'conc' AND key = 'api:one'")).as("the gate is back at capacity").isEqualTo(2);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE claim_token IS NOT NULL")).isZero();

@@ -37,20 +37,20 @@ class DrainRunnerTest {
         e.prepare();
         long id = e.insert(Once.class, new S(1)).id();
 
-        List<DrainRunner.Ran> ran = e.drainRunner().runOnce("default", 10, 10);
+        List<DrainRunner.Ran> ran = EngineInternals.drainRunner(e).runOnce("default", 10, 10);
 
         assertThat(ran).extracting(DrainRunner.Ran::id, DrainRunner.Ran::outcome).containsExactly(
                 org.assertj.core.groups.Tuple.tuple(id, "done"));
         assertThat(e.find(id).orElseThrow().result().as(String.class)).isEqualTo(Thread.currentThread().getName());
         assertThat(e.metrics().flushes.sum()).as("written by the production flush").isEqualTo(1);
-        assertThat(e.drainRunner().runOnce("default", 10, 10)).isEmpty();
+        assertThat(EngineInternals.drainRunner(e).runOnce("default", 10, 10)).isEmpty();
     }
 
     @Test
     void a_started_engine_refuses_to_drain() {
         Engine e = h.start("n1", c -> c, new Once());
 
-        assertThatThrownBy(() -> e.drainRunner().runOnce("default", 1, 1))
+        assertThatThrownBy(() -> EngineInternals.drainRunner(e).runOnce("default", 1, 1))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("prepared, not started");
     }
 }

@@ -46,7 +46,7 @@ class DrainTest {
         Engine worker = h.start("worker", c -> c.queues(Map.of("default", 1)).prefetch(5)
                 .drainTimeout(Duration.ofSeconds(20)), gate);
         assertThat(gate.entered.await(10, TimeUnit.SECONDS)).isTrue();
-        await().atMost(Duration.ofSeconds(10)).until(() -> worker.schedulers().get(0).buffered() == 5);
+        await().atMost(Duration.ofSeconds(10)).until(() -> EngineInternals.schedulers(worker).get(0).buffered() == 5);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'executing'")).isEqualTo(6);
 
         CompletableFuture<Void> stopping = CompletableFuture.runAsync(worker::stop);

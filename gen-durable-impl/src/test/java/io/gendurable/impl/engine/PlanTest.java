@@ -1,5 +1,6 @@
 package io.gendurable.impl.engine;
 
+import io.gendurable.impl.db.Statements;
 import io.gendurable.impl.claim.ClaimSql;
 import io.gendurable.impl.db.SchemaName;
 import io.gendurable.impl.flush.ChildrenSql;
@@ -62,7 +63,7 @@ class PlanTest {
                 FROM generate_series(1, 50000) i;
                 -- terminal rows that ended over the last two days (the GC's candidates, half past retention)
                 INSERT INTO gen_durable (fsm, step, status, updated_at)
-                SELECT 'f', 'end', CASE WHEN i %% 10 = 0 THEN 'failed' ELSE 'done' END::durable_status,
+                SELECT 'f', 'end', CASE WHEN i %% 20 = 0 THEN 'cancelled' WHEN i %% 10 = 0 THEN 'failed' ELSE 'done' END::durable_status,
                        now() - (i %% 172800) * interval '1 second'
                 FROM generate_series(1, 100000) i;
                 -- executing rows, a third of them holding a K = 1 key
@@ -101,7 +102,7 @@ class PlanTest {
     @ValueSource(strings = {"force_custom_plan", "force_generic_plan"})
     void the_claim_walks_the_pick_index_in_order_and_scans_the_instances_table_nowhere(String mode) {
         JsonObject plan = explain(new ClaimSql(schema).sql(), mode,
-                "'{}'::text[]", "'default'", "now()", "'{}'::text[]", String.valueOf(BATCH), "'node:default@me'",
+                "'{}'::text[]", "'default'", "now()", "'default'", "'{}'::text[]", String.valueOf(BATCH), "'node:default@me'",
                 "now() + interval '30 seconds'", "now()");
         assertThat(indexesOn(plan, "gen_durable")).contains("gen_durable_pick");
         assertThat(seqScans(plan)).doesNotContain("gen_durable");
@@ -121,7 +122,7 @@ class PlanTest {
     void the_claim_reads_about_one_batch_of_index_entries_out_of_a_hundred_thousand_runnable_rows() {
         // EXPLAIN ANALYZE runs the UPDATE: do it in a transaction that rolls back.
         JsonObject plan = explainAnalyzeRolledBack(new ClaimSql(schema).sql(),
-                "'{}'::text[]", "'default'", "now()", "'{}'::text[]", String.valueOf(BATCH), "'node:default@me'",
+                "'{}'::text[]", "'default'", "now()", "'default'", "'{}'::text[]", String.valueOf(BATCH), "'node:default@me'",
                 "now() + interval '30 seconds'", "now()");
         List<JsonObject> pickScans = nodes(plan).stream()
                 .filter(n -> "gen_durable_pick".equals(n.getString("Index Name", null))).toList();
@@ -136,18 +137,21 @@ class PlanTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"force_custom_plan", "force_generic_plan"})
     void the_gc_walks_its_partial_index_and_reads_parents_by_primary_key(String mode) {
-        JsonObject plan = explain(new GcSql(schema).selectSql(), mode, "now() - interval '1 day'", "10000");
-        assertThat(indexesOn(plan, "gen_durable")).contains("gen_durable_gc", "gen_durable_pkey");
-        assertThat(seqScans(plan)).doesNotContain("gen_durable");
+        for (GcSql.Kind kind : GcSql.Kind.values()) {
+            JsonObject plan = explain(new GcSql(schema).selectSql(kind), mode, "now() - interval '1 day'", "10000");
+            assertThat(indexesOn(plan, "gen_durable")).as(kind.name())
+                    .contains("gen_durable_gc_" + kind.name().toLowerCase(java.util.Locale.ROOT), "gen_durable_pkey");
+            assertThat(seqScans(plan)).as(kind.name()).doesNotContain("gen_durable");
+        }
     }
 
     @Test
     void a_gc_batch_reads_one_batch_plus_the_spared_children_of_parents_mid_join() {
         // Past a one-day retention: 13,600 terminal rows, and 10,000 ended children (three days
         // old, the oldest of all) whose parents are still mid-join. A batch of 1,000.
-        JsonObject plan = explainAnalyzeRolledBack(new GcSql(schema).selectSql(), "now() - interval '1 day'", "1000");
+        JsonObject plan = explainAnalyzeRolledBack(new GcSql(schema).selectSql(GcSql.Kind.DONE), "now() - interval '1 day'", "1000");
         List<JsonObject> gcScans = nodes(plan).stream()
-                .filter(n -> "gen_durable_gc".equals(n.getString("Index Name", null))).toList();
+                .filter(n -> "gen_durable_gc_done".equals(n.getString("Index Name", null))).toList();
         assertThat(gcScans).hasSize(1);
         assertThat(gcScans.get(0).getString("Node Type")).isEqualTo("Index Scan");
         long read = rowsRead(gcScans.get(0));
@@ -178,7 +182,7 @@ class PlanTest {
     @ValueSource(strings = {"force_custom_plan", "force_generic_plan"})
     void the_flush_locks_and_updates_its_rows_by_primary_key_never_through_the_lease_index(String mode) {
         String ids = idArray("SELECT id FROM gen_durable WHERE status = 'executing' ORDER BY id LIMIT " + BATCH);
-        FlushSql flush = new FlushSql(schema);
+        FlushSql flush = FlushSql.in(new Statements(schema));
         JsonObject lock = explain(flush.lockSql(), mode, ids);
         assertThat(indexesOn(lock, "gen_durable")).containsExactly("gen_durable_pkey");
 

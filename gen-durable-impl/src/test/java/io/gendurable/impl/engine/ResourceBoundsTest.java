@@ -286,7 +286,7 @@ class ResourceBoundsTest {
         Leaves leaves = new Leaves();
         Engine e = h.start("chain", c -> c.queues(Map.of("default", 32)).prefetch(64).minDemand(16)
                 .flushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), 128, Duration.ofMillis(2))))
-                .gc(new EngineConfig.GcConfig(true, Duration.ofMillis(250), retention, 10_000)),
+                .gc(new EngineConfig.GcConfig(true, Duration.ofMillis(250), retention, retention, 10_000)),
                 chain, round, leaves);
         long baseline = heapAfterGc();
         long t0 = System.nanoTime();
@@ -361,7 +361,7 @@ class ResourceBoundsTest {
 
         Engine e = h.start("worker", c -> c.queues(Map.of("serial", 1)).prefetch(prefetch)
                 .flushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), 16, Duration.ofMillis(1)))), fsm);
-        Scheduler s = e.schedulers().get(0);
+        Scheduler s = EngineInternals.schedulers(e).get(0);
         long baseline = heapAfterGc();
         long t1 = System.nanoTime();
         try (Sampler inFlight = new Sampler(2, s::inFlight);

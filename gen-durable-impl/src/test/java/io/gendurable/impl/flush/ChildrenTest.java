@@ -1,5 +1,6 @@
 package io.gendurable.impl.flush;
 
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.Child;
 import io.gendurable.DurableFsm;
 import io.gendurable.Fsm;
@@ -209,7 +210,7 @@ class ChildrenTest {
         Parent parent = new Parent();
         Kid kid = new Kid();
         kid.hold = new CountDownLatch(1);
-        Engine e = h.start("n1", c -> c.gc(new EngineConfig.GcConfig(false, Duration.ofHours(1), Duration.ZERO, 100)),
+        Engine e = h.start("n1", c -> c.gc(new EngineConfig.GcConfig(false, Duration.ofHours(1), Duration.ZERO, Duration.ZERO, 100)),
                 parent, kid);
         long id = e.insert(Parent.class, Plan.of(3)).id();
         await().atMost(Duration.ofSeconds(10)).until(() ->
@@ -217,7 +218,7 @@ class ChildrenTest {
         long unrelated = e.insert(Kid.class, new Work(5, false, 0)).id();
         await().atMost(Duration.ofSeconds(10)).until(() -> e.find(unrelated).orElseThrow().status() == Status.DONE);
 
-        assertThat(e.gc().runOnce()).isEqualTo(1);  // the unrelated done row only
+        assertThat(EngineInternals.gc(e).runOnce()).isEqualTo(1);  // the unrelated done row only
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE parent_id = " + id)).isEqualTo(3);
 
         kid.hold.countDown();

@@ -1,5 +1,6 @@
 package io.gendurable.impl.flush;
 
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.Fsm;
 import io.gendurable.InsertOptions;
 import io.gendurable.InstanceSnapshot;
@@ -118,7 +119,7 @@ class FencingTest {
         String worker1 = lockedBy(x);
 
         h.exec("UPDATE gen_durable SET lease_expires_at = now() - interval '1 second' WHERE id = " + x);
-        assertThat(e.reaper().runOnce()).isEqualTo(1);
+        assertThat(EngineInternals.reaper(e).runOnce()).isEqualTo(1);
 
         awaitLatch(fsm.latch(fsm.entered, 3), "run 3 started");
         assertThat(lockedBy(x)).as("the same worker holds every claim").isEqualTo(worker1);
@@ -169,11 +170,11 @@ class FencingTest {
                 + "WHERE status = 'executing' AND id <> " + runningId);
         Engine b = h.start("b", c -> c.queues(Map.of("default", 4)).prefetch(0)
                 .lease(Duration.ofSeconds(60), Duration.ofSeconds(25)).limits(gate), fsm);
-        assertThat(b.reaper().runOnce()).isEqualTo(4);
+        assertThat(EngineInternals.reaper(b).runOnce()).isEqualTo(4);
         // The reconciler skips a counter row another transaction holds (B's admission may be
         // denying right then): run it until B has taken the 4 (the GC loop, off here, would).
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            b.gc().reconcileGates();
+            EngineInternals.gc(b).reconcileGates();
             return entered(fsm) == 5;
         });
         assertThat(executing()).isEqualTo(5);

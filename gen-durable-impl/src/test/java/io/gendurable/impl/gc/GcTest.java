@@ -1,5 +1,6 @@
 package io.gendurable.impl.gc;
 
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
@@ -25,7 +26,7 @@ class GcTest {
     void up(EngineHarness h) {
         this.h = h;
         e = h.start("gc", c -> c.queues(Map.of())
-                .gc(new EngineConfig.GcConfig(false, Duration.ofHours(1), Duration.ofDays(1), 3)), new Noop());
+                .gc(new EngineConfig.GcConfig(false, Duration.ofHours(1), Duration.ofDays(1), Duration.ofDays(1), 3)), new Noop());
     }
 
     private List<Long> insert(int n) {
@@ -41,6 +42,23 @@ class GcTest {
     }
 
     @Test
+    void failed_and_cancelled_rows_are_kept_for_their_own_longer_retention() {
+        Engine keeps = h.start("gc-failed", c -> c.queues(Map.of())
+                .gc(new EngineConfig.GcConfig(false, Duration.ofHours(1), Duration.ofDays(1), Duration.ofDays(7), 100)), new Noop());
+        assertThat(keeps.config().gc().failedRetention()).isEqualTo(Duration.ofDays(7));
+        List<Long> ids = insert(6);
+        h.exec("UPDATE gen_durable SET status = 'done', updated_at = now() - interval '2 days' WHERE id = " + ids.get(0));
+        h.exec("UPDATE gen_durable SET status = 'failed', updated_at = now() - interval '2 days' WHERE id = " + ids.get(1));
+        h.exec("UPDATE gen_durable SET status = 'cancelled', updated_at = now() - interval '2 days' WHERE id = " + ids.get(2));
+        h.exec("UPDATE gen_durable SET status = 'failed', updated_at = now() - interval '8 days' WHERE id = " + ids.get(3));
+        h.exec("UPDATE gen_durable SET status = 'cancelled', updated_at = now() - interval '8 days' WHERE id = " + ids.get(4));
+
+        assertThat(EngineInternals.gc(keeps).runOnce()).isEqualTo(3);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(ids.subList(1, 3)))).as("kept a week").isEqualTo(2);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + ids.get(5))).as("live").isEqualTo(1);
+    }
+
+    @Test
     void terminal_rows_past_retention_are_deleted_in_full_batches_until_none_remain() {
         List<Long> old = insert(7);
         List<Long> recent = insert(2);
@@ -51,12 +69,12 @@ class GcTest {
         h.exec("UPDATE gen_durable SET updated_at = now() - interval '9 days' WHERE id IN " + in(live));
 
         // batch = 3: 7 rows need three sweeps; one runOnce re-sweeps while batches come back full.
-        assertThat(e.gc().runOnce()).isEqualTo(7);
+        assertThat(EngineInternals.gc(e).runOnce()).isEqualTo(7);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(old))).isZero();
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(recent))).isEqualTo(2);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(live))).isEqualTo(2);
         assertThat(e.metrics().gcSwept.sum()).isEqualTo(7);
-        assertThat(e.gc().runOnce()).isZero();
+        assertThat(EngineInternals.gc(e).runOnce()).isZero();
     }
 
     @Test
@@ -70,11 +88,11 @@ class GcTest {
                 + ", updated_at = now() - interval '2 days' WHERE id = " + child);
         h.exec("UPDATE gen_durable SET status = 'done', parent_id = 999999999, updated_at = now() - interval '2 days' WHERE id = " + orphan);
 
-        assertThat(e.gc().runOnce()).isEqualTo(1);
+        assertThat(EngineInternals.gc(e).runOnce()).isEqualTo(1);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + child)).isEqualTo(1);
 
         h.exec("UPDATE gen_durable SET status = 'done', children_pending = 0, updated_at = now() WHERE id = " + parent);
-        assertThat(e.gc().runOnce()).isEqualTo(1);
+        assertThat(EngineInternals.gc(e).runOnce()).isEqualTo(1);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + child)).isZero();
     }
 
@@ -97,11 +115,11 @@ class GcTest {
         h.exec("UPDATE gen_durable SET status = 'done', parent_id = " + parent
                 + ", updated_at = now() - interval '2 days' WHERE id IN " + in(children));
 
-        assertThat(e.gc().runOnce()).isZero();
+        assertThat(EngineInternals.gc(e).runOnce()).isZero();
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(children))).isEqualTo(2);
 
         h.exec("UPDATE gen_durable SET status = 'failed', updated_at = now() WHERE id = " + parent);
-        assertThat(e.gc().runOnce()).isEqualTo(2);
+        assertThat(EngineInternals.gc(e).runOnce()).isEqualTo(2);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(children))).isZero();
     }
 }

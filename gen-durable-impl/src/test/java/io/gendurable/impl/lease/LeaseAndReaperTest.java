@@ -1,5 +1,6 @@
 package io.gendurable.impl.lease;
 
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.Fsm;
 import io.gendurable.Outcome;
 import io.gendurable.Status;
@@ -54,7 +55,7 @@ class LeaseAndReaperTest {
         TestClock later = new TestClock();
         later.advance(Duration.ofMinutes(5));
         Engine sweeper = h.start("sweeper", c -> c.queues(Map.of()), later, fsm);
-        assertThat(sweeper.reaper().runOnce()).isEqualTo(1);
+        assertThat(EngineInternals.reaper(sweeper).runOnce()).isEqualTo(1);
         assertThat(sweeper.metrics().reaped.sum()).isEqualTo(1);
         var reaped = worker.find(id).orElseThrow();
         assertThat(reaped.status()).isEqualTo(Status.RUNNABLE);
@@ -79,7 +80,7 @@ class LeaseAndReaperTest {
         // A worker that died holding the row: executing, lease already expired.
         h.exec("UPDATE gen_durable SET status = 'executing', claim_token = nextval('gen_durable_claim_token'), locked_by = 'dead:default@00000000', "
                 + "lease_expires_at = now() - interval '1 second' WHERE id = " + id);
-        assertThat(e.reaper().runOnce()).isEqualTo(1);
+        assertThat(EngineInternals.reaper(e).runOnce()).isEqualTo(1);
         var row = e.find(id).orElseThrow();
         assertThat(row.status()).isEqualTo(Status.RUNNABLE);
         assertThat(row.attempt()).isEqualTo(2);
@@ -121,7 +122,7 @@ class LeaseAndReaperTest {
         // Renewed past the original 2 s lease: the original expiry came and went, the row is still owned.
         await().atMost(Duration.ofSeconds(8)).until(() -> h.queryLong(
                 "SELECT (extract(epoch FROM lease_expires_at) * 1000)::bigint FROM gen_durable WHERE id = " + id) > first + 2500);
-        assertThat(e.reaper().runOnce()).isZero();
+        assertThat(EngineInternals.reaper(e).runOnce()).isZero();
         assertThat(e.find(id).orElseThrow().status()).isEqualTo(Status.EXECUTING);
         fsm.release.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> e.find(id).orElseThrow().status() == Status.DONE);
@@ -148,7 +149,7 @@ class LeaseAndReaperTest {
         for (int i = 0; i < 3; i++) {
             h.exec("UPDATE gen_durable SET status = 'executing', claim_token = nextval('gen_durable_claim_token'), locked_by = 'dead:default@0000000" + i + "', "
                     + "lease_expires_at = now() - interval '1 second' WHERE id = " + id);
-            assertThat(web.reaper().runOnce()).isEqualTo(1);
+            assertThat(EngineInternals.reaper(web).runOnce()).isEqualTo(1);
         }
         assertThat(web.find(id).orElseThrow().attempt()).isEqualTo(4);
         Engine worker = h.start("worker", c -> c, fsm);

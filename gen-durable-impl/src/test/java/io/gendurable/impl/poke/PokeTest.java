@@ -1,5 +1,6 @@
 package io.gendurable.impl.poke;
 
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.Status;
 import io.gendurable.impl.claim.Scheduler;
 import io.gendurable.impl.engine.Engine;
@@ -30,7 +31,7 @@ class PokeTest {
         Engine e = h.start("n1", c -> c.poll(Duration.ofSeconds(30), Duration.ofSeconds(30)), new Noop());
         await().atMost(Duration.ofSeconds(5)).until(() -> e.metrics().picks.sum() >= 1);
         long before = e.metrics().picks.sum();
-        Scheduler s = e.schedulers().get(0);
+        Scheduler s = EngineInternals.schedulers(e).get(0);
         for (int i = 0; i < 10_000; i++) {
             s.poke();
         }

@@ -1,5 +1,6 @@
 package io.gendurable.impl.poke;
 
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.Fsm;
 import io.gendurable.Outcome;
 import io.gendurable.Status;
@@ -64,7 +65,7 @@ class PostgresPokeTest {
     private Engine[] startPair() {
         Engine a = h.start("A", node(EngineConfig.PokeTransport.POSTGRES, false), new Noop());
         Engine b = h.start("B", node(EngineConfig.PokeTransport.POSTGRES, true), new Noop());
-        await().atMost(Duration.ofSeconds(10)).until(() -> b.pokeListenerPid() > 0 && b.metrics().picks.sum() >= 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> EngineInternals.pokeListenerPid(b) > 0 && b.metrics().picks.sum() >= 1);
         return new Engine[] {a, b};
     }
 
@@ -105,7 +106,7 @@ class PostgresPokeTest {
     void a_signal_delivered_on_node_a_wakes_an_instance_parked_on_node_b_at_once() {
         Engine a = h.start("A", node(EngineConfig.PokeTransport.POSTGRES, false), new Noop(), new Parker());
         Engine b = h.start("B", node(EngineConfig.PokeTransport.POSTGRES, true), new Noop(), new Parker());
-        await().atMost(Duration.ofSeconds(10)).until(() -> b.pokeListenerPid() > 0 && b.metrics().picks.sum() >= 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> EngineInternals.pokeListenerPid(b) > 0 && b.metrics().picks.sum() >= 1);
         long id = a.insert(Parker.class, new Item(1)).id();
         await().atMost(Duration.ofSeconds(10)).until(() -> b.find(id).orElseThrow().status() == Status.AWAITING_SIGNAL);
 
@@ -126,14 +127,14 @@ class PostgresPokeTest {
         Engine b = ab[1];
         long before = insertOnAndTimeDoneBy(a, b, 1);
 
-        int pid = b.pokeListenerPid();
+        int pid = EngineInternals.pokeListenerPid(b);
         h.exec("SELECT pg_terminate_backend(" + pid + ")");
         await().atMost(Duration.ofSeconds(10)).until(() -> b.metrics().pokeReconnects.sum() >= 1
-                && b.pokeListenerPid() > 0 && b.pokeListenerPid() != pid);
+                && EngineInternals.pokeListenerPid(b) > 0 && EngineInternals.pokeListenerPid(b) != pid);
         long after = insertOnAndTimeDoneBy(a, b, 2);
 
         System.out.println("postgres poke: before the kill " + before + " ms, after the reconnect " + after
-                + " ms (listener pid " + pid + " -> " + b.pokeListenerPid() + ")");
+                + " ms (listener pid " + pid + " -> " + EngineInternals.pokeListenerPid(b) + ")");
         assertThat(after).isLessThan(1000);
         assertThat(b.metrics().pokeReconnects.sum()).isEqualTo(1);
     }
@@ -142,11 +143,11 @@ class PostgresPokeTest {
     void a_killed_listener_connection_is_not_handed_back_to_the_pool_for_other_work() throws Exception {
         Engine[] ab = startPair();
         Engine b = ab[1];
-        int pid = b.pokeListenerPid();
+        int pid = EngineInternals.pokeListenerPid(b);
 
         h.exec("SELECT pg_terminate_backend(" + pid + ")");
         // The listener noticed and let go of its connection; it retries after a short backoff.
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1)).until(() -> b.pokeListenerPid() != pid);
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1)).until(() -> EngineInternals.pokeListenerPid(b) != pid);
 
         // Take every connection the shared pool hands out now: none may be the killed one.
         List<Connection> held = new ArrayList<>();
@@ -346,7 +347,7 @@ class PostgresPokeTest {
         UnaryOperator<EngineConfig.Builder> onSchema = c -> c.schema(schema);
         Engine a = h.start("A", c -> node(EngineConfig.PokeTransport.POSTGRES, false).apply(onSchema.apply(c)), new Noop());
         Engine b = h.start("B", c -> node(EngineConfig.PokeTransport.POSTGRES, true).apply(onSchema.apply(c)), new Noop());
-        await().atMost(Duration.ofSeconds(10)).until(() -> b.pokeListenerPid() > 0 && b.metrics().picks.sum() >= 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> EngineInternals.pokeListenerPid(b) > 0 && b.metrics().picks.sum() >= 1);
 
         long ms = insertOnAndTimeDoneBy(a, b, 1);
 
@@ -369,7 +370,7 @@ class PostgresPokeTest {
         await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3))
                 .until(() -> b.find(id).orElseThrow().status() == Status.RUNNABLE);
         assertThat(b.metrics().picks.sum()).isEqualTo(picks);
-        assertThat(b.pokeListenerPid()).isEqualTo(-1);
+        assertThat(EngineInternals.pokeListenerPid(b)).isEqualTo(-1);
         assertThat(a.metrics().pokesSent.sum()).isZero();
     }
 }

@@ -1,5 +1,6 @@
 package io.gendurable.impl.signals;
 
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.Fsm;
 import io.gendurable.InsertOptions;
 import io.gendurable.Outcome;
@@ -406,7 +407,7 @@ class SignalsTest {
 
         AtomicInteger fired = new AtomicInteger();
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
-                .until(() -> fired.addAndGet(e.reaper().fireTimeouts()) >= 1);
+                .until(() -> fired.addAndGet(EngineInternals.reaper(e).fireTimeouts()) >= 1);
         long firedAfterMs = (System.nanoTime() - start) / 1_000_000;
         assertThat(firedAfterMs).isGreaterThanOrEqualTo(200);
 
@@ -419,7 +420,7 @@ class SignalsTest {
             assertThat(s.attempt()).isEqualTo(1);
         });
         assertThat(e.find(id).orElseThrow().lastError()).isNull();
-        assertThat(e.reaper().fireTimeouts()).isZero();
+        assertThat(EngineInternals.reaper(e).fireTimeouts()).isZero();
     }
 
     @Test
@@ -452,7 +453,7 @@ class SignalsTest {
 
         AtomicInteger fired = new AtomicInteger();
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
-                .until(() -> fired.addAndGet(sweeper.reaper().fireTimeouts()) >= 1);
+                .until(() -> fired.addAndGet(EngineInternals.reaper(sweeper).fireTimeouts()) >= 1);
         var woken = sweeper.find(id).orElseThrow();
         assertThat(woken.status()).isEqualTo(Status.RUNNABLE);
         assertThat(woken.awaits()).isEmpty();
@@ -460,7 +461,7 @@ class SignalsTest {
         // The row is runnable, not parked: the delivery stores the signal and wakes nothing.
         assertThat(sweeper.signal(SignalTarget.id(id), "go", new Doc("too late"))).isEqualTo(SignalResult.DELIVERED);
 
-        worker.schedulers().get(0).poke();
+        EngineInternals.schedulers(worker).get(0).poke();
         awaitStatus(worker, id, Status.DONE);
         assertThat(fsm.runsOf("late")).singleElement().satisfies(s -> {
             assertThat(s.awaited()).as("a timeout wake").isEmpty();
@@ -487,7 +488,7 @@ class SignalsTest {
         assertThat(e.find(id).orElseThrow().awaitDeadline()).isNull();
         // Past the first deadline, the sweep finds nothing to fire.
         await().atMost(Duration.ofSeconds(5)).until(() -> System.nanoTime() - parkedAt > 400_000_000L);
-        assertThat(e.reaper().fireTimeouts()).isZero();
+        assertThat(EngineInternals.reaper(e).fireTimeouts()).isZero();
         assertThat(e.metrics().awaitTimeouts.sum()).isZero();
         assertThat(fsm.runsOf("after")).singleElement()
                 .satisfies(s -> assertThat(s.awaited()).extracting(Signal::name).containsExactly("go"));

@@ -61,7 +61,7 @@ public final class EngineHarness implements AutoCloseable {
                 .lease(Duration.ofSeconds(30), Duration.ofSeconds(5))
                 .drainTimeout(Duration.ofSeconds(5))
                 .reaper(new EngineConfig.ReaperConfig(false, Duration.ofSeconds(1), 1000))
-                .gc(new EngineConfig.GcConfig(false, Duration.ofSeconds(60), Duration.ofDays(1), 10_000));
+                .gc(new EngineConfig.GcConfig(false, Duration.ofSeconds(60), Duration.ofDays(1), Duration.ofDays(1), 10_000));
     }
 
     /** Starts an engine ("node") with the given FSMs and a configuration tweak (on a builder holding {@link #config(String)}). */

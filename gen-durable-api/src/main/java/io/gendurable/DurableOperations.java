@@ -1,0 +1,123 @@
+package io.gendurable;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The operator's API: act on instances and queues. Inject it ({@code @Inject DurableOperations
+ * ops}) into an EJB, a REST resource or a test, like {@link GenDurable}. Thread-safe.
+ * <p>
+ * Every action is one short transaction: it validates its input first (an
+ * {@link IllegalArgumentException} naming the field, nothing written), waits at most a few
+ * seconds for a row another transaction holds (then fails, nothing written), logs the action
+ * with the caller's principal when there is one, and fires an
+ * {@link io.gendurable.events.OperatorAction} CDI event after it committed.
+ */
+public interface DurableOperations {
+
+    /**
+     * Cancels a live instance: it ends {@link Status#CANCELLED} with {@code reason} as its last
+     * error. A step running for it at that moment commits nothing (its claim is fenced), its gate
+     * slot is returned at once, signals to it answer {@link SignalResult#NO_TARGET}, and a parent
+     * awaiting it counts it as finished (not succeeded). Its children are left running.
+     *
+     * @param id     the instance
+     * @param reason why (kept as its last error); null for a default text
+     * @return what was cancelled
+     * @throws NoSuchInstanceException when there is no such instance
+     * @throws InstanceStateException  when it has already ended
+     */
+    Cancellation cancel(long id, String reason);
+
+    /**
+     * {@link #cancel(long, String)}, and with {@code withDescendants} its live children, their
+     * children and so on, in the same transaction.
+     *
+     * @param id              the instance
+     * @param reason          why; null for a default text
+     * @param withDescendants also cancel its live descendants
+     * @return what was cancelled
+     * @throws NoSuchInstanceException when there is no such instance
+     * @throws InstanceStateException  when it has already ended
+     */
+    Cancellation cancel(long id, String reason, boolean withDescendants);
+
+    /**
+     * Runs a failed or cancelled instance again from the step it ended in, with its state,
+     * attempts counted from 1. Its correlation key is taken again. A parent that already counted
+     * it as finished does not wait for it again.
+     *
+     * @param id the instance
+     * @return the instance, runnable
+     * @throws NoSuchInstanceException     when there is no such instance
+     * @throws InstanceStateException      when it is not failed or cancelled
+     * @throws CorrelationKeyHeldException when another live instance holds its correlation key
+     */
+    InstanceSnapshot retry(long id);
+
+    /**
+     * {@link #retry(long)} from a named step and/or with a replacement state.
+     *
+     * @param id      the instance
+     * @param options the step to start from, the state to use
+     * @return the instance, runnable
+     * @throws NoSuchInstanceException     when there is no such instance
+     * @throws InstanceStateException      when it is not failed or cancelled
+     * @throws CorrelationKeyHeldException when another live instance holds its correlation key
+     * @throws IllegalArgumentException    when the replacement state is not of the FSM's state type
+     */
+    InstanceSnapshot retry(long id, RetryOptions options);
+
+    /**
+     * Makes a runnable instance due now.
+     *
+     * @param id the instance
+     * @return the instance
+     * @throws NoSuchInstanceException when there is no such instance
+     * @throws InstanceStateException  when it is not runnable
+     */
+    InstanceSnapshot runNow(long id);
+
+    /**
+     * Makes a runnable instance due at {@code at}.
+     *
+     * @param id the instance
+     * @param at when it becomes due
+     * @return the instance
+     * @throws NoSuchInstanceException when there is no such instance
+     * @throws InstanceStateException  when it is not runnable
+     */
+    InstanceSnapshot reschedule(long id, Instant at);
+
+    /**
+     * Changes a runnable instance's priority (0 is picked first).
+     *
+     * @param id       the instance
+     * @param priority 0 or more
+     * @return the instance
+     * @throws NoSuchInstanceException when there is no such instance
+     * @throws InstanceStateException  when it is not runnable
+     */
+    InstanceSnapshot changePriority(long id, int priority);
+
+    /**
+     * Pauses a queue on every node, durably (a restart keeps it paused): no node claims from it
+     * any more, steps already running finish, rows a node had prefetched go back to runnable
+     * within one poll interval. Pausing a paused queue updates its reason.
+     *
+     * @param queue  the queue
+     * @param reason why, or null
+     */
+    void pauseQueue(String queue, String reason);
+
+    /**
+     * Resumes a paused queue on every node.
+     *
+     * @param queue the queue
+     * @return whether it was paused
+     */
+    boolean resumeQueue(String queue);
+
+    /** @return the paused queues, by name */
+    List<PausedQueue> pausedQueues();
+}

@@ -1,0 +1,68 @@
+package io.gendurable.impl.claim;
+
+import io.gendurable.impl.runtime.EngineContext;
+import io.gendurable.impl.runtime.Loops;
+import io.gendurable.impl.runtime.Periodic;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.Set;
+
+/**
+ * This node's view of the queues paused cluster-wide, read by one statement every poll interval
+ * (and at once when a pause is poked). The claim itself never takes a paused queue's rows (it
+ * checks the table in the same statement); this view is for what the claim cannot see: a
+ * scheduler starts none of the rows it had already prefetched and gives them back, and it polls
+ * instead of claiming.
+ */
+public final class PausedQueues {
+    private static final Logger LOG = System.getLogger("io.gendurable.claim");
+
+    private final EngineContext ctx;
+    private final ClaimSql sql;
+    private final Runnable changed;
+    private final Periodic loop;
+    private volatile Set<String> paused = Set.of();
+
+    /**
+     * @param ctx     the engine's context
+     * @param changed told when the set changed (the engine pokes its schedulers)
+     */
+    public PausedQueues(EngineContext ctx, Runnable changed) {
+        this.ctx = ctx;
+        this.sql = ctx.statements().of(ClaimSql.class, ClaimSql::new);
+        this.changed = changed;
+        this.loop = new Periodic(ctx.requireTimer(), ctx.config().poll().interval(),
+                () -> Loops.guarded(LOG, "paused-queues refresh", ctx.metrics(), this::refresh));
+    }
+
+    /** @param queue a queue @return whether it was paused at the last refresh */
+    public boolean isPaused(String queue) {
+        return paused.contains(queue);
+    }
+
+    /** @return the queues paused at the last refresh */
+    public Set<String> paused() {
+        return paused;
+    }
+
+    /** Reads the paused queues now; tells {@code changed} when they differ from the last read. */
+    public void refresh() {
+        Set<String> now = Set.copyOf(ctx.db().inTransaction(sql::pausedQueues));
+        Set<String> before = paused;
+        paused = now;
+        if (!now.equals(before)) {
+            LOG.log(Level.INFO, "gen-durable: paused queues now " + now + " (were " + before + ")");
+            changed.run();
+        }
+    }
+
+    public void start() {
+        Loops.guarded(LOG, "paused-queues refresh", ctx.metrics(), this::refresh);
+        loop.start();
+    }
+
+    public void stop() {
+        loop.stop();
+    }
+}

@@ -1,0 +1,240 @@
+package io.gendurable.impl.control;
+
+import io.gendurable.CorrelationKeyHeldException;
+import io.gendurable.InstanceStateException;
+import io.gendurable.NoSuchInstanceException;
+import io.gendurable.PausedQueue;
+import io.gendurable.Status;
+import io.gendurable.impl.admission.BucketSql;
+import io.gendurable.impl.admission.Limiter;
+import io.gendurable.impl.flush.ChildrenSql;
+import io.gendurable.impl.poke.Poke;
+import io.gendurable.impl.runtime.EngineContext;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * An operator's actions on instances and queues, each one short transaction: cancel (with the
+ * gate slot returned and a waiting parent told, in the same transaction), retry, reschedule,
+ * pause and resume a queue. Callers (the operations facade) validate arguments, log and fire the
+ * events; this class writes and tells the engine what changed.
+ */
+public final class Controls {
+    /** The statuses an instance is live in. */
+    public static final Set<Status> LIVE = EnumSet.of(Status.RUNNABLE, Status.EXECUTING, Status.AWAITING_SIGNAL,
+            Status.AWAITING_CHILDREN);
+    /** The statuses a retry applies to. */
+    public static final Set<Status> RETRYABLE = EnumSet.of(Status.FAILED, Status.CANCELLED);
+
+    /** Told after an action committed: rows whose status changed (id → new status), queues to poke. */
+    public interface Committed {
+        void changed(Map<Long, String> statuses);
+    }
+
+    /**
+     * What a cancel committed.
+     *
+     * @param cancelled the ids cancelled, the asked one first
+     * @param queues    the queues whose rows changed (a woken parent's included)
+     */
+    public record Cancelled(List<Long> cancelled, Set<String> queues) {
+    }
+
+    private final EngineContext ctx;
+    private final ControlSql sql;
+    private final BucketSql buckets;
+    private final ChildrenSql children;
+    private final Poke poke;
+    private final Committed committed;
+
+    /**
+     * @param ctx       the engine's context
+     * @param poke      told of the queues whose rows became runnable
+     * @param committed told of the rows whose status changed (the engine's await waiters)
+     */
+    public Controls(EngineContext ctx, Poke poke, Committed committed) {
+        this.ctx = ctx;
+        this.sql = ctx.statements().of(ControlSql.class, ControlSql::new);
+        this.buckets = ctx.statements().of(BucketSql.class, BucketSql::new);
+        this.children = ctx.statements().of(ChildrenSql.class, ChildrenSql::new);
+        this.poke = poke;
+        this.committed = committed;
+    }
+
+    /**
+     * Cancels a live instance and, when asked, its live descendants. A step running for one of them
+     * commits nothing (its claim's token is gone); its gate slot is returned now; a parent awaiting
+     * its children counts it as finished.
+     *
+     * @throws NoSuchInstanceException when there is no such instance
+     * @throws InstanceStateException  when it has already ended
+     */
+    public Cancelled cancel(long id, String reason, boolean withDescendants) {
+        Map<Long, String> statuses = new HashMap<>();
+        Cancelled result = ctx.db().inTransaction(c -> {
+            sql.boundLockWaits(c);
+            Optional<Long> parent = sql.probe(c, id).orElseThrow(() -> new NoSuchInstanceException(id));
+            Set<Long> wanted = new LinkedHashSet<>();
+            wanted.add(id);
+            parent.ifPresent(wanted::add);
+            if (withDescendants) {
+                wanted.addAll(sql.liveDescendants(c, id));
+            }
+            Map<Long, ControlSql.Locked> rows = new HashMap<>();
+            for (ControlSql.Locked r : sql.lock(c, wanted)) {
+                rows.put(r.id(), r);
+            }
+            ControlSql.Locked target = rows.get(id);
+            if (target == null) {
+                throw new NoSuchInstanceException(id);  // deleted between the probe and the lock
+            }
+            if (target.terminal()) {
+                throw new InstanceStateException("cancel", id, Status.fromDb(target.status()), LIVE);
+            }
+            List<Long> ids = new ArrayList<>();
+            ids.add(id);
+            for (Long d : wanted) {
+                ControlSql.Locked r = rows.get(d);
+                if (d != id && r != null && !r.terminal() && !parent.equals(Optional.of(d))) {
+                    ids.add(d);
+                }
+            }
+            Instant now = ctx.clock().instant();
+            List<Long> done = sql.cancel(c, ids, reason, now);
+            Set<String> queues = new LinkedHashSet<>();
+            List<Limiter.Slot> slots = new ArrayList<>();
+            for (Long d : done) {
+                ControlSql.Locked r = rows.get(d);
+                statuses.put(d, "cancelled");
+                queues.add(r.queue());
+                if ("executing".equals(r.status()) && r.concurrencyShard() != null && r.concurrencyShard() >= 0) {
+                    slots.add(new Limiter.Slot(r.concurrencyKey(), r.concurrencyShard()));
+                }
+            }
+            if (!slots.isEmpty()) {
+                buckets.credit(c, slots);
+            }
+            if (parent.isPresent() && rows.containsKey(parent.get())
+                    && "awaiting_children".equals(rows.get(parent.get()).status())) {
+                children.join(c, List.of(parent.get()), now).forEach((p, q) -> {
+                    statuses.put(p, "runnable");
+                    queues.add(q);
+                });
+            }
+            List<Long> ordered = new ArrayList<>(done);
+            ordered.sort((a, b) -> a == id ? -1 : b == id ? 1 : Long.compare(a, b));
+            return new Cancelled(ordered, queues);
+        });
+        committed.changed(statuses);
+        result.queues().forEach(poke::poke);
+        return result;
+    }
+
+    /**
+     * Makes a failed or cancelled instance runnable again: from {@code step} (or the step it ended
+     * in), with {@code stateJson} (or its state), attempts counted from 1.
+     *
+     * @param state checks a replacement state against the row's FSM before anything is written
+     * @throws NoSuchInstanceException     when there is no such instance
+     * @throws InstanceStateException      when it is not failed or cancelled
+     * @throws CorrelationKeyHeldException when another live instance holds its correlation key
+     */
+    public void retry(long id, String step, StateCheck state) {
+        String queue = ctx.db().inTransaction(c -> {
+            ControlSql.Locked row = lockOne(c, id);
+            Status status = Status.fromDb(row.status());
+            if (!RETRYABLE.contains(status)) {
+                throw new InstanceStateException("retry", id, status, RETRYABLE);
+            }
+            String stateJson = state == null ? null : state.encode(row.fsm(), row.fsmVersion());
+            Savepoint before = c.setSavepoint();
+            try {
+                sql.retry(c, id, step, stateJson, ctx.clock().instant());
+            } catch (SQLException e) {
+                if (!"23505".equals(e.getSQLState())) {
+                    throw e;
+                }
+                c.rollback(before);
+                throw new CorrelationKeyHeldException(id, row.correlationKey(), sql.holder(c, row.correlationKey()));
+            }
+            return row.queue();
+        });
+        committed.changed(Map.of(id, "runnable"));
+        poke.poke(queue);
+    }
+
+    /** Encodes a replacement state for a row's FSM, or fails naming what is wrong. */
+    @FunctionalInterface
+    public interface StateCheck {
+        /**
+         * @param fsm     the row's FSM name
+         * @param version the row's FSM version
+         * @return the state as JSON
+         */
+        String encode(String fsm, int version);
+    }
+
+    /**
+     * Changes when a runnable instance runs, or its priority.
+     *
+     * @param runAt    the new due time, or null to keep it
+     * @param priority the new priority (0 first), or null to keep it
+     * @throws NoSuchInstanceException when there is no such instance
+     * @throws InstanceStateException  when it is not runnable
+     */
+    public void reschedule(long id, Instant runAt, Integer priority) {
+        String queue = ctx.db().inTransaction(c -> {
+            ControlSql.Locked row = lockOne(c, id);
+            Status status = Status.fromDb(row.status());
+            if (status != Status.RUNNABLE) {
+                throw new InstanceStateException("reschedule", id, status, EnumSet.of(Status.RUNNABLE));
+            }
+            sql.reschedule(c, id, runAt, priority, ctx.clock().instant());
+            return row.queue();
+        });
+        poke.poke(queue);
+    }
+
+    /** Bounds this transaction's lock waits, then locks one row. */
+    private ControlSql.Locked lockOne(Connection c, long id) throws SQLException {
+        sql.boundLockWaits(c);
+        List<ControlSql.Locked> rows = sql.lock(c, List.of(id));
+        if (rows.isEmpty()) {
+            throw new NoSuchInstanceException(id);
+        }
+        return rows.get(0);
+    }
+
+    /** Pauses {@code queue} on every node (again: updates who and why). */
+    public void pause(String queue, String principal, String reason) {
+        ctx.db().inTransaction(c -> {
+            sql.pause(c, queue, principal, reason, ctx.clock().instant());
+            return null;
+        });
+        poke.poke(queue);  // a node with the queue's rows prefetched hears of it now, not at its next refresh
+    }
+
+    /** @return whether the queue was paused; every node claims from it again */
+    public boolean resume(String queue) {
+        boolean was = ctx.db().inTransaction(c -> sql.resume(c, queue));
+        poke.poke(queue);
+        return was;
+    }
+
+    /** @return the paused queues, by name */
+    public List<PausedQueue> paused() {
+        return ctx.db().inTransaction(sql::paused);
+    }
+
+}

@@ -1,0 +1,43 @@
+package io.gendurable.impl.engine;
+
+import io.gendurable.impl.claim.Scheduler;
+import io.gendurable.impl.gc.Gc;
+import io.gendurable.impl.lease.Reaper;
+
+import java.util.List;
+
+/**
+ * The test kit's door into an engine: its background services, to run one sweep now or watch a
+ * scheduler. {@code io.gendurable.testing} and the project's own tests use it; applications and
+ * the container adapter do not ({@code ArchitectureTest} keeps it so), which is why these are not
+ * methods of {@link Engine}.
+ */
+public final class EngineInternals {
+    private EngineInternals() {
+    }
+
+    /** @param engine an engine @return its schedulers, one per configured queue */
+    public static List<Scheduler> schedulers(Engine engine) {
+        return engine.schedulers();
+    }
+
+    /** @param engine an engine @return its reaper (run a sweep with {@code runOnce}, {@code fireTimeouts}) */
+    public static Reaper reaper(Engine engine) {
+        return engine.reaper();
+    }
+
+    /** @param engine an engine @return its GC (run a sweep with {@code runOnce}, {@code reconcileGates}, …) */
+    public static Gc gc(Engine engine) {
+        return engine.gc();
+    }
+
+    /** @param engine an engine @return the backend pid of its PostgreSQL poke listener, or -1 when it has none */
+    public static int pokeListenerPid(Engine engine) {
+        return engine.pokeListenerPid();
+    }
+
+    /** @param engine a prepared, unstarted engine @return its synchronous pick/run seam */
+    public static DrainRunner drainRunner(Engine engine) {
+        return engine.drainRunner();
+    }
+}

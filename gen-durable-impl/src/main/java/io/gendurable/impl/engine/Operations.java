@@ -1,0 +1,183 @@
+package io.gendurable.impl.engine;
+
+import io.gendurable.Cancellation;
+import io.gendurable.DurableOperations;
+import io.gendurable.InstanceSnapshot;
+import io.gendurable.NoSuchInstanceException;
+import io.gendurable.PausedQueue;
+import io.gendurable.RetryOptions;
+import io.gendurable.events.OperatorAction;
+import io.gendurable.impl.control.Controls;
+import io.gendurable.impl.fsm.FsmDefinition;
+import io.gendurable.impl.runtime.EngineContext;
+import io.gendurable.impl.runtime.ValueSize;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * {@link DurableOperations} over the engine: validates the arguments, runs the action
+ * ({@link Controls}), logs it with the caller's principal in {@code io.gendurable.operations} and
+ * fires an {@link OperatorAction}.
+ */
+final class Operations implements DurableOperations {
+    private static final Logger LOG = System.getLogger("io.gendurable.operations");
+    private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9_.\\-]{1,255}");
+    /** The longest reason kept (it becomes the last error). */
+    static final int MAX_REASON = 4000;
+    static final String DEFAULT_CANCEL_REASON = "cancelled by an operator";
+
+    private final EngineContext ctx;
+    private final Controls controls;
+    private final LongFunction<Optional<InstanceSnapshot>> find;
+    private final Supplier<String> principal;
+    private final ValueSize valueSize;
+
+    Operations(EngineContext ctx, Controls controls, LongFunction<Optional<InstanceSnapshot>> find,
+               Supplier<String> principal) {
+        this.ctx = ctx;
+        this.controls = controls;
+        this.find = find;
+        this.principal = principal;
+        this.valueSize = new ValueSize(ctx.config().values().maxBytes());
+    }
+
+    @Override
+    public Cancellation cancel(long id, String reason) {
+        return cancel(id, reason, false);
+    }
+
+    @Override
+    public Cancellation cancel(long id, String reason, boolean withDescendants) {
+        String why = reason == null ? DEFAULT_CANCEL_REASON : reason("reason", reason);
+        Controls.Cancelled c = controls.cancel(id, why, withDescendants);
+        done(OperatorAction.Action.CANCEL, String.valueOf(id), why, c.cancelled().size() > 1
+                ? " with " + (c.cancelled().size() - 1) + " descendants" : "");
+        return new Cancellation(snapshot(id), c.cancelled().size() - 1);
+    }
+
+    @Override
+    public InstanceSnapshot retry(long id) {
+        return retry(id, RetryOptions.defaults());
+    }
+
+    @Override
+    public InstanceSnapshot retry(long id, RetryOptions options) {
+        Objects.requireNonNull(options, "options must not be null; use RetryOptions.defaults()");
+        Controls.StateCheck state = options.state().<Controls.StateCheck>map(s -> (fsm, version) -> encode(id, fsm, version, s))
+                .orElse(null);
+        controls.retry(id, options.step().orElse(null), state);
+        done(OperatorAction.Action.RETRY, String.valueOf(id), null, options.step().map(s -> " from step " + s).orElse(""));
+        return snapshot(id);
+    }
+
+    private String encode(long id, String fsm, int version, Object state) {
+        Optional<FsmDefinition> def = ctx.registry().find(fsm, version);
+        String json = ctx.json().write(state);
+        valueSize.check("the replacement state of instance " + id, json);
+        if (def.isPresent()) {
+            try {
+                ctx.json().read(json, def.get().stateType());
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("retry of instance " + id + ": the replacement state does not read as "
+                        + def.get().stateType().getTypeName() + ", the state type of " + fsm + " v" + version + ": " + e.getMessage(), e);
+            }
+        }
+        return json;
+    }
+
+    @Override
+    public InstanceSnapshot runNow(long id) {
+        controls.reschedule(id, ctx.clock().instant(), null);
+        done(OperatorAction.Action.RESCHEDULE, String.valueOf(id), null, " to run now");
+        return snapshot(id);
+    }
+
+    @Override
+    public InstanceSnapshot reschedule(long id, Instant at) {
+        Objects.requireNonNull(at, "at must not be null");
+        if (at.isBefore(Instant.parse("0001-01-01T00:00:00Z")) || at.isAfter(Instant.parse("9999-12-31T23:59:59Z"))) {
+            throw new IllegalArgumentException("at must be within years 1 to 9999, got " + at);
+        }
+        controls.reschedule(id, at, null);
+        done(OperatorAction.Action.RESCHEDULE, String.valueOf(id), null, " to run at " + at);
+        return snapshot(id);
+    }
+
+    @Override
+    public InstanceSnapshot changePriority(long id, int priority) {
+        if (priority < 0) {
+            throw new IllegalArgumentException("priority must be 0 or more (0 is picked first), got " + priority);
+        }
+        controls.reschedule(id, null, priority);
+        done(OperatorAction.Action.RESCHEDULE, String.valueOf(id), null, " to priority " + priority);
+        return snapshot(id);
+    }
+
+    @Override
+    public void pauseQueue(String queue, String reason) {
+        String q = queue(queue);
+        String why = reason == null ? null : reason("reason", reason);
+        controls.pause(q, principal(), why);
+        done(OperatorAction.Action.PAUSE_QUEUE, q, why, "");
+    }
+
+    @Override
+    public boolean resumeQueue(String queue) {
+        String q = queue(queue);
+        boolean was = controls.resume(q);
+        done(OperatorAction.Action.RESUME_QUEUE, q, null, was ? "" : " (it was not paused)");
+        return was;
+    }
+
+    @Override
+    public List<PausedQueue> pausedQueues() {
+        return controls.paused();
+    }
+
+    private InstanceSnapshot snapshot(long id) {
+        return find.apply(id).orElseThrow(() -> new NoSuchInstanceException(id));
+    }
+
+    private void done(OperatorAction.Action action, String target, String reason, String detail) {
+        String who = principal();
+        LOG.log(Level.INFO, "gen-durable operator action " + action + " on " + target + detail + " by "
+                + (who == null ? "(no principal)" : who) + (reason == null ? "" : " — " + reason));
+        try {
+            ctx.events().operated(new OperatorAction(action, target, who, reason, ctx.clock().instant()));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "gen-durable: an observer of operator actions failed: " + e);
+        }
+    }
+
+    private String principal() {
+        try {
+            return principal.get();
+        } catch (RuntimeException e) {
+            return null;  // no security context on this thread
+        }
+    }
+
+    private static String queue(String queue) {
+        if (queue == null || !QUEUE.matcher(queue).matches()) {
+            throw new IllegalArgumentException("queue must be 1 to 255 letters, digits, '_', '.' or '-' (as in "
+                    + "gendurable.queues), got " + (queue == null ? "null" : "'" + queue + "'"));
+        }
+        return queue;
+    }
+
+    private static String reason(String field, String value) {
+        if (value.isBlank() || value.length() > MAX_REASON || value.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException(field + " must be 1 to " + MAX_REASON
+                    + " characters, not blank, without NUL; got " + (value.isBlank() ? "a blank text" : value.length() + " characters"));
+        }
+        return value;
+    }
+}
