@@ -2,12 +2,17 @@ package io.gendurable.impl.cdi;
 
 import io.gendurable.AwaitResult;
 import io.gendurable.AwaitUntil;
+import io.gendurable.DurableOperations;
 import io.gendurable.Fsm;
 import io.gendurable.GenDurable;
 import io.gendurable.GenDurableDataSource;
 import io.gendurable.InsertOptions;
 import io.gendurable.Inserted;
+import io.gendurable.InstanceDetails;
+import io.gendurable.InstancePage;
+import io.gendurable.InstanceQuery;
 import io.gendurable.InstanceSnapshot;
+import io.gendurable.OperationsSummary;
 import io.gendurable.NewInstance;
 import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
@@ -32,13 +37,13 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The injectable {@link GenDurable}: an application-scoped bean that builds the core
+ * The injectable {@link GenDurable} and {@link DurableOperations} (one bean, both types): an application-scoped bean that builds the core
  * {@link Engine} from the validated configuration, the resolved DataSource and executors, and
  * the FSM beans the {@link GenDurableExtension} found. It starts with the application and drains
  * before the application's beans are destroyed.
  */
 @ApplicationScoped
-public class DurableBean implements GenDurable {
+public class DurableBean implements GenDurable, DurableOperations {
     private static final Logger LOG = System.getLogger("io.gendurable.cdi");
 
     @Inject
@@ -215,5 +220,20 @@ public class DurableBean implements GenDurable {
     @Override
     public AwaitResult await(long id, Duration timeout, AwaitUntil until) {
         return engine().await(id, timeout, until);
+    }
+
+    @Override
+    public InstancePage search(InstanceQuery query) {
+        return engine().operations().search(query);
+    }
+
+    @Override
+    public Optional<InstanceDetails> inspect(long id) {
+        return engine().operations().inspect(id);
+    }
+
+    @Override
+    public OperationsSummary summary() {
+        return engine().operations().summary();
     }
 }

@@ -103,6 +103,7 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final LimitsSeeder limitsSeeder;
     private final EngineEvents events;
     private final DrainRunner drainRunner;
+    private final io.gendurable.impl.ops.Operations operations;
     private final Object lifecycle = new Object();
     private volatile boolean started;
     private boolean prepared;
@@ -118,6 +119,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.json = b.json == null ? new Json() : b.json;
         this.schema = new SchemaName(config.schema().name());
         this.db = new Db(EnginePersistence.create(dataSource, schema));
+        this.operations = new io.gendurable.impl.ops.Operations(db, json, schema, clock);
         this.postgresPoke = config.poke().transport() == EngineConfig.PokeTransport.POSTGRES
                 ? new PostgresPoke(dataSource, schema.name(), config.poke().window(), localPoke::poke, this::pokeAllLocal, timer, steps, metrics)
                 : null;
@@ -324,6 +326,11 @@ public final class Engine implements GenDurable, AutoCloseable {
         Objects.requireNonNull(correlationKey, "correlationKey must not be null");
         SignalTarget.correlationKey(correlationKey);  // the same checks as every other correlation key
         return db.withEntityManager(em -> findSql.byCorrelationKey(em, correlationKey)).map(r -> Snapshots.of(r, json));
+    }
+
+    /** @return the operations API (search, inspect, summary) on this engine's database */
+    public io.gendurable.DurableOperations operations() {
+        return operations;
     }
 
     /** @return the counters */
