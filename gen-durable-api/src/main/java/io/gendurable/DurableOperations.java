@@ -2,9 +2,10 @@ package io.gendurable;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
- * The operator's API: act on instances and queues. Inject it ({@code @Inject DurableOperations
+ * The operator's API: find and inspect instances, and act on instances and queues. Inject it ({@code @Inject DurableOperations
  * ops}) into an EJB, a REST resource or a test, like {@link GenDurable}. Thread-safe.
  * <p>
  * Every action is one short transaction: it validates its input first (an
@@ -14,6 +15,38 @@ import java.util.List;
  * {@link io.gendurable.events.OperatorAction} CDI event after it committed.
  */
 public interface DurableOperations {
+
+    /**
+     * Finds instances by any mix of filters, one page at a time, in id order (keyset paging: a
+     * page starts after the last id of the previous one, so concurrent changes never repeat or
+     * skip a row that matches throughout).
+     *
+     * @param query the filters, the page size, the order and the cursor
+     * @return one page, and the next page's cursor when there may be more
+     * @throws NullPointerException     when {@code query} is null
+     * @throws IllegalArgumentException when the cursor is not one this engine issued, or was issued
+     *                                  for the other order
+     */
+    InstancePage search(InstanceQuery query);
+
+    /**
+     * Reads one instance with what it waits for: its pending inbox, its children per status, its
+     * parent, its claim, its gate and its rate limit.
+     *
+     * @param id an instance id
+     * @return the details, if the instance exists
+     */
+    Optional<InstanceDetails> inspect(long id);
+
+    /**
+     * Counts the instances per queue and status, with the age of each queue's oldest due
+     * runnable instance. Reads the whole instance table (one scan): call it from a dashboard or a
+     * runbook, not per request.
+     *
+     * @return the summary, at the engine's clock
+     */
+    OperationsSummary summary();
+
 
     /**
      * Cancels a live instance: it ends {@link Status#CANCELLED} with {@code reason} as its last

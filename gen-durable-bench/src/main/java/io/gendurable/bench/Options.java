@@ -74,6 +74,10 @@ final class Options {
     int signalRate = 200;
     @Option(names = "--backlog", description = "rows waiting (backlog) [${DEFAULT-VALUE}]")
     int backlog = 1_000_000;
+    @Option(names = "--search-rows", description = "instance rows of the search scenario [${DEFAULT-VALUE}]")
+    int searchRows = 1_000_000;
+    @Option(names = "--search-samples", description = "first pages timed per filter (search) [${DEFAULT-VALUE}]")
+    int searchSamples = 40;
     @Option(names = "--backlog-batch", description = "rows per insertAll while loading the backlog [${DEFAULT-VALUE}]")
     int backlogBatch = 5000;
     @Option(names = "--backlog-burn", description = "rows burnt down of the backlog [${DEFAULT-VALUE}]")

@@ -27,7 +27,9 @@ record Scenario(String name, String summary, Body body) {
             new Scenario("limited", "jobs unlimited, gated (K = --gate-limit) and rate-limited: gate_vs_unlimited, "
                     + "rate_limit_vs_unlimited", new LimitedScenario()),
             new Scenario("ceiling", "no engine: the bare claim/done SQL loop on the engine's table, 1 and 4 threads: "
-                    + "steps_per_s", new CeilingScenario()));
+                    + "steps_per_s", new CeilingScenario()),
+            new Scenario("search", "the operations API's search on --search-rows rows: first pages of 50 per filter, "
+                    + "p50/p99 ms", new SearchScenario()));
 
     /** What a scenario measures. */
     interface Body {

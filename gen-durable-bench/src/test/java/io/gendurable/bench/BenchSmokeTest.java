@@ -34,7 +34,7 @@ class BenchSmokeTest {
     private static final String[] SMALL = {"--n=200", "--repeat=1", "--warmup=0", "--concurrency=16", "--prefetch=16",
         "--pool=4", "--stall-seconds=30", "--fsm-n=40", "--k=3", "--insert-rows=200", "--single-rows=50",
         "--insert-threads=2", "--rate=50", "--seconds=1", "--waiters=20", "--signal-rate=50", "--backlog=500",
-        "--backlog-burn=200", "--backlog-batch=100", "--fanout=50"};
+        "--backlog-burn=200", "--backlog-batch=100", "--fanout=50", "--search-rows=3000", "--search-samples=2"};
 
     /** Every line's fields. */
     private static final List<String> COMMON = List.of("/scenario", "/engine", "/git", "/started_at",
@@ -67,7 +67,10 @@ class BenchSmokeTest {
                     "/results/rate_limit/jobs_per_s", "/results/gate_vs_unlimited", "/results/rate_limit_vs_unlimited",
                     "/engine_metrics/gate/gate_throttled", "/limits/gate"),
             "ceiling", List.of("/results/threads_1/steps_per_s", "/results/threads_4/steps_per_s",
-                    "/results/threads_4/cpu/wall_s"));
+                    "/results/threads_4/cpu/wall_s"),
+            "search", List.of("/results/load_s", "/results/first_page_ms/fsm_rare_old/p50",
+                    "/results/first_page_ms/error_text/p99", "/results/first_page_ms/parent/walk_5_pages_ms",
+                    "/results/summary_ms", "/results/inspect_parent_ms"));
 
     static BenchDb db;
 

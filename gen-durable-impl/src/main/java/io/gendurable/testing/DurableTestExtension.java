@@ -1,5 +1,6 @@
 package io.gendurable.testing;
 
+import io.gendurable.DurableOperations;
 import io.gendurable.GenDurable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
@@ -16,7 +17,7 @@ import java.util.Optional;
  * The JUnit 5 extension behind {@link GenDurableTest} (usable alone with
  * {@code @ExtendWith(DurableTestExtension.class)}, then with no FSMs until the test registers
  * some). Builds a {@link DurableTesting} per test method or per test class, resolves parameters
- * of type {@link DurableTesting}, {@link GenDurable} and {@link TestClock}, and closes the
+ * of type {@link DurableTesting}, {@link GenDurable}, {@link DurableOperations} and {@link TestClock}, and closes the
  * engine and drops its schema afterwards. (Not {@code io.gendurable.impl.cdi.GenDurableExtension},
  * the CDI extension.)
  */
@@ -56,7 +57,8 @@ public final class DurableTestExtension implements BeforeAllCallback, AfterAllCa
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
         Class<?> type = parameter.getParameter().getType();
-        return type == DurableTesting.class || type == GenDurable.class || type == TestClock.class;
+        return type == DurableTesting.class || type == GenDurable.class || type == DurableOperations.class
+                || type == TestClock.class;
     }
 
     @Override
@@ -70,6 +72,9 @@ public final class DurableTestExtension implements BeforeAllCallback, AfterAllCa
         Class<?> type = parameter.getParameter().getType();
         if (type == GenDurable.class) {
             return t.durable();
+        }
+        if (type == DurableOperations.class) {
+            return t.operations();
         }
         return type == TestClock.class ? t.clock() : t;
     }

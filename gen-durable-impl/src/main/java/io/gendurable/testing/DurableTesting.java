@@ -1,5 +1,6 @@
 package io.gendurable.testing;
 
+import io.gendurable.DurableOperations;
 import io.gendurable.DurableValue;
 import io.gendurable.Fsm;
 import io.gendurable.GenDurable;
@@ -21,7 +22,7 @@ import java.util.Objects;
  * everything runnable in the calling thread through the engine's production pick, step and flush
  * path; {@link #fireTimeouts()} fires await timeouts; the clock is a {@link TestClock}; the
  * assertions read the rows. {@link #durable()} is the same engine as a {@link GenDurable}
- * (insert, signal, find, await all work).
+ * (insert, signal, find, await all work), and {@link #operations()} the operator's API on it.
  *
  * <p>Get one from {@link DurableTestExtension} (a parameter of a {@link GenDurableTest} test), or
  * build one with {@link #builder()} and close it after the test.
@@ -72,8 +73,8 @@ public final class DurableTesting implements AutoCloseable {
         return engine;
     }
 
-    /** @return the operator's API over the same engine: cancel, retry, reschedule, pause a queue */
-    public io.gendurable.DurableOperations operations() {
+    /** @return the operator's API over the same engine: search, inspect, summary; cancel, retry, reschedule, pause a queue */
+    public DurableOperations operations() {
         return engine.operations();
     }
 

@@ -2,12 +2,17 @@ package io.gendurable.impl.cdi;
 
 import io.gendurable.AwaitResult;
 import io.gendurable.AwaitUntil;
+import io.gendurable.DurableOperations;
 import io.gendurable.Fsm;
 import io.gendurable.GenDurable;
 import io.gendurable.GenDurableDataSource;
 import io.gendurable.InsertOptions;
 import io.gendurable.Inserted;
+import io.gendurable.InstanceDetails;
+import io.gendurable.InstancePage;
+import io.gendurable.InstanceQuery;
 import io.gendurable.InstanceSnapshot;
+import io.gendurable.OperationsSummary;
 import io.gendurable.NewInstance;
 import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
@@ -32,13 +37,13 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The injectable {@link GenDurable}: an application-scoped bean that builds the core
+ * The injectable {@link GenDurable} and {@link DurableOperations} (one bean, both types): an application-scoped bean that builds the core
  * {@link Engine} from the validated configuration, the resolved DataSource and executors, and
  * the FSM beans the {@link GenDurableExtension} found. It starts with the application and drains
  * before the application's beans are destroyed.
  */
 @ApplicationScoped
-public class DurableBean implements GenDurable {
+public class DurableBean implements GenDurable, DurableOperations {
     private static final Logger LOG = System.getLogger("io.gendurable.cdi");
 
     @Inject
@@ -226,5 +231,70 @@ public class DurableBean implements GenDurable {
     @Override
     public AwaitResult await(long id, Duration timeout, AwaitUntil until) {
         return engine().await(id, timeout, until);
+    }
+
+    @Override
+    public InstancePage search(InstanceQuery query) {
+        return engine().operations().search(query);
+    }
+
+    @Override
+    public Optional<InstanceDetails> inspect(long id) {
+        return engine().operations().inspect(id);
+    }
+
+    @Override
+    public OperationsSummary summary() {
+        return engine().operations().summary();
+    }
+
+    @Override
+    public io.gendurable.Cancellation cancel(long id, String reason) {
+        return engine().operations().cancel(id, reason);
+    }
+
+    @Override
+    public io.gendurable.Cancellation cancel(long id, String reason, boolean withDescendants) {
+        return engine().operations().cancel(id, reason, withDescendants);
+    }
+
+    @Override
+    public InstanceSnapshot retry(long id) {
+        return engine().operations().retry(id);
+    }
+
+    @Override
+    public InstanceSnapshot retry(long id, io.gendurable.RetryOptions options) {
+        return engine().operations().retry(id, options);
+    }
+
+    @Override
+    public InstanceSnapshot runNow(long id) {
+        return engine().operations().runNow(id);
+    }
+
+    @Override
+    public InstanceSnapshot reschedule(long id, java.time.Instant at) {
+        return engine().operations().reschedule(id, at);
+    }
+
+    @Override
+    public InstanceSnapshot changePriority(long id, int priority) {
+        return engine().operations().changePriority(id, priority);
+    }
+
+    @Override
+    public void pauseQueue(String queue, String reason) {
+        engine().operations().pauseQueue(queue, reason);
+    }
+
+    @Override
+    public boolean resumeQueue(String queue) {
+        return engine().operations().resumeQueue(queue);
+    }
+
+    @Override
+    public List<io.gendurable.PausedQueue> pausedQueues() {
+        return engine().operations().pausedQueues();
     }
 }

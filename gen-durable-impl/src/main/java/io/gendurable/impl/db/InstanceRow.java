@@ -11,7 +11,8 @@ import org.hibernate.type.SqlTypes;
 import java.time.OffsetDateTime;
 
 /**
- * The instance row, mapped read-only for {@code find} and snapshots. The engine never writes
+ * The instance row, mapped read-only for {@code find}, snapshots and the operations API's
+ * search ({@code impl.ops}). The engine never writes
  * through this entity: every transition is a guarded native statement.
  */
 @Entity
@@ -42,6 +43,13 @@ public class InstanceRow {
     private String correlationGuard;
     @Column(name = "concurrency_key")
     private String concurrencyKey;
+    @Column(name = "rate_limit")
+    private String rateLimit;
+    private int weight;
+    @Column(name = "locked_by")
+    private String lockedBy;
+    @Column(name = "lease_expires_at")
+    private OffsetDateTime leaseExpiresAt;
     @JdbcTypeCode(SqlTypes.ARRAY)
     private String[] awaits;
     @Column(name = "await_deadline")
@@ -72,6 +80,10 @@ public class InstanceRow {
     public OffsetDateTime eligibleAt() { return eligibleAt; }
     public String correlationKey() { return correlationKey; }
     public String concurrencyKey() { return concurrencyKey; }
+    public String rateLimit() { return rateLimit; }
+    public int weight() { return weight; }
+    public String lockedBy() { return lockedBy; }
+    public OffsetDateTime leaseExpiresAt() { return leaseExpiresAt; }
     public String[] awaits() { return awaits; }
     public OffsetDateTime awaitDeadline() { return awaitDeadline; }
     public Long parentId() { return parentId; }

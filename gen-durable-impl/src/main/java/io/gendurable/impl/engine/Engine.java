@@ -23,6 +23,7 @@ import io.gendurable.impl.claim.PausedQueues;
 import io.gendurable.impl.claim.Scheduler;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.control.Controls;
+import io.gendurable.impl.ops.Queries;
 import io.gendurable.impl.db.CallerTransactions;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.db.EnginePersistence;
@@ -154,7 +155,8 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.gc = new Gc(ctx, new BucketSweeper(ctx));
         this.drainRunner = new DrainRunner(ctx, encoder, limiter, afterCommit, reaper, () -> started);
         Controls controls = new Controls(ctx, poke, awaiters::observed);
-        this.operations = new Operations(ctx, controls, this::find, b.principal == null ? () -> null : b.principal);
+        this.operations = new Operations(ctx, controls, new Queries(db, json, schema, clock), this::find,
+                b.principal == null ? () -> null : b.principal);
     }
 
     private void afterCommit(List<Transition> committed, FlushSql.Flushed flushed, Poke poke) {
@@ -339,7 +341,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         return registry;
     }
 
-    /** @return the operator's API over this engine */
+    /** @return the operator's API over this engine: search, inspect, summary; cancel, retry, reschedule, pause */
     public DurableOperations operations() {
         return operations;
     }

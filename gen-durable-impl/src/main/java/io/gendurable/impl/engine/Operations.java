@@ -2,13 +2,18 @@ package io.gendurable.impl.engine;
 
 import io.gendurable.Cancellation;
 import io.gendurable.DurableOperations;
+import io.gendurable.InstanceDetails;
+import io.gendurable.InstancePage;
+import io.gendurable.InstanceQuery;
 import io.gendurable.InstanceSnapshot;
+import io.gendurable.OperationsSummary;
 import io.gendurable.NoSuchInstanceException;
 import io.gendurable.PausedQueue;
 import io.gendurable.RetryOptions;
 import io.gendurable.events.OperatorAction;
 import io.gendurable.impl.control.Controls;
 import io.gendurable.impl.fsm.FsmDefinition;
+import io.gendurable.impl.ops.Queries;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.ValueSize;
 
@@ -23,8 +28,8 @@ import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
- * {@link DurableOperations} over the engine: validates the arguments, runs the action
- * ({@link Controls}), logs it with the caller's principal in {@code io.gendurable.operations} and
+ * {@link DurableOperations} over the engine: the reads go to {@link Queries}; an action validates
+ * its arguments, runs ({@link Controls}), logs it with the caller's principal in {@code io.gendurable.operations} and
  * fires an {@link OperatorAction}.
  */
 final class Operations implements DurableOperations {
@@ -36,17 +41,34 @@ final class Operations implements DurableOperations {
 
     private final EngineContext ctx;
     private final Controls controls;
+    private final Queries queries;
     private final LongFunction<Optional<InstanceSnapshot>> find;
     private final Supplier<String> principal;
     private final ValueSize valueSize;
 
-    Operations(EngineContext ctx, Controls controls, LongFunction<Optional<InstanceSnapshot>> find,
+    Operations(EngineContext ctx, Controls controls, Queries queries, LongFunction<Optional<InstanceSnapshot>> find,
                Supplier<String> principal) {
         this.ctx = ctx;
         this.controls = controls;
+        this.queries = queries;
         this.find = find;
         this.principal = principal;
         this.valueSize = new ValueSize(ctx.config().values().maxBytes());
+    }
+
+    @Override
+    public InstancePage search(InstanceQuery query) {
+        return queries.search(query);
+    }
+
+    @Override
+    public Optional<InstanceDetails> inspect(long id) {
+        return queries.inspect(id);
+    }
+
+    @Override
+    public OperationsSummary summary() {
+        return queries.summary();
     }
 
     @Override
