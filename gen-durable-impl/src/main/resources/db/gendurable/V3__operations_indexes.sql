@@ -38,8 +38,8 @@ CREATE INDEX gen_durable_ops_concurrency ON gen_durable (concurrency_key, id)
 CREATE INDEX gen_durable_ops_error ON gen_durable (id)
     WHERE last_error IS NOT NULL AND status <> 'executing';
 
--- inserted and updated time ranges.
-CREATE INDEX gen_durable_ops_inserted ON gen_durable (inserted_at)
-    WHERE status <> 'executing';
-CREATE INDEX gen_durable_ops_updated ON gen_durable (updated_at)
-    WHERE status <> 'executing';
+-- No index for the inserted/updated time ranges: every index here costs each insert and each
+-- transition out of 'executing' one more entry (about 2 per job), and the ranges are served well
+-- enough without one — ids follow insertion, so a recent inserted range is the head of the id
+-- walk, and an updated range mostly comes with a status (the GC's indexes hold done, failed and
+-- cancelled rows by updated_at). An old range alone walks the table (docs/performance.md).
