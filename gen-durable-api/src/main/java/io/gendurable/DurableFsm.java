@@ -35,4 +35,10 @@ public @interface DurableFsm {
 
     /** @return how many times a step may run before the default {@link Fsm#onError} stops the instance */
     int maxAttempts() default 20;
+
+    /**
+     * @return whether each committed step of its instances is recorded in the step history
+     * ({@link InstanceDetails#history()}), whatever {@code gendurable.history.enabled} says
+     */
+    boolean history() default false;
 }

@@ -153,4 +153,38 @@ public interface DurableOperations {
 
     /** @return the paused queues, by name */
     List<PausedQueue> pausedQueues();
+
+    /**
+     * Cancels every live instance the search finds, page by page (the query's page size is the
+     * batch: one transaction per batch, locking its rows in id order), as {@link #cancel(long,
+     * String)} does one: running steps fenced, gate slots returned, waiting parents told.
+     *
+     * @param query  the search; it must filter on something (a bulk action over every instance
+     *               is refused)
+     * @param reason why; null for a default text
+     * @return how many matched and how many were cancelled
+     * @throws IllegalArgumentException when the query has no filter
+     */
+    BulkResult cancelAll(InstanceQuery query, String reason);
+
+    /**
+     * Retries every failed or cancelled instance the search finds, as {@link #retry(long)} does
+     * one (each in its own transaction, page by page).
+     *
+     * @param query the search; it must filter on something
+     * @return how many matched and how many were retried
+     * @throws IllegalArgumentException when the query has no filter
+     */
+    BulkResult retryAll(InstanceQuery query);
+
+    /**
+     * Deletes every ended ({@link Status#isTerminal()}) instance the search finds, with its
+     * inbox, page by page, before the GC's retention would. A finished child whose parent has not
+     * finished is kept (the parent still reads it), as the GC keeps it.
+     *
+     * @param query the search; it must filter on something
+     * @return how many matched and how many were deleted
+     * @throws IllegalArgumentException when the query has no filter
+     */
+    BulkResult purge(InstanceQuery query);
 }

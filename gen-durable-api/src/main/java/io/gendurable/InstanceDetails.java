@@ -14,12 +14,13 @@ import java.util.Optional;
  * its rate limit. Each part is read in the same transaction as the snapshot.
  *
  * <p>Built by the engine with {@link #builder(InstanceSnapshot)}; parts may be added in later
- * versions (the step history among them), each as a new accessor, so code reading it keeps
- * compiling.
+ * versions, each as a new accessor, so code reading it keeps compiling.
  */
 public final class InstanceDetails {
     /** The most pending signals {@link #pendingSignals()} lists (the count is exact beyond). */
     public static final int MAX_PENDING_SIGNALS = 100;
+    /** The most step records {@link #history()} lists: the latest ones. */
+    public static final int MAX_HISTORY = 100;
 
     private final InstanceSnapshot instance;
     private final List<Signal> pendingSignals;
@@ -29,8 +30,10 @@ public final class InstanceDetails {
     private final Claim claim;
     private final Gate gate;
     private final RateLimit rateLimit;
+    private final List<StepRecord> history;
 
     private InstanceDetails(Builder b) {
+        this.history = List.copyOf(b.history);
         this.instance = b.instance;
         this.pendingSignals = List.copyOf(b.pendingSignals);
         this.pendingSignalCount = Math.max(b.pendingSignalCount, pendingSignals.size());
@@ -51,6 +54,14 @@ public final class InstanceDetails {
      */
     public static Builder builder(InstanceSnapshot instance) {
         return new Builder(instance);
+    }
+
+    /**
+     * @return its step history, oldest first, at most the latest {@value #MAX_HISTORY} records;
+     * empty when history is off for its FSM (or was, when these steps ran)
+     */
+    public List<StepRecord> history() {
+        return history;
     }
 
     /** @return the instance as committed */
@@ -202,6 +213,7 @@ public final class InstanceDetails {
         private Claim claim;
         private Gate gate;
         private RateLimit rateLimit;
+        private List<StepRecord> history = List.of();
 
         private Builder(InstanceSnapshot instance) {
             this.instance = Objects.requireNonNull(instance, "instance must not be null");
@@ -265,6 +277,19 @@ public final class InstanceDetails {
          */
         public Builder rateLimit(RateLimit rateLimit) {
             this.rateLimit = rateLimit;
+            return this;
+        }
+
+        /**
+         * @param records the step history, oldest first, at most {@value InstanceDetails#MAX_HISTORY}
+         * @return this builder
+         */
+        public Builder history(List<StepRecord> records) {
+            Objects.requireNonNull(records, "history must not be null");
+            if (records.size() > MAX_HISTORY) {
+                throw new IllegalArgumentException("history must list at most " + MAX_HISTORY + " records, got " + records.size());
+            }
+            this.history = records;
             return this;
         }
 

@@ -297,4 +297,19 @@ public class DurableBean implements GenDurable, DurableOperations {
     public List<io.gendurable.PausedQueue> pausedQueues() {
         return engine().operations().pausedQueues();
     }
+
+    @Override
+    public io.gendurable.BulkResult cancelAll(InstanceQuery query, String reason) {
+        return engine().operations().cancelAll(query, reason);
+    }
+
+    @Override
+    public io.gendurable.BulkResult retryAll(InstanceQuery query) {
+        return engine().operations().retryAll(query);
+    }
+
+    @Override
+    public io.gendurable.BulkResult purge(InstanceQuery query) {
+        return engine().operations().purge(query);
+    }
 }

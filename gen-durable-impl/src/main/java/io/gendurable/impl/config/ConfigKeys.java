@@ -166,6 +166,21 @@ public final class ConfigKeys {
             Duration.ofMillis(25), POSITIVE, c -> c.await().tick(),
             "While callers on this node wait in `await`, how often one query checks their instances for results committed on other nodes.");
 
+    // ---- step history
+
+    /** Whether every FSM's committed steps are recorded. */
+    public static final ConfigKey<EngineConfig, Boolean> HISTORY_ENABLED = engine("history.enabled", ValueType.BOOLEAN, false,
+            Check.any(), c -> c.history().enabled(),
+            "Record each committed step of every FSM in the step history (one batched insert per flush); `@DurableFsm(history = true)` turns it on for one FSM.");
+    /** Whether a history record keeps the state its step committed. */
+    public static final ConfigKey<EngineConfig, Boolean> HISTORY_INCLUDE_STATE = engine("history.include-state", ValueType.BOOLEAN,
+            false, Check.any(), c -> c.history().includeState(),
+            "Keep the state each recorded step committed in its history record (more bytes per step).");
+    /** How long a history record is kept. */
+    public static final ConfigKey<EngineConfig, Duration> HISTORY_RETENTION = engine("history.retention", ValueType.DURATION,
+            Duration.ofDays(7), ZERO_OR_MORE, c -> c.history().retention(),
+            "How long a step history record is kept after its step finished; the GC deletes older ones, whatever became of the instance.");
+
     // ---- values
 
     /** The largest {@link #MAX_VALUE_BYTES}: 64 MiB (a jsonb value stops at 255 MiB, a claim batch far earlier). */

@@ -20,6 +20,9 @@ import static io.gendurable.impl.config.ConfigKeys.GC_ENABLED;
 import static io.gendurable.impl.config.ConfigKeys.GC_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.GC_FAILED_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.GC_RETENTION;
+import static io.gendurable.impl.config.ConfigKeys.HISTORY_ENABLED;
+import static io.gendurable.impl.config.ConfigKeys.HISTORY_INCLUDE_STATE;
+import static io.gendurable.impl.config.ConfigKeys.HISTORY_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.HEARTBEAT_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.LEASE_TTL;
 import static io.gendurable.impl.config.ConfigKeys.MAX_POLL_INTERVAL;
@@ -55,11 +58,12 @@ import static io.gendurable.impl.config.ConfigKeys.SCHEMA;
  * @param poke     how inserts and wakes reach the schedulers
  * @param await    the await bridge's settings
  * @param values   the bounds on JSON values
+ * @param history  the step history
  * @param limits   the rate limits and concurrency gates
  */
 public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, DrainConfig drain, ReaperConfig reaper,
                            GcConfig gc, List<FlusherConfig> flushers, SchemaConfig schema, PokeConfig poke,
-                           AwaitConfig await, ValuesConfig values, LimitsConfig limits) {
+                           AwaitConfig await, ValuesConfig values, HistoryConfig history, LimitsConfig limits) {
 
     /** How inserts and engine-driven wakes announce runnable work. */
     public enum PokeTransport {
@@ -203,6 +207,17 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         /** Validates the key. */
         public AwaitConfig {
             AWAIT_TICK.check(tick);
+        }
+    }
+
+    /**
+     * The step history. @param enabled for every FSM (else per {@code @DurableFsm(history = true)})
+     * @param includeState whether records keep the committed state @param retention how long records are kept
+     */
+    public record HistoryConfig(boolean enabled, boolean includeState, Duration retention) {
+        /** Validates the keys. */
+        public HistoryConfig {
+            HISTORY_RETENTION.check(retention);
         }
     }
 
@@ -367,6 +382,12 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
             return set(REAPER_ENABLED, v.enabled()).set(REAPER_INTERVAL, v.interval()).set(REAPER_BATCH, v.batch());
         }
 
+        /** @param v the {@code gendurable.history.*} keys @return this */
+        public Builder history(HistoryConfig v) {
+            return set(HISTORY_ENABLED, v.enabled()).set(HISTORY_INCLUDE_STATE, v.includeState())
+                    .set(HISTORY_RETENTION, v.retention());
+        }
+
         /** @param v the {@code gendurable.gc.*} keys @return this */
         public Builder gc(GcConfig v) {
             return set(GC_ENABLED, v.enabled()).set(GC_INTERVAL, v.interval()).set(GC_RETENTION, v.retention())
@@ -432,6 +453,7 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
                     new PokeConfig(get(POKE), get(POKE_WINDOW)),
                     new AwaitConfig(get(AWAIT_TICK)),
                     new ValuesConfig(get(MAX_VALUE_BYTES)),
+                    new HistoryConfig(get(HISTORY_ENABLED), get(HISTORY_INCLUDE_STATE), get(HISTORY_RETENTION)),
                     limits);
         }
     }

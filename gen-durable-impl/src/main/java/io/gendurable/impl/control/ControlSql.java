@@ -32,6 +32,8 @@ final class ControlSql {
     }
 
     private final String probeSql;
+    private final String parentsSql;
+    private final String purgeSql;
     private final String descendantsSql;
     private final String lockSql;
     private final String cancelSql;
@@ -46,6 +48,14 @@ final class ControlSql {
         String t = schema.instances();
         String paused = schema.qualify("gen_durable_paused_queues");
         this.probeSql = "SELECT parent_id FROM " + t + " WHERE id = ?";
+        this.parentsSql = "SELECT parent_id FROM " + t + " WHERE id = ANY(?::bigint[]) AND parent_id IS NOT NULL";
+        // as the GC: an ended child whose parent has not finished is kept (the parent still reads it)
+        this.purgeSql = """
+                DELETE FROM %1$s g
+                WHERE g.id = ANY(?::bigint[]) AND g.status IN %2$s
+                  AND (g.parent_id IS NULL
+                       OR COALESCE((SELECT p.status IN %2$s FROM %1$s p WHERE p.id = g.parent_id), true))
+                """.formatted(t, TERMINAL);
         // every descendant (a finished child may have live children of its own), the live ones kept
         this.descendantsSql = """
                 WITH RECURSIVE d(id) AS (
@@ -95,6 +105,28 @@ final class ControlSql {
                 return rs.next() ? java.util.Optional.of(java.util.Optional.ofNullable(Jdbc.longOrNull(rs, "parent_id")))
                         : java.util.Optional.empty();
             }
+        }
+    }
+
+    /** @return the parents of {@code ids} (immutable, read without a lock) */
+    java.util.Set<Long> parents(Connection c, Collection<Long> ids) throws SQLException {
+        java.util.Set<Long> out = new java.util.HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement(parentsSql)) {
+            ps.setArray(1, Jdbc.longs(c, ids));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** @return how many ended rows were deleted */
+    int purge(Connection c, Collection<Long> ids) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(purgeSql)) {
+            ps.setArray(1, Jdbc.longs(c, ids));
+            return ps.executeUpdate();
         }
     }
 

@@ -110,28 +110,8 @@ public final class Controls {
                     ids.add(d);
                 }
             }
-            Instant now = ctx.clock().instant();
-            List<Long> done = sql.cancel(c, ids, reason, now);
             Set<String> queues = new LinkedHashSet<>();
-            List<Limiter.Slot> slots = new ArrayList<>();
-            for (Long d : done) {
-                ControlSql.Locked r = rows.get(d);
-                statuses.put(d, "cancelled");
-                queues.add(r.queue());
-                if ("executing".equals(r.status()) && r.concurrencyShard() != null && r.concurrencyShard() >= 0) {
-                    slots.add(new Limiter.Slot(r.concurrencyKey(), r.concurrencyShard()));
-                }
-            }
-            if (!slots.isEmpty()) {
-                buckets.credit(c, slots);
-            }
-            if (parent.isPresent() && rows.containsKey(parent.get())
-                    && "awaiting_children".equals(rows.get(parent.get()).status())) {
-                children.join(c, List.of(parent.get()), now).forEach((p, q) -> {
-                    statuses.put(p, "runnable");
-                    queues.add(q);
-                });
-            }
+            List<Long> done = cancelLocked(c, ids, rows, reason, statuses, queues);
             List<Long> ordered = new ArrayList<>(done);
             ordered.sort((a, b) -> a == id ? -1 : b == id ? 1 : Long.compare(a, b));
             return new Cancelled(ordered, queues);
@@ -139,6 +119,81 @@ public final class Controls {
         committed.changed(statuses);
         result.queues().forEach(poke::poke);
         return result;
+    }
+
+    /**
+     * Cancels the live ones of {@code ids} (a bulk batch): one transaction, rows and their parents
+     * locked in id order, as {@link #cancel} does one.
+     *
+     * @return how many were cancelled
+     */
+    public int cancelMany(List<Long> ids, String reason) {
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        Map<Long, String> statuses = new HashMap<>();
+        Set<String> queues = new LinkedHashSet<>();
+        int n = ctx.db().inTransaction(c -> {
+            sql.boundLockWaits(c);
+            Set<Long> wanted = new LinkedHashSet<>(ids);
+            wanted.addAll(sql.parents(c, ids));
+            Map<Long, ControlSql.Locked> rows = new HashMap<>();
+            for (ControlSql.Locked r : sql.lock(c, wanted)) {
+                rows.put(r.id(), r);
+            }
+            List<Long> live = ids.stream().filter(id -> rows.containsKey(id) && !rows.get(id).terminal()).toList();
+            return live.isEmpty() ? 0 : cancelLocked(c, live, rows, reason, statuses, queues).size();
+        });
+        committed.changed(statuses);
+        queues.forEach(poke::poke);
+        return n;
+    }
+
+    /**
+     * With {@code rows} (the targets and their parents) locked: cancels the live targets, returns
+     * their gate slots, and decrements each waiting parent once per cancelled child.
+     */
+    private List<Long> cancelLocked(Connection c, List<Long> ids, Map<Long, ControlSql.Locked> rows, String reason,
+                                    Map<Long, String> statuses, Set<String> queues) throws SQLException {
+        Instant now = ctx.clock().instant();
+        List<Long> done = sql.cancel(c, ids, reason, now);
+        Set<Long> cancelled = new java.util.HashSet<>(done);
+        List<Limiter.Slot> slots = new ArrayList<>();
+        List<Long> joining = new ArrayList<>();
+        for (Long d : done) {
+            ControlSql.Locked r = rows.get(d);
+            statuses.put(d, "cancelled");
+            queues.add(r.queue());
+            if ("executing".equals(r.status()) && r.concurrencyShard() != null && r.concurrencyShard() >= 0) {
+                slots.add(new Limiter.Slot(r.concurrencyKey(), r.concurrencyShard()));
+            }
+            Long p = r.parentId();
+            if (p != null && !cancelled.contains(p) && rows.containsKey(p)
+                    && "awaiting_children".equals(rows.get(p).status())) {
+                joining.add(p);
+            }
+        }
+        if (!slots.isEmpty()) {
+            buckets.credit(c, slots);
+        }
+        if (!joining.isEmpty()) {
+            children.join(c, joining, now).forEach((p, q) -> {
+                statuses.put(p, "runnable");
+                queues.add(q);
+            });
+        }
+        return done;
+    }
+
+    /** @return how many of {@code ids} were ended and deleted (a finished child of an unfinished parent is kept) */
+    public int purge(List<Long> ids) {
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        return ctx.db().inTransaction(c -> {
+            sql.boundLockWaits(c);
+            return sql.purge(c, ids);
+        });
     }
 
     /**

@@ -1,11 +1,14 @@
 package io.gendurable.impl.engine;
 
+import io.gendurable.BulkResult;
 import io.gendurable.Cancellation;
+import io.gendurable.CorrelationKeyHeldException;
 import io.gendurable.DurableOperations;
 import io.gendurable.InstanceDetails;
 import io.gendurable.InstancePage;
 import io.gendurable.InstanceQuery;
 import io.gendurable.InstanceSnapshot;
+import io.gendurable.InstanceStateException;
 import io.gendurable.OperationsSummary;
 import io.gendurable.NoSuchInstanceException;
 import io.gendurable.PausedQueue;
@@ -25,6 +28,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 import java.util.regex.Pattern;
 
 /**
@@ -162,6 +166,67 @@ final class Operations implements DurableOperations {
     @Override
     public List<PausedQueue> pausedQueues() {
         return controls.paused();
+    }
+
+    @Override
+    public BulkResult cancelAll(InstanceQuery query, String reason) {
+        String why = reason == null ? DEFAULT_CANCEL_REASON : reason("reason", reason);
+        return bulk(OperatorAction.Action.CANCEL, query, why, ids -> controls.cancelMany(ids, why));
+    }
+
+    @Override
+    public BulkResult retryAll(InstanceQuery query) {
+        return bulk(OperatorAction.Action.RETRY, query, null, ids -> {
+            int n = 0;
+            for (long id : ids) {
+                try {
+                    controls.retry(id, null, null);
+                    n++;
+                } catch (NoSuchInstanceException | InstanceStateException | CorrelationKeyHeldException e) {
+                    LOG.log(Level.DEBUG, "gen-durable bulk retry skipped " + id + ": " + e.getMessage());
+                }
+            }
+            return n;
+        });
+    }
+
+    @Override
+    public BulkResult purge(InstanceQuery query) {
+        return bulk(OperatorAction.Action.PURGE, query, null, controls::purge);
+    }
+
+    /** Pages through the search (its page size is the batch), applying {@code action} to each page's ids. */
+    private BulkResult bulk(OperatorAction.Action action, InstanceQuery query, String reason,
+                            ToIntFunction<List<Long>> batch) {
+        Objects.requireNonNull(query, "query must not be null");
+        requireFilter(query);
+        int matched = 0;
+        int applied = 0;
+        InstanceQuery q = query;
+        while (true) {
+            InstancePage page = queries.search(q);
+            List<Long> ids = page.items().stream().map(InstanceSnapshot::id).toList();
+            matched += ids.size();
+            applied += ids.isEmpty() ? 0 : batch.applyAsInt(ids);
+            if (page.next().isEmpty()) {
+                break;
+            }
+            q = q.after(page.next().get());
+        }
+        done(action, matched + " instances", reason, " (bulk: " + applied + " of " + matched + " applied)");
+        return new BulkResult(matched, applied, matched - applied);
+    }
+
+    /** A bulk action over every instance is refused: an empty filter is far more often a mistake than a wish. */
+    private static void requireFilter(InstanceQuery q) {
+        boolean any = q.fsm() != null || (q.statuses() != null && !q.statuses().isEmpty()) || q.queue() != null
+                || q.step() != null || q.correlationKey() != null || q.correlationKeyPrefix() != null
+                || q.concurrencyKey() != null || q.parentId() != null || q.insertedFrom() != null
+                || q.insertedTo() != null || q.updatedFrom() != null || q.updatedTo() != null || q.errorContains() != null;
+        if (!any) {
+            throw new IllegalArgumentException("query: a bulk action needs at least one filter (fsm, status, queue, step, "
+                    + "correlationKey, correlationKeyPrefix, concurrencyKey, parentId, inserted, updated, errorContains)");
+        }
     }
 
     private InstanceSnapshot snapshot(long id) {

@@ -72,6 +72,19 @@ public final class FlushSql {
             bool("keep_lock", Transition::keepsClaim),
             instant("lease_until", Transition::leaseUntil));
 
+    /** The step history's input: one row per record of a committed outcome. */
+    static final Unnest<StepHistory> HISTORY = Unnest.of(
+            bigint("instance_id", StepHistory::instanceId),
+            text("step", StepHistory::step),
+            int4("attempt", StepHistory::attempt),
+            text("outcome", StepHistory::outcome),
+            instant("started_at", StepHistory::startedAt),
+            instant("finished_at", StepHistory::finishedAt),
+            text("node", StepHistory::node),
+            text("error", StepHistory::error),
+            text("state", StepHistory::stateJson));
+
+    private final String historySql;
     private final String lockSql;
     private final String updateSql;
     private final String consumeSql;
@@ -92,6 +105,10 @@ public final class FlushSql {
         this.childrenSql = childrenSql;
         String t = schema.instances();
         String signals = schema.qualify("signals");
+        this.historySql = "INSERT INTO " + schema.qualify("gen_durable_history")
+                + " (instance_id, step, attempt, outcome, started_at, finished_at, node, error, state)\n"
+                + "SELECT instance_id, step, attempt, outcome, started_at::timestamptz, finished_at::timestamptz, node, error, state::jsonb FROM "
+                + HISTORY.as("h");
         // The batch's rows, and the parents its terminal children will decrement, locked in id
         // order by primary-key lookups before the update touches them, SKIPPING rows locked
         // elsewhere: a lock held outside the engine's claims (a caller's open JTA transaction that
@@ -203,6 +220,14 @@ public final class FlushSql {
      * parent another transaction holds locked are not written (see {@link Flushed#deferred}).
      */
     public Flushed flush(Connection c, List<Transition> all, Instant now) throws SQLException {
+        return flush(c, all, List.of(), now);
+    }
+
+    /**
+     * The group commit, with the step history records of its outcomes: those of the outcomes that
+     * commit are inserted in the same transaction, in one statement.
+     */
+    public Flushed flush(Connection c, List<Transition> all, List<StepHistory> history, Instant now) throws SQLException {
         java.util.Set<Long> locked = lock(c, all);
         List<Transition> rows = new ArrayList<>(all.size());
         java.util.Set<Long> deferred = new java.util.HashSet<>();
@@ -283,6 +308,15 @@ public final class FlushSql {
                     while (rs.next()) {
                         rewoken.put(rs.getLong(1), rs.getString(2));
                     }
+                }
+            }
+        }
+        if (!history.isEmpty()) {
+            List<StepHistory> kept = history.stream().filter(h -> committed.contains(h.instanceId())).toList();
+            if (!kept.isEmpty()) {
+                try (PreparedStatement ps = c.prepareStatement(historySql)) {
+                    HISTORY.bind(c, ps, 1, kept);
+                    ps.executeUpdate();
                 }
             }
         }

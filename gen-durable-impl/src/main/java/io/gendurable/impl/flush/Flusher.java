@@ -59,12 +59,14 @@ public final class Flusher {
 
     private static final class Pending {
         final Transition row;
+        final StepHistory history;
         final CompletableFuture<Written> done = new CompletableFuture<>();
         /** System.nanoTime() when a flush first had to defer it, or 0 */
         long deferredSince;
 
-        Pending(Transition row) {
+        Pending(Transition row, StepHistory history) {
             this.row = row;
+            this.history = history;
         }
 
         /** @return the parent a terminal child decrements when it commits, or null */
@@ -123,7 +125,17 @@ public final class Flusher {
      * take it (the row's lease then expires and the reaper re-runs the step)
      */
     public CompletableFuture<Written> submit(Transition row) {
-        Pending p = new Pending(row);
+        return submit(row, null);
+    }
+
+    /**
+     * @param row     an outcome
+     * @param history its step history record, written with it if it commits; or null
+     * @return completes when the outcome is durable (or stale); fails when the database could not
+     * take it (the row's lease then expires and the reaper re-runs the step)
+     */
+    public CompletableFuture<Written> submit(Transition row, StepHistory history) {
+        Pending p = new Pending(row, history);
         synchronized (lock) {
             if (stopped) {
                 p.done.completeExceptionally(new IllegalStateException("the flusher is stopped"));
@@ -232,11 +244,12 @@ public final class Flusher {
     /** @return the outcomes to carry to a later flush (their rows were locked by another transaction) */
     private List<Pending> write(List<Pending> batch) {
         List<Transition> rows = batch.stream().map(p -> p.row).toList();
+        List<StepHistory> history = batch.stream().map(p -> p.history).filter(java.util.Objects::nonNull).toList();
         RuntimeException last = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             try {
                 long t0 = System.nanoTime();
-                FlushSql.Flushed flushed = ctx.db().inTransaction(c -> sql.flush(c, rows, ctx.clock().instant()));
+                FlushSql.Flushed flushed = ctx.db().inTransaction(c -> sql.flush(c, rows, history, ctx.clock().instant()));
                 notify(() -> ctx.events().flushed(rows.size(), System.nanoTime() - t0));
                 Set<Long> committed = flushed.committed();
                 ctx.metrics().flushes.increment();

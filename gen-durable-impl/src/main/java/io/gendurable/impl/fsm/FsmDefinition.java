@@ -17,12 +17,14 @@ import java.util.function.Supplier;
  * @param queue           the default queue
  * @param inlineExecution whether a next runs inline (a later release)
  * @param maxAttempts     attempts before the default onError stops
+ * @param history         whether its steps are recorded in the step history whatever the configuration says
  * @param stateType       the state's type, for JSON-B
  * @param beanClass       the class that declared it
  * @param instance        the bean (a CDI contextual reference, or a plain object in tests)
  */
 public record FsmDefinition(String name, int version, String initialStep, String queue, boolean inlineExecution,
-                            int maxAttempts, Type stateType, Class<?> beanClass, Supplier<Fsm<Object>> instance) {
+                            int maxAttempts, boolean history, Type stateType, Class<?> beanClass,
+                            Supplier<Fsm<Object>> instance) {
 
     public FsmDefinition {
         Objects.requireNonNull(name, "name");
@@ -64,7 +66,7 @@ public record FsmDefinition(String name, int version, String initialStep, String
         String name = FsmNames.nameOf(beanClass);
         return new FsmDefinition(name, a == null ? 1 : a.version(), a == null ? "start" : a.initialStep(),
                 a == null ? "default" : a.queue(), a != null && a.inlineExecution(), a == null ? 20 : a.maxAttempts(),
-                StateTypes.of(beanClass), beanClass, (Supplier<Fsm<Object>>) (Supplier<?>) instance);
+                a != null && a.history(), StateTypes.of(beanClass), beanClass, (Supplier<Fsm<Object>>) (Supplier<?>) instance);
     }
 
     /** @return a plain object FSM's definition (tests and plain-Java use) */

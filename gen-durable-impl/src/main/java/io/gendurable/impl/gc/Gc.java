@@ -35,6 +35,7 @@ public final class Gc {
         this.sql = ctx.statements().of(GcSql.class, GcSql::new);
         this.loop = new Periodic(ctx.requireTimer(), config.interval(), () -> {
             Loops.guarded(LOG, "gc", ctx.metrics(), this::runOnce);
+            Loops.guarded(LOG, "gc of the step history", ctx.metrics(), this::sweepHistory);
             Loops.guarded(LOG, "gc of rate buckets", ctx.metrics(), this::sweepRateBuckets);
             Loops.guarded(LOG, "gate reconciler", ctx.metrics(), this::reconcileGates);
         });
@@ -63,6 +64,19 @@ public final class Gc {
         int total = sweep(GcSql.Kind.DONE, config.retention()) + sweep(GcSql.Kind.FAILED, config.failedRetention());
         ctx.metrics().gcSwept.add(total);
         return total;
+    }
+
+    /** @return how many step history records past {@code gendurable.history.retention} were deleted */
+    public int sweepHistory() {
+        java.time.Duration retention = ctx.config().history().retention();
+        int total = 0;
+        while (true) {
+            int n = ctx.db().inTransaction(c -> sql.sweepHistory(c, ctx.clock().instant().minus(retention), config.batch()));
+            total += n;
+            if (n < config.batch()) {
+                return total;
+            }
+        }
     }
 
     private int sweep(GcSql.Kind kind, java.time.Duration retention) {

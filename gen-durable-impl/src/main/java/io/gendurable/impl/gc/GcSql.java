@@ -34,6 +34,7 @@ public final class GcSql {
 
     private final java.util.Map<Kind, String> selectSql = new java.util.EnumMap<>(Kind.class);
     private final String deleteSql;
+    private final String historySql;
 
     public GcSql(SchemaName schema) {
         String t = schema.instances();
@@ -54,6 +55,9 @@ public final class GcSql {
                     """.formatted(t, kind.predicate));
         }
         this.deleteSql = "DELETE FROM " + t + " WHERE id = ANY(?::bigint[])";
+        String h = schema.qualify("gen_durable_history");
+        this.historySql = "DELETE FROM " + h + " WHERE id IN (SELECT id FROM " + h
+                + " WHERE finished_at < ? ORDER BY finished_at LIMIT ?)";
     }
 
     /**
@@ -62,6 +66,15 @@ public final class GcSql {
      */
     public String selectSql(Kind kind) {
         return selectSql.get(kind);
+    }
+
+    /** @return how many step history records older than {@code cutoff} were deleted (at most {@code batch}) */
+    public int sweepHistory(Connection c, Instant cutoff, int batch) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(historySql)) {
+            ps.setObject(1, Jdbc.ts(cutoff));
+            ps.setInt(2, batch);
+            return ps.executeUpdate();
+        }
     }
 
     /** @return how many terminal rows were deleted (at most {@code batch}) */

@@ -37,6 +37,12 @@ final class InspectSql {
     record RateRow(Double perSecond, Double burst, Double available, Instant lastRefill) {
     }
 
+    /** A step history record as stored. */
+    record HistoryRow(String step, int attempt, String outcome, Instant startedAt, Instant finishedAt, String node,
+                      String error, String stateJson) {
+    }
+
+    private final String history;
     private final String inbox;
     private final String children;
     private final String gate;
@@ -47,6 +53,11 @@ final class InspectSql {
         this.inbox = """
                 SELECT id, name, payload::text AS payload, dedup_key, inserted_at, count(*) OVER () AS total
                 FROM %1$s.signals WHERE target_id = ? ORDER BY id LIMIT %2$d""".formatted(s, InstanceDetails.MAX_PENDING_SIGNALS);
+        // the latest records, served by gen_durable_history_instance; returned oldest first
+        this.history = """
+                SELECT * FROM (SELECT id, step, attempt, outcome, started_at, finished_at, node, error, state::text AS state
+                               FROM %1$s.gen_durable_history WHERE instance_id = ? ORDER BY id DESC LIMIT %2$d) h
+                ORDER BY id""".formatted(s, InstanceDetails.MAX_HISTORY);
         this.children = """
                 SELECT status::text AS status, count(*) AS n FROM %1$s.gen_durable
                 WHERE parent_id = ? GROUP BY status""".formatted(s);
@@ -61,6 +72,21 @@ final class InspectSql {
                 LEFT JOIN (SELECT sum(available) AS available, max(last_refill) AS last_refill
                            FROM %1$s.gen_durable_buckets WHERE kind = 'rate' AND key = ?
                            HAVING count(*) > 0) b ON true""".formatted(s);
+    }
+
+    List<HistoryRow> history(Connection c, long id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(history)) {
+            ps.setLong(1, id);
+            List<HistoryRow> rows = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(new HistoryRow(rs.getString("step"), rs.getInt("attempt"), rs.getString("outcome"),
+                            Jdbc.instant(rs, "started_at"), Jdbc.instant(rs, "finished_at"), rs.getString("node"),
+                            rs.getString("error"), rs.getString("state")));
+                }
+            }
+            return rows;
+        }
     }
 
     Inbox inbox(Connection c, long id) throws SQLException {

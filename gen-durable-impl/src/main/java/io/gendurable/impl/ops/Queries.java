@@ -112,6 +112,9 @@ public final class Queries {
                     signals.add(new Signal(s.id(), s.name(), json.value(s.payloadJson()), s.dedupKey(), s.insertedAt()));
                 }
                 b.pendingSignals(signals, inbox.count());
+                b.history(inspectSql.history(c, id).stream().map(h -> new io.gendurable.StepRecord(h.step(), h.attempt(),
+                        h.outcome(), h.startedAt(), h.finishedAt(), h.node(), h.error(),
+                        h.stateJson() == null ? null : json.value(h.stateJson()))).toList());
                 Map<Status, Long> children = new EnumMap<>(Status.class);
                 inspectSql.children(c, id).forEach((status, count) -> children.put(Status.fromDb(status), count));
                 b.children(children);

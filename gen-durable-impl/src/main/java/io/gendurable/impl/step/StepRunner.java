@@ -5,6 +5,7 @@ import io.gendurable.Backoff;
 import io.gendurable.Fsm;
 import io.gendurable.Outcome;
 import io.gendurable.impl.flush.Flusher;
+import io.gendurable.impl.flush.StepHistory;
 import io.gendurable.impl.flush.Transition;
 import io.gendurable.impl.fsm.FsmDefinition;
 import io.gendurable.impl.fsm.FsmRegistry;
@@ -79,10 +80,11 @@ public final class StepRunner {
         for (int chained = 0; ; chained++) {
             boolean inlineAllowed = inline != null && chained < InlineContinuation.MAX_CHAIN && mayChain.getAsBoolean();
             long start = System.nanoTime();
+            java.time.Instant startedAt = engine.clock().instant();
             Transition encoded = decide(current, worker, inlineAllowed);
             long nanos = System.nanoTime() - start;
             engine.metrics().step(encoded.kind().label(), nanos);
-            Flusher.Written written = flusher.submit(encoded).join();
+            Flusher.Written written = flusher.submit(encoded, history(current.row(), encoded, startedAt)).join();
             Flusher.Result result = written.result();
             ClaimedRow row = current.row();
             try {
@@ -103,6 +105,17 @@ public final class StepRunner {
         }
     }
 
+
+    /** @return the step's history record when history is on for its FSM (or everywhere), else null */
+    private StepHistory history(ClaimedRow row, Transition encoded, java.time.Instant startedAt) {
+        io.gendurable.impl.config.EngineConfig.HistoryConfig h = engine.config().history();
+        if (!h.enabled() && !registry.find(row.fsm(), row.fsmVersion()).map(FsmDefinition::history).orElse(false)) {
+            return null;
+        }
+        return new StepHistory(row.id(), row.step(), row.attempt(), encoded.kind().label(), startedAt,
+                engine.clock().instant(), nodeId, encoded.error(),
+                h.includeState() && encoded.setsState() ? encoded.stateJson() : null);
+    }
 
     private Transition decide(Picked picked, String worker, boolean inlineAllowed) {
         ClaimedRow row = picked.row();

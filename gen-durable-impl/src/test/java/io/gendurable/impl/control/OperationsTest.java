@@ -1,12 +1,14 @@
 package io.gendurable.impl.control;
 
 import io.gendurable.AwaitResult;
+import io.gendurable.BulkResult;
 import io.gendurable.Cancellation;
 import io.gendurable.CorrelationKeyHeldException;
 import io.gendurable.DurableOperations;
 import io.gendurable.Fsm;
 import io.gendurable.GenDurable;
 import io.gendurable.InsertOptions;
+import io.gendurable.InstanceQuery;
 import io.gendurable.InstanceStateException;
 import io.gendurable.NewInstance;
 import io.gendurable.NoSuchInstanceException;
@@ -283,5 +285,45 @@ class OperationsTest {
         t.drain(DrainOptions.defaults().queues("default", "slow"));
         t.assertDone(a, "charged 1");
         assertThat(ops.pausedQueues()).isEmpty();
+    }
+
+    @Test
+    void bulk_actions_page_through_their_search_and_count_what_they_did() {
+        for (int i = 0; i < 5; i++) {
+            durable.insert(Waits.class, new Job("w" + i, true));
+            durable.insert(Charges.class, new Job("c" + i, false));
+        }
+        t.drain();
+        InstanceQuery waiting = InstanceQuery.builder().fsm(Waits.class).pageSize(2).build();
+        InstanceQuery failed = InstanceQuery.builder().status(Status.FAILED).pageSize(2).build();
+
+        assertThat(ops.cancelAll(InstanceQuery.builder().fsm("no-such-fsm").build(), "none"))
+                .as("a bulk action on an empty search").isEqualTo(new BulkResult(0, 0, 0));
+        assertThat(ops.cancelAll(waiting, "closing down")).isEqualTo(new BulkResult(5, 5, 0));
+        assertThat(ops.cancelAll(waiting, "again")).as("all ended already").isEqualTo(new BulkResult(5, 0, 5));
+        assertThat(t.instances(Waits.class)).extracting(s -> s.status()).containsOnly(Status.CANCELLED);
+
+        assertThat(ops.retryAll(failed)).isEqualTo(new BulkResult(5, 5, 0));
+        assertThat(t.instances(Charges.class)).extracting(s -> s.status()).containsOnly(Status.RUNNABLE);
+        t.drain();
+
+        assertThat(ops.purge(InstanceQuery.builder().status(Status.CANCELLED, Status.FAILED).build()))
+                .isEqualTo(new BulkResult(10, 10, 0));
+        assertThat(t.instances(Waits.class)).isEmpty();
+        assertThat(t.instances(Charges.class)).as("failed again, purged").isEmpty();
+        assertThatThrownBy(() -> ops.purge(InstanceQuery.builder().build())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least one filter");
+    }
+
+    @Test
+    void a_purge_keeps_a_finished_child_whose_parent_still_waits_and_never_deletes_a_live_row() {
+        long parent = durable.insert(Parent.class, new Job("p", true)).id();
+        t.drain();
+        List<Long> kids = t.instances(Waits.class).stream().map(s -> s.id()).sorted().toList();
+        ops.cancel(kids.get(0), "one");
+
+        assertThat(ops.purge(InstanceQuery.builder().fsm(Waits.class).build())).isEqualTo(new BulkResult(2, 0, 2));
+        assertThat(ops.purge(InstanceQuery.builder().fsm(Parent.class).build())).isEqualTo(new BulkResult(1, 0, 1));
+        t.assertStatus(parent, Status.AWAITING_CHILDREN);
     }
 }

@@ -42,6 +42,17 @@ class GcTest {
     }
 
     @Test
+    void step_history_is_swept_past_its_own_retention() {
+        h.exec("INSERT INTO gen_durable_history (instance_id, step, attempt, outcome, started_at, finished_at, node) "
+                + "SELECT i, 's', 1, 'next', now() - interval '9 days', now() - interval '8 days', 'n' FROM generate_series(1, 5) i");
+        h.exec("INSERT INTO gen_durable_history (instance_id, step, attempt, outcome, started_at, finished_at, node) "
+                + "VALUES (6, 's', 1, 'done', now() - interval '1 day', now() - interval '1 day', 'n')");
+
+        assertThat(EngineInternals.gc(e).sweepHistory()).as("default retention: 7 days, batches of 3").isEqualTo(5);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable_history")).isEqualTo(1);
+    }
+
+    @Test
     void failed_and_cancelled_rows_are_kept_for_their_own_longer_retention() {
         Engine keeps = h.start("gc-failed", c -> c.queues(Map.of())
                 .gc(new EngineConfig.GcConfig(false, Duration.ofHours(1), Duration.ofDays(1), Duration.ofDays(7), 100)), new Noop());
