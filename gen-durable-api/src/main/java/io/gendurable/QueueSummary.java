@@ -16,9 +16,11 @@ import java.util.Map;
  * @param oldestRunnableAge   how long that instance has been due at the summary's instant
  *                            ({@link Duration#ZERO} when none is due): a queue no node serves, or
  *                            that cannot keep up, shows it growing
+ * @param paused              whether the queue is paused ({@link DurableOperations#pauseQueue}): a
+ *                            paused queue is listed even when it holds no instance
  */
 public record QueueSummary(String queue, Map<Status, Long> counts, Instant oldestRunnableSince,
-                           Duration oldestRunnableAge) {
+                           Duration oldestRunnableAge, boolean paused) {
     /**
      * Fills the missing statuses with 0 and copies the map.
      *
@@ -26,6 +28,7 @@ public record QueueSummary(String queue, Map<Status, Long> counts, Instant oldes
      * @param counts instances per status
      * @param oldestRunnableSince the earliest eligibleAt of a due runnable instance, or null
      * @param oldestRunnableAge how long it has been due, or null for zero
+     * @param paused whether the queue is paused
      */
     public QueueSummary {
         Validation.requireName("queue", queue);

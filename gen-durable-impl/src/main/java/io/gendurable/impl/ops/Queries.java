@@ -140,9 +140,13 @@ public final class Queries {
     /** @return the summary @see DurableOperations#summary */
     public OperationsSummary summary() {
         Instant now = clock.instant();
+        java.util.Set<String> paused = new java.util.HashSet<>();
         List<SummarySql.Group> groups = db.withEntityManager(em -> {
             begin(em, false);
-            return jdbc(em, c -> summarySql.groups(c, now));
+            return jdbc(em, c -> {
+                paused.addAll(summarySql.paused(c));
+                return summarySql.groups(c, now);
+            });
         });
         Map<String, Map<Status, Long>> counts = new TreeMap<>();
         Map<String, Instant> oldest = new LinkedHashMap<>();
@@ -152,10 +156,12 @@ public final class Queries {
                 oldest.merge(g.queue(), g.oldestDue(), (a, b) -> a.isBefore(b) ? a : b);
             }
         }
+        paused.forEach(q -> counts.computeIfAbsent(q, k -> new EnumMap<>(Status.class)));
         List<QueueSummary> queues = new ArrayList<>(counts.size());
         counts.forEach((queue, byStatus) -> {
             Instant since = oldest.get(queue);
-            queues.add(new QueueSummary(queue, byStatus, since, since == null ? Duration.ZERO : Duration.between(since, now)));
+            queues.add(new QueueSummary(queue, byStatus, since, since == null ? Duration.ZERO : Duration.between(since, now),
+                    paused.contains(queue)));
         });
         return new OperationsSummary(now, queues);
     }

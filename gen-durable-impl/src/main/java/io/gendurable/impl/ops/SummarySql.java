@@ -22,12 +22,24 @@ final class SummarySql {
     }
 
     private final String sql;
+    private final String pausedSql;
 
     SummarySql(SchemaName schema) {
         this.sql = """
                 SELECT queue, status::text AS status, count(*) AS n,
                        min(eligible_at) FILTER (WHERE status = 'runnable' AND eligible_at <= ?) AS oldest_due
                 FROM %1$s.gen_durable GROUP BY queue, status ORDER BY queue, status""".formatted(schema.name());
+        this.pausedSql = "SELECT queue FROM " + schema.qualify("gen_durable_paused_queues");
+    }
+
+    java.util.Set<String> paused(Connection c) throws SQLException {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement(pausedSql); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
     }
 
     List<Group> groups(Connection c, Instant now) throws SQLException {

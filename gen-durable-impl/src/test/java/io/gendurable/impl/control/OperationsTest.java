@@ -277,6 +277,15 @@ class OperationsTest {
             assertThat(p.queue()).isEqualTo("slow");
             assertThat(p.reason()).isEqualTo("maintenance window");
         });
+        assertThat(ops.summary().queues()).filteredOn(q -> q.queue().equals("slow")).singleElement()
+                .satisfies(q -> {
+                    assertThat(q.paused()).isTrue();
+                    assertThat(q.count(Status.RUNNABLE)).isEqualTo(1);
+                });
+        ops.pauseQueue("empty-queue", null);
+        assertThat(ops.summary().queues()).filteredOn(q -> q.queue().equals("empty-queue")).singleElement()
+                .satisfies(q -> assertThat(q.paused()).isTrue());
+        assertThat(ops.resumeQueue("empty-queue")).isTrue();
         assertThatThrownBy(() -> ops.pauseQueue("no spaces", null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("queue");
 
