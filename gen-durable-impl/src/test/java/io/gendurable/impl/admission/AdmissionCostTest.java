@@ -13,15 +13,10 @@ import io.gendurable.impl.support.StatementCounter;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import javax.sql.DataSource;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
@@ -50,41 +45,6 @@ class AdmissionCostTest {
         }
     }
 
-    /** Every statement prepared through the DataSource, full text, on every thread. */
-    static final class AllStatements {
-        final Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
-
-        DataSource wrap(DataSource target) {
-            return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[]{DataSource.class},
-                    (p, m, args) -> {
-                        Object r = invoke(target, m, args);
-                        return r instanceof Connection c ? connection(c) : r;
-                    });
-        }
-
-        private Connection connection(Connection c) {
-            return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[]{Connection.class},
-                    (p, m, args) -> {
-                        if (m.getName().equals("prepareStatement") && args[0] instanceof String sql) {
-                            seen.computeIfAbsent(sql.strip(), k -> new AtomicInteger()).incrementAndGet();
-                        }
-                        return invoke(c, m, args);
-                    });
-        }
-
-        private static Object invoke(Object target, java.lang.reflect.Method m, Object[] args) throws Throwable {
-            try {
-                return m.invoke(target, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
-        }
-
-        int count(Predicate<String> which) {
-            return seen.entrySet().stream().filter(e -> which.test(e.getKey())).mapToInt(e -> e.getValue().get()).sum();
-        }
-    }
-
     static final Predicate<String> CLAIM = sql -> sql.startsWith("WITH cand");
     /** The limiter's statements: admission (lock, refill/debit, mint, stamp) and credit. */
     static final Predicate<String> LIMITER = sql -> sql.startsWith("WITH wanted") || sql.startsWith("WITH c AS")
@@ -95,17 +55,14 @@ class AdmissionCostTest {
     static final Predicate<String> CHILDREN_LOAD = sql -> sql.startsWith("SELECT id, parent_id");
 
     EngineHarness h;
-    AllStatements statements;
-    StatementCounter counter;
+    StatementCounter statements;
 
     @BeforeEach
     void up(EngineHarness h) {
         this.h = h;
         // Migrate the schema first, unrecorded: what follows is the engines' own work.
         h.start("migrator", c -> c.queues(Map.of()), new Quick()).stop();
-        statements = new AllStatements();
-        counter = new StatementCounter();
-        h.wrapDataSource(ds -> statements.wrap(counter.wrap(ds)));
+        statements = h.countStatements();
     }
 
     private List<Engine> runJobs(LimitsConfig limits, Quick fsm, InsertOptions options) {
@@ -136,9 +93,7 @@ class AdmissionCostTest {
         assertThat(fsm.runs.get()).isEqualTo(JOBS);
         assertThat(picks).isPositive();
         assertThat((long) statements.count(CLAIM)).as("one claim statement per pick").isEqualTo(picks);
-        assertThat((long) counter.count("WITH cand")).isEqualTo(picks);
         assertThat(statements.count(LIMITER)).as("limiter statements").isZero();
-        assertThat(counter.count("WITH wanted")).isZero();
         assertThat(statements.count(RELEASE)).as("releases of denied claims").isZero();
         assertThat(statements.count(INBOX_LOAD)).as("inbox loads").isZero();
         assertThat(statements.count(CHILDREN_LOAD)).as("children loads").isZero();
@@ -174,7 +129,6 @@ class AdmissionCostTest {
         assertThat((long) statements.count(CLAIM)).isEqualTo(picks);
         assertThat(admissions).isPositive();
         assertThat((long) admissions).as("at most one admission per pick").isLessThanOrEqualTo(picks);
-        assertThat(counter.count("WITH wanted")).isEqualTo(admissions);
         assertThat(statements.count(LIMITER)).isGreaterThanOrEqualTo(admissions);
     }
 }

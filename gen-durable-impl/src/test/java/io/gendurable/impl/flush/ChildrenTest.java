@@ -110,8 +110,7 @@ class ChildrenTest {
 
     @Test
     void a_parent_fanning_out_ten_thousand_children_inserts_them_in_one_statement_and_wakes_once_with_all(EngineHarness h) {
-        StatementCounter counter = new StatementCounter();
-        h.wrapDataSource(counter::wrap);
+        StatementCounter counter = h.countStatements();
         Parent parent = new Parent();
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 32)).prefetch(32), parent, new Kid());
         long id = e.insert(Parent.class, Plan.of(10_000)).id();
