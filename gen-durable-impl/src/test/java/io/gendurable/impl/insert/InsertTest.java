@@ -282,35 +282,34 @@ class InsertTest {
         assertThat(engine.find("find:2")).isEmpty();
     }
 
-    @Test
-    void an_unknown_fsm_name_is_rejected_with_a_clear_message_and_writes_nothing() {
+    /**
+     * {@code bad} is refused by {@code insert} (the message holding every one of {@code aloneParts})
+     * and by {@code insertAll} after a good instance (holding {@code inBatch}), and nothing of
+     * either is written.
+     */
+    private void rejectedAloneAndInABatch(NewInstance bad, List<String> aloneParts, String inBatch) {
         long before = rows();
         NewInstance good = NewInstance.of(Holder.class, new Item("ok"), InsertOptions.builder().queue(PARKED).build());
-        NewInstance unknown = new NewInstance("no.such.Fsm", new Item("x"), null);
-
-        assertThatThrownBy(() -> engine.insert(unknown))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("'no.such.Fsm'").hasMessageContaining("not registered");
-        assertThatThrownBy(() -> engine.insertAll(List.of(good, unknown)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("'no.such.Fsm'");
+        assertThatThrownBy(() -> engine.insert(bad)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContainingAll(aloneParts.toArray(String[]::new));
+        assertThatThrownBy(() -> engine.insertAll(List.of(good, bad))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(inBatch);
         assertThat(rows()).isEqualTo(before);
     }
 
     @Test
+    void an_unknown_fsm_name_is_rejected_with_a_clear_message_and_writes_nothing() {
+        NewInstance unknown = new NewInstance("no.such.Fsm", new Item("x"), null);
+
+        rejectedAloneAndInABatch(unknown, List.of("'no.such.Fsm'", "not registered"), "'no.such.Fsm'");
+    }
+
+    @Test
     void a_state_that_cannot_be_serialized_is_rejected_with_a_clear_message_and_writes_nothing() {
-        long before = rows();
         String fsm = FsmNames.nameOf(Holder.class);
-        NewInstance good = NewInstance.of(Holder.class, new Item("ok"), InsertOptions.builder().queue(PARKED).build());
         NewInstance bad = new NewInstance(fsm, new Unwritable(), InsertOptions.builder().queue(PARKED).build());
 
-        assertThatThrownBy(() -> engine.insert(bad))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("cannot be serialized as JSON").hasMessageContaining(fsm);
-        assertThatThrownBy(() -> engine.insertAll(List.of(good, bad)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("cannot be serialized as JSON");
-        assertThat(rows()).isEqualTo(before);
+        rejectedAloneAndInABatch(bad, List.of("cannot be serialized as JSON", fsm), "cannot be serialized as JSON");
     }
 
     @Test

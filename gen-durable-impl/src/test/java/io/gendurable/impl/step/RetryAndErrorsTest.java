@@ -2,9 +2,11 @@ package io.gendurable.impl.step;
 
 import io.gendurable.DurableFsm;
 import io.gendurable.Fsm;
+import io.gendurable.FsmNames;
 import io.gendurable.Inserted;
 import io.gendurable.InstanceSnapshot;
 import io.gendurable.Job;
+import io.gendurable.NewInstance;
 import io.gendurable.Outcome;
 import io.gendurable.Status;
 import io.gendurable.StepContext;
@@ -247,6 +249,14 @@ class RetryAndErrorsTest {
     /** A drain that leaves rows scheduled later alone: what runs is what is due now. */
     private static final DrainOptions DUE_ONLY = DrainOptions.defaults().collapseDelays(false);
 
+    /** Registers {@code fsm}, inserts one instance of it with {@code state}, drains, and checks where it ended. */
+    private static InstanceSnapshot runAlone(DurableTesting t, Fsm<?> fsm, Object state, Status expected) {
+        t.register(fsm);
+        long id = t.durable().insert(new NewInstance(FsmNames.nameOf(fsm.getClass()), state, null)).id();
+        t.drain();
+        return t.assertStatus(id, expected);
+    }
+
     @Test
     void a_retry_increments_the_attempt_delays_eligible_at_by_its_delay_and_stores_its_state(DurableTesting t) {
         RetryLater fsm = new RetryLater();
@@ -320,12 +330,7 @@ class RetryAndErrorsTest {
     @Test
     void a_custom_on_error_retries_fast_until_max_attempts_and_the_row_fails_with_the_last_exception_text(DurableTesting t) {
         FlakyWithFastRetries fsm = new FlakyWithFastRetries();
-        t.register(fsm);
-
-        Inserted r = t.durable().insert(FlakyWithFastRetries.class, new Count(0));
-
-        t.drain();
-        InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
+        InstanceSnapshot failed = runAlone(t, fsm, new Count(0), Status.FAILED);
         assertThat(fsm.failures).extracting(Failure::attempt).containsExactly(1, 2, 3);
         assertThat(fsm.failures).extracting(f -> f.error().getMessage()).containsExactly("boom 1", "boom 2", "boom 3");
         assertThat(failed.attempt()).isEqualTo(3);
@@ -334,11 +339,7 @@ class RetryAndErrorsTest {
 
     @Test
     void a_thrown_exception_with_one_attempt_allowed_fails_at_once_with_its_text(DurableTesting t) {
-        t.register(new OneShot());
-        Inserted r = t.durable().insert(OneShot.class, new Count(42));
-
-        t.drain();
-        InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
+        InstanceSnapshot failed = runAlone(t, new OneShot(), new Count(42), Status.FAILED);
         assertThat(failed.attempt()).isEqualTo(1);
         assertThat(failed.lastError()).isEqualTo("java.lang.IllegalArgumentException: bad input 42");
         assertThat(failed.result().isNull()).isTrue();
@@ -347,13 +348,8 @@ class RetryAndErrorsTest {
     @Test
     void an_outcome_whose_state_cannot_be_serialized_goes_to_on_error_and_never_leaves_the_row_executing(DurableTesting t) {
         UnstorableNext fsm = new UnstorableNext();
-        t.register(fsm);
         Probe db = Kit.probe(t);
-
-        Inserted r = t.durable().insert(UnstorableNext.class, new Count(0));
-
-        t.drain();
-        InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
+        InstanceSnapshot failed = runAlone(t, fsm, new Count(0), Status.FAILED);
         assertThat(fsm.failures).hasSize(1);
         Throwable error = fsm.failures.get(0).error();
         assertThat(error.getMessage()).contains("cannot be stored as JSON").contains("'start'");
@@ -368,11 +364,7 @@ class RetryAndErrorsTest {
     @Test
     void an_on_error_answer_that_cannot_be_serialized_either_fails_the_row_instead_of_looping(DurableTesting t) {
         UnstorableTwice fsm = new UnstorableTwice();
-        t.register(fsm);
-        Inserted r = t.durable().insert(UnstorableTwice.class, new Count(0));
-
-        t.drain();
-        InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
+        InstanceSnapshot failed = runAlone(t, fsm, new Count(0), Status.FAILED);
         assertThat(fsm.failures).hasSize(1);
         assertThat(fsm.failures.get(0).error().getMessage()).contains("the done outcome").contains("cannot be stored as JSON");
         assertThat(failed.lastError()).contains("cannot be stored as JSON");
@@ -382,11 +374,7 @@ class RetryAndErrorsTest {
     @Test
     void a_step_returning_null_goes_to_on_error(DurableTesting t) {
         ReturnsNull fsm = new ReturnsNull();
-        t.register(fsm);
-        Inserted r = t.durable().insert(ReturnsNull.class, new Count(0));
-
-        t.drain();
-        InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
+        InstanceSnapshot failed = runAlone(t, fsm, new Count(0), Status.FAILED);
         assertThat(fsm.failures).hasSize(1);
         assertThat(fsm.failures.get(0).error()).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("returned null");
@@ -395,27 +383,17 @@ class RetryAndErrorsTest {
 
     @Test
     void a_job_returning_a_value_is_done_with_that_value_as_a_json_object(DurableTesting t) {
-        t.register(new Doubler());
         Probe db = Kit.probe(t);
-
-        Inserted r = t.durable().insert(Doubler.class, new Args(21));
-
-        t.drain();
-        InstanceSnapshot done = t.assertStatus(r.id(), Status.DONE);
+        InstanceSnapshot done = runAlone(t, new Doubler(), new Args(21), Status.DONE);
         assertThat(done.result().as(Receipt.class)).isEqualTo(new Receipt(42, "attempt 1"));
         assertThat(done.lastError()).isNull();
-        assertThat(db.string("SELECT jsonb_typeof(result) FROM gen_durable WHERE id = ?", r.id())).isEqualTo("object");
+        assertThat(db.string("SELECT jsonb_typeof(result) FROM gen_durable WHERE id = ?", done.id())).isEqualTo("object");
     }
 
     @Test
     void a_throwing_job_is_retried_with_backoff_and_then_failed_with_the_exception_text(DurableTesting t) {
         FailingJob job = new FailingJob();
-        t.register(job);
-
-        Inserted r = t.durable().insert(FailingJob.class, new Args(1));
-
-        t.drain();
-        InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
+        InstanceSnapshot failed = runAlone(t, job, new Args(1), Status.FAILED);
         assertThat(job.attempts).containsExactly(1, 2);
         assertThat(failed.attempt()).isEqualTo(2);
         assertThat(failed.lastError()).isEqualTo("java.io.IOException: disk on fire 2");
@@ -425,12 +403,7 @@ class RetryAndErrorsTest {
     @Test
     void an_outcome_whose_state_postgres_cannot_store_goes_to_on_error_instead_of_failing_the_flush(DurableTesting t) {
         NulState fsm = new NulState();
-        t.register(fsm);
-
-        Inserted r = t.durable().insert(NulState.class, new Count(0));
-
-        t.drain();
-        InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
+        InstanceSnapshot failed = runAlone(t, fsm, new Count(0), Status.FAILED);
         assertThat(fsm.failures).hasSize(1);
         assertThat(fsm.failures.get(0).error().getMessage()).contains("cannot be stored as JSON").contains("\\u0000");
         assertThat(failed.lastError()).startsWith("gave up: ");
@@ -440,12 +413,7 @@ class RetryAndErrorsTest {
 
     @Test
     void a_stop_whose_error_text_holds_a_nul_character_still_fails_the_row_with_the_rest_of_the_text(DurableTesting t) {
-        t.register(new NulError());
-
-        Inserted r = t.durable().insert(NulError.class, new Count(0));
-
-        t.drain();
-        InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
+        InstanceSnapshot failed = runAlone(t, new NulError(), new Count(0), Status.FAILED);
         assertThat(failed.lastError()).startsWith("bad").endsWith("byte").doesNotContain("\u0000");
         assertThat(Kit.engine(t).metrics().flushErrors.sum()).isZero();
     }
