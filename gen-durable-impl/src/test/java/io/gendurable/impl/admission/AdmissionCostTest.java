@@ -1,14 +1,13 @@
 package io.gendurable.impl.admission;
 
-import io.gendurable.Fsm;
 import io.gendurable.InsertOptions;
 import io.gendurable.NewInstance;
-import io.gendurable.Outcome;
-import io.gendurable.StepContext;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Fsms.Item;
+import io.gendurable.impl.support.Fsms.Noop;
 import io.gendurable.impl.support.StatementCounter;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -17,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,19 +29,6 @@ import static org.awaitility.Awaitility.await;
 @EngineTest
 class AdmissionCostTest {
     static final int JOBS = 300;
-
-    public record Payload(int n) {
-    }
-
-    public static class Quick implements Fsm<Payload> {
-        final AtomicInteger runs = new AtomicInteger();
-
-        @Override
-        public Outcome step(String step, Payload p, StepContext ctx) {
-            runs.incrementAndGet();
-            return Outcome.done();
-        }
-    }
 
     static final Predicate<String> CLAIM = sql -> sql.startsWith("WITH cand");
     /** The limiter's statements: admission (lock, refill/debit, mint, stamp) and credit. */
@@ -61,18 +46,18 @@ class AdmissionCostTest {
     void up(EngineHarness h) {
         this.h = h;
         // Migrate the schema first, unrecorded: what follows is the engines' own work.
-        h.start("migrator", c -> c.queues(Map.of()), new Quick()).stop();
+        h.start("migrator", c -> c.queues(Map.of()), new Noop()).stop();
         statements = h.countStatements();
     }
 
-    private List<Engine> runJobs(LimitsConfig limits, Quick fsm, InsertOptions options) {
+    private List<Engine> runJobs(LimitsConfig limits, Noop fsm, InsertOptions options) {
         List<Engine> nodes = new ArrayList<>();
         for (int i = 1; i <= 2; i++) {
             nodes.add(h.start("node" + i, c -> c.queues(Map.of("default", 8)).limits(limits), fsm));
         }
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < JOBS; i++) {
-            batch.add(new NewInstance(Quick.class.getName(), new Payload(i), options));
+            batch.add(new NewInstance(Noop.class.getName(), new Item(i), options));
         }
         nodes.get(0).insertAll(batch);
         await().atMost(Duration.ofSeconds(30)).until(() ->
@@ -86,7 +71,7 @@ class AdmissionCostTest {
         return nodes.stream().mapToLong(n -> n.metrics().picks.sum()).sum();
     }
 
-    private void assertUnlimitedPicks(List<Engine> nodes, Quick fsm) {
+    private void assertUnlimitedPicks(List<Engine> nodes, Noop fsm) {
         long picks = picks(nodes);
         System.out.printf("unlimited: %d jobs, %d picks, %d claim statements, %d limiter statements%n", JOBS, picks,
                 statements.count(CLAIM), statements.count(LIMITER));
@@ -103,13 +88,13 @@ class AdmissionCostTest {
 
     @Test
     void a_pick_of_unkeyed_unlimited_rows_is_one_claim_statement_and_no_limiter_statement() {
-        Quick fsm = new Quick();
+        Noop fsm = new Noop();
         assertUnlimitedPicks(runJobs(LimitsConfig.none(), fsm, InsertOptions.builder().build()), fsm);
     }
 
     @Test
     void configured_limits_cost_an_unlimited_pick_nothing_either() {
-        Quick fsm = new Quick();
+        Noop fsm = new Noop();
         LimitsConfig limits = new LimitsConfig(
                 Map.of("api", new LimitsConfig.RateLimit("api", 10, Duration.ofSeconds(1), 10, 1)),
                 Map.of("stripe", new LimitsConfig.Gate("stripe", 5, 1)));
@@ -118,7 +103,7 @@ class AdmissionCostTest {
 
     @Test
     void a_limited_pick_adds_one_admission_statement_which_the_counters_above_would_see() {
-        Quick fsm = new Quick();
+        Noop fsm = new Noop();
         LimitsConfig limits = new LimitsConfig(
                 Map.of("api", new LimitsConfig.RateLimit("api", 100_000, Duration.ofSeconds(1), 100_000, 1)), Map.of());
         List<Engine> nodes = runJobs(limits, fsm, InsertOptions.builder().rateLimit("api").build());

@@ -189,13 +189,17 @@ class ConcurrencyKeyTest {
 
     /**
      * A, holding account:1, moves on to its "after" step as {@code then} says; returns A once that
-     * step runs, having checked the key each step saw.
+     * step runs, having checked the key each step saw and that A's row, executing, matches
+     * {@code rowAfter}.
      */
-    private static long movesOn(Scripted fsm, Engine e, String then, String keyAfter) throws InterruptedException {
+    private static long movesOn(EngineHarness h, Scripted fsm, Engine e, String then, String keyAfter, String rowAfter)
+            throws InterruptedException {
         fsm.release("A");
         long a = e.insert(Scripted.class, new Script("A", then), key("account:1")).id();
         assertThat(fsm.entered("A/after").await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(fsm.keySeen).containsEntry("A", "account:1").containsEntry("A/after", keyAfter);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + a + " AND status = 'executing' AND "
+                + rowAfter)).as(rowAfter).isEqualTo(1);
         return a;
     }
 
@@ -210,9 +214,7 @@ class ConcurrencyKeyTest {
     void releasing_the_key_lets_a_sibling_run_while_the_instance_continues_keyless(EngineHarness h) throws Exception {
         Scripted fsm = new Scripted();
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 4)), fsm);
-        long a = movesOn(fsm, e, "release", "");
-        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + a
-                + " AND status = 'executing' AND concurrency_key IS NULL")).isEqualTo(1);
+        long a = movesOn(h, fsm, e, "release", "", "concurrency_key IS NULL");
 
         // A is still running (keyless): a sibling with A's old key runs to completion meanwhile.
         siblingOfTheOldKeyRuns(fsm, e);
@@ -226,10 +228,7 @@ class ConcurrencyKeyTest {
     void switching_the_key_frees_the_old_one_and_excludes_on_the_new_one(EngineHarness h) throws Exception {
         Scripted fsm = new Scripted();
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 4)), fsm);
-        long a = movesOn(fsm, e, "switch:other:1", "other:1");
-        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + a
-                + " AND status = 'executing' AND concurrency_key = 'other:1' AND concurrency_name = 'other'"))
-                .isEqualTo(1);
+        long a = movesOn(h, fsm, e, "switch:other:1", "other:1", "concurrency_key = 'other:1' AND concurrency_name = 'other'");
 
         // The old key is free: a sibling on account:1 runs to completion.
         siblingOfTheOldKeyRuns(fsm, e);

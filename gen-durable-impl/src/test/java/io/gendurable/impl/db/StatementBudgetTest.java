@@ -5,7 +5,6 @@ import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
 import io.gendurable.impl.support.Fsms.TwoSteps;
 import io.gendurable.impl.support.StatementCounter;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -19,17 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @EngineTest
 class StatementBudgetTest {
-    EngineHarness h;
-    StatementCounter counter;
-
-    @BeforeEach
-    void up(EngineHarness h) {
-        this.h = h;
-        counter = h.countStatements();
-    }
-
     @Test
-    void picks_and_flushes_cost_a_bounded_number_of_statements_whatever_the_batch_size() {
+    void picks_and_flushes_cost_a_bounded_number_of_statements_whatever_the_batch_size(EngineHarness h) {
+        StatementCounter counter = h.countStatements();
         int n = 3000;
         h.insertBacklog(new TwoSteps(), n);
         Engine e = h.start("worker", c -> c.queues(Map.of("default", 64)).prefetch(64), new TwoSteps());

@@ -117,20 +117,23 @@ class RetryAndErrorsTest {
         }
     }
 
-    /** Moves to a state JSON-B cannot write; onError gives up with a recognisable text. */
-    @DurableFsm(name = "unstorable")
-    public static class UnstorableNext implements Fsm<Count> {
+    /** Records what reaches onError, then gives up with a recognisable text. */
+    public abstract static class GivesUp implements Fsm<Count> {
         final List<Failure> failures = new CopyOnWriteArrayList<>();
-
-        @Override
-        public Outcome step(String step, Count s, StepContext ctx) {
-            return Outcome.next("second", new Unwritable());
-        }
 
         @Override
         public Outcome onError(String step, Count s, StepContext ctx, Throwable error) {
             failures.add(new Failure(ctx.attempt(), error));
             return Outcome.stop("gave up: " + error.getMessage());
+        }
+    }
+
+    /** Moves to a state JSON-B cannot write. */
+    @DurableFsm(name = "unstorable")
+    public static class UnstorableNext extends GivesUp {
+        @Override
+        public Outcome step(String step, Count s, StepContext ctx) {
+            return Outcome.next("second", new Unwritable());
         }
     }
 
@@ -173,18 +176,10 @@ class RetryAndErrorsTest {
 
     /** Moves to a state that JSON-B writes but PostgreSQL's jsonb refuses (a NUL character). */
     @DurableFsm(name = "nul-state")
-    public static class NulState implements Fsm<Count> {
-        final List<Failure> failures = new CopyOnWriteArrayList<>();
-
+    public static class NulState extends GivesUp {
         @Override
         public Outcome step(String step, Count s, StepContext ctx) {
             return step.equals("start") ? Outcome.next("second", new Text("a\u0000b")) : Outcome.done();
-        }
-
-        @Override
-        public Outcome onError(String step, Count s, StepContext ctx, Throwable error) {
-            failures.add(new Failure(ctx.attempt(), error));
-            return Outcome.stop("gave up: " + error.getMessage());
         }
     }
 
