@@ -15,8 +15,8 @@ import io.gendurable.impl.support.Probe;
 import io.gendurable.impl.support.StatementRecordingDataSource;
 import io.gendurable.testing.DurableTesting;
 import io.gendurable.testing.SharedTestDatabase;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -66,22 +66,23 @@ class InsertTest {
         }
     }
 
-    DurableTesting t;
-    Engine engine;
-    Probe db;
-    StatementRecordingDataSource recorder;
-    final Holder holder = new Holder();
+    /** One engine and schema for the class, as in production: each test uses its own keys and counts rows relatively. */
+    static DurableTesting t;
+    static Engine engine;
+    static Probe db;
+    static StatementRecordingDataSource recorder;
+    static final Holder holder = new Holder();
 
-    @BeforeEach
-    void up() {
+    @BeforeAll
+    static void up() {
         recorder = new StatementRecordingDataSource(SharedTestDatabase.dataSource());
         t = DurableTesting.builder().schemaHint("insert").dataSource(recorder).fsm(holder).build();
         engine = Kit.engine(t);
         db = Kit.probe(t);
     }
 
-    @AfterEach
-    void down() {
+    @AfterAll
+    static void down() {
         t.close();
     }
 
@@ -89,11 +90,11 @@ class InsertTest {
         return InsertOptions.builder().correlationKey(key);
     }
 
-    private Status statusOf(long id) {
+    private static Status statusOf(long id) {
         return engine.find(id).orElseThrow().status();
     }
 
-    private long rows() {
+    private static long rows() {
         return db.count("SELECT count(*) FROM gen_durable");
     }
 
@@ -111,7 +112,7 @@ class InsertTest {
         Inserted first = engine.insert(Holder.class, new Item("first"), keyed("order:1").build());
         assertThat(first.duplicate()).isFalse();
 
-        t.drain();
+        t.drain("default");
 
         assertThat(duringTheStep).containsExactly(Status.EXECUTING, new Inserted(first.id(), true), 1L, "first");
         t.assertDone(first.id(), new Item("first"));
@@ -121,7 +122,7 @@ class InsertTest {
         assertThat(third.duplicate()).isFalse();
         assertThat(third.id()).isNotEqualTo(first.id());
         assertThat(db.count("SELECT count(*) FROM gen_durable WHERE correlation_key = 'order:1'")).isEqualTo(2);
-        t.drain();
+        t.drain("default");
         t.assertDone(third.id(), new Item("third"));
     }
 
@@ -142,7 +143,7 @@ class InsertTest {
         InsertOptions withDone = keyed("order:2").correlationScope(Status.RUNNABLE, Status.EXECUTING,
                 Status.AWAITING_SIGNAL, Status.AWAITING_CHILDREN, Status.DONE).build();
         Inserted first = engine.insert(Holder.class, new Item("kept"), withDone);
-        t.drain();
+        t.drain("default");
         t.assertDone(first.id());
 
         Inserted again = engine.insert(Holder.class, new Item("rejected"), keyed("order:2").build());
