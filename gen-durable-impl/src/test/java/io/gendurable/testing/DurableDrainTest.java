@@ -87,25 +87,26 @@ class DurableDrainTest {
         assertThat(t.now()).isEqualTo(at);
     }
 
+    /** The drain throws a {@link DrainException} (an {@link AssertionError}) whose message holds every part. */
+    private static void drainFails(org.assertj.core.api.ThrowableAssert.ThrowingCallable drain, String... parts) {
+        assertThatThrownBy(drain).isInstanceOf(DrainException.class).isInstanceOf(AssertionError.class)
+                .hasMessageContainingAll(parts);
+    }
+
     @Test
     void a_runaway_fsm_fails_the_drain_naming_the_instance_after_max_steps(GenDurable durable, DurableTesting t) {
         long id = durable.insert(Spinner.class, new Count(0, 0)).id();
 
-        assertThatThrownBy(() -> t.drain(DrainOptions.defaults().maxSteps(50)))
-                .isInstanceOf(DrainException.class)
-                .isInstanceOf(AssertionError.class)
-                .hasMessageContaining("drain ran 50 steps (maxSteps 50)")
-                .hasMessageContaining("instance " + id + " of FSM 'spinner' ran 50 steps, the last 'spin' -> next");
+        drainFails(() -> t.drain(DrainOptions.defaults().maxSteps(50)), "drain ran 50 steps (maxSteps 50)",
+                "instance " + id + " of FSM 'spinner' ran 50 steps, the last 'spin' -> next");
     }
 
     @Test
     void an_inline_chain_stops_at_max_steps_too(GenDurable durable, DurableTesting t) {
         long id = durable.insert(InlineCounter.class, new Count(0, 30)).id();
 
-        assertThatThrownBy(() -> t.drain(DrainOptions.defaults().maxSteps(10)))
-                .isInstanceOf(DrainException.class)
-                .hasMessageContaining("drain ran 10 steps")
-                .hasMessageContaining("instance " + id + " of FSM 'inline-counter' ran 10 steps");
+        drainFails(() -> t.drain(DrainOptions.defaults().maxSteps(10)), "drain ran 10 steps",
+                "instance " + id + " of FSM 'inline-counter' ran 10 steps");
         assertThat(t.instance(id).status()).as("the chain's next step was committed runnable").isEqualTo(Status.RUNNABLE);
         t.drain();
         t.assertDone(id, 30);
@@ -127,9 +128,7 @@ class DurableDrainTest {
     void rows_in_a_queue_the_engine_does_not_serve_fail_the_drain(GenDurable durable, DurableTesting t) {
         durable.insert(Counter.class, new Count(0, 0), InsertOptions.builder().queue("nobody").build());
 
-        assertThatThrownBy(t::drain).isInstanceOf(DrainException.class)
-                .hasMessageContaining("'nobody' (1 rows)")
-                .hasMessageContaining("gendurable.queues");
+        drainFails(t::drain, "'nobody' (1 rows)", "gendurable.queues");
     }
 
     @Test
@@ -149,9 +148,7 @@ class DurableDrainTest {
                                                                                         DurableTesting t) {
         durable.insert(Counter.class, new Count(0, 0), InsertOptions.builder().rateLimit("unknown").build());
 
-        assertThatThrownBy(t::drain).isInstanceOf(DrainException.class)
-                .hasMessageContaining("queue 'default': 1 due")
-                .hasMessageContaining("a rate limit this engine does not configure");
+        drainFails(t::drain, "queue 'default': 1 due", "a rate limit this engine does not configure");
     }
 
     @Test

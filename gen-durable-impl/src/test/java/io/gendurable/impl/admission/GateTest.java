@@ -12,14 +12,13 @@ import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.JdbcSpy;
+import io.gendurable.impl.support.Latches;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,24 +56,10 @@ class GateTest {
     }
 
     /** Step "work" probes the in-flight count of its key; step "park" awaits signal "go", then works. */
-    public static class Gated implements Fsm<Task> {
+    public static class Gated extends Latches implements Fsm<Task> {
         final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
         final Map<String, AtomicInteger> maxPerKey = new ConcurrentHashMap<>();
-        final Map<String, CountDownLatch> entered = new ConcurrentHashMap<>();
-        final Map<String, CountDownLatch> released = new ConcurrentHashMap<>();
         final AtomicInteger works = new AtomicInteger();
-
-        CountDownLatch entered(String label) {
-            return entered.computeIfAbsent(label, k -> new CountDownLatch(1));
-        }
-
-        boolean started(String label) {
-            return entered(label).getCount() == 0;
-        }
-
-        void release(String label) {
-            released.computeIfAbsent(label, k -> new CountDownLatch(1)).countDown();
-        }
 
         int max(String key) {
             AtomicInteger m = maxPerKey.get(key);
@@ -91,12 +76,10 @@ class GateTest {
             maxPerKey.computeIfAbsent(key, k -> new AtomicInteger()).accumulateAndGet(n.incrementAndGet(), Math::max);
             works.incrementAndGet();
             try {
-                entered(t.label()).countDown();
                 if (t.mode().equals("hold")) {
-                    if (!released.computeIfAbsent(t.label(), k -> new CountDownLatch(1)).await(30, TimeUnit.SECONDS)) {
-                        throw new IllegalStateException(t.label() + " was never released");
-                    }
+                    hold(t.label());
                 } else {
+                    entered(t.label()).countDown();
                     Thread.sleep(t.sleepMs());
                 }
             } finally {
@@ -114,39 +97,24 @@ class GateTest {
         final CountDownLatch committed = new CountDownLatch(1);
 
         javax.sql.DataSource wrap(javax.sql.DataSource target) {
-            return (javax.sql.DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
-                    new Class<?>[]{javax.sql.DataSource.class}, (p, m, args) -> {
-                        Object r = invoke(target, m, args);
-                        return r instanceof Connection c ? connection(c) : r;
-                    });
-        }
-
-        private Connection connection(Connection c) {
-            boolean[] held = {false};
-            return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[]{Connection.class},
-                    (p, m, args) -> {
-                        if (armed && m.getName().equals("prepareStatement") && args[0] instanceof String sql
-                                && sql.strip().startsWith("WITH c AS")) {
-                            armed = false;
-                            held[0] = true;
-                            reached.countDown();
-                            proceed.await(30, TimeUnit.SECONDS);
-                        }
-                        Object r = invoke(c, m, args);
-                        if (held[0] && m.getName().equals("commit")) {
-                            held[0] = false;
-                            committed.countDown();
-                        }
-                        return r;
-                    });
-        }
-
-        private static Object invoke(Object target, java.lang.reflect.Method m, Object[] args) throws Throwable {
-            try {
-                return m.invoke(target, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
+            return JdbcSpy.connections(target, c -> {
+                boolean[] held = {false};
+                return JdbcSpy.around(c, (m, args, call) -> {
+                    String sql = JdbcSpy.preparedSql(m, args);
+                    if (armed && sql != null && sql.strip().startsWith("WITH c AS")) {
+                        armed = false;
+                        held[0] = true;
+                        reached.countDown();
+                        proceed.await(30, TimeUnit.SECONDS);
+                    }
+                    Object r = call.proceed();
+                    if (held[0] && m.getName().equals("commit")) {
+                        held[0] = false;
+                        committed.countDown();
+                    }
+                    return r;
+                });
+            });
         }
     }
 
@@ -280,8 +248,8 @@ class GateTest {
         long dead = e.insert(new NewInstance(Gated.class.getName(), new Task("dead", "hold", 0),
                 InsertOptions.builder().queue("nobody").step("work").concurrencyKey("api:t").build())).id();
         h.exec("UPDATE gen_durable_buckets SET available = available - 1 WHERE kind = 'conc' AND key = 'api:t'");
-        h.exec("UPDATE gen_durable SET status = 'executing', claim_token = nextval('gen_durable_claim_token'), locked_by = 'dead:nobody@00000000', concurrency_shard = 0,"
-                + " lease_expires_at = now() - interval '1 second' WHERE id = " + dead);
+        h.claimedBy(dead, "dead:nobody@00000000", "-1 second");
+        h.exec("UPDATE gen_durable SET concurrency_shard = 0 WHERE id = " + dead);
         // While it is executing, the truth agrees with the counter: nothing to heal.
         assertThat(EngineInternals.gc(e).reconcileGates()).isZero();
         assertThat(available("api:t")).isEqualTo(LIMIT - 2);

@@ -11,6 +11,7 @@ import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Probe;
 import io.gendurable.testing.TestClock;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,9 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Rate limits: token buckets per step. Admitted starts stay within {@code burst + rate × elapsed},
- * weights take that many tokens, racing pickers never mint a token twice, partitions have their
- * own buckets, an unknown limit stalls its row, and the GC sweeps idle and orphaned buckets.
+ * Rate limits on started engines: admitted starts stay within {@code burst + rate × elapsed}, racing
+ * pickers never mint a token twice, and the GC sweeps idle and orphaned buckets. The rules one
+ * thread shows (weights, partitions, unknown limits) are {@link RateLimitRulesTest}'s.
  */
 @EngineTest
 class RateLimitTest {
@@ -85,7 +86,7 @@ class RateLimitTest {
         return rate(1, Duration.ofHours(1), burst, shards);
     }
 
-    private static NewInstance job(String label, String then, String rateLimit, int weight) {
+    static NewInstance job(String label, String then, String rateLimit, int weight) {
         InsertOptions.Builder o = InsertOptions.builder().step("first").weight(weight);
         if (rateLimit != null) {
             int colon = rateLimit.indexOf(':');
@@ -102,9 +103,20 @@ class RateLimitTest {
         return h.queryLong(sql);
     }
 
-    private double tokens(String key) {
-        return count("SELECT COALESCE(round(sum(available) * 1000), -1000)::bigint FROM gen_durable_buckets"
+    /** An instance whose unlimited first step moves on to a step of {@code weight} on "api". */
+    static NewInstance moving(int weight) {
+        return new NewInstance(Counted.class.getName(), new Job("moving", "limited", weight),
+                InsertOptions.builder().step("first").build());
+    }
+
+    /** @return the tokens left in the bucket of {@code key} (-1 when it has no row) */
+    static double tokens(Probe db, String key) {
+        return db.count("SELECT COALESCE(round(sum(available) * 1000), -1000)::bigint FROM gen_durable_buckets"
                 + " WHERE kind = 'rate' AND key = '" + key + "'") / 1000.0;
+    }
+
+    private double tokens(String key) {
+        return tokens(new Probe(h), key);
     }
 
     /** Waits out a window in which the total number of starts must not move: the passage of time is the behaviour. */
@@ -152,37 +164,6 @@ class RateLimitTest {
         assertThat(fsm.starts("j/second")).isPositive();
     }
 
-    @Test
-    void a_weight_takes_that_many_tokens_whether_set_at_insert_or_on_the_transition() {
-        Counted fsm = new Counted();
-        Engine e = h.start("n1", c -> c.queues(Map.of("default", 16)).limits(burstOnly(20, 1)), fsm);
-        // Three starts of weight 5 take 15 of the 20 tokens.
-        List<NewInstance> heavy = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            heavy.add(job("heavy", "done", "api", 5));
-        }
-        e.insertAll(heavy);
-        await().atMost(Duration.ofSeconds(10)).until(() -> fsm.starts("heavy/first") == 3);
-        assertThat(tokens("api")).isCloseTo(5, org.assertj.core.data.Offset.offset(0.01));
-
-        // Three instances whose unlimited first step moves on to a weight-5 step: the 5 tokens left fit exactly one.
-        List<NewInstance> moving = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            moving.add(new NewInstance(Counted.class.getName(), new Job("moving", "limited", 5),
-                    InsertOptions.builder().step("first").build()));
-        }
-        e.insertAll(moving);
-        await().atMost(Duration.ofSeconds(10)).until(() -> fsm.starts("moving/first") == 3
-                && fsm.starts("moving/second") == 1);
-        // And a weight-1 start finds nothing left.
-        e.insert(job("light", "done", "api", 1));
-        startsStayAt(fsm, 3 + 3 + 1, Duration.ofMillis(1000));
-        assertThat(fsm.starts("light/first")).isZero();
-        assertThat(tokens("api")).isLessThan(0.01);
-        assertThat(count("SELECT count(*) FROM gen_durable WHERE status = 'runnable' AND rate_limit = 'api' AND weight = 5"))
-                .isEqualTo(2);
-    }
-
     @ParameterizedTest(name = "shards = {0}")
     @ValueSource(ints = {1, 4})
     void eight_racing_pickers_start_exactly_the_burst_and_never_mint_a_token_twice(int shards) {
@@ -217,41 +198,6 @@ class RateLimitTest {
         assertThat(count("SELECT count(*) FROM gen_durable_buckets WHERE kind = 'rate' AND key = 'api'")).isEqualTo(shards);
         assertThat(nodes.stream().filter(n -> n.metrics().rateThrottled.sum() > 0).count()).as("nodes throttled")
                 .isGreaterThan(1);
-    }
-
-    @Test
-    void each_partition_of_a_limit_has_its_own_bucket() {
-        Counted fsm = new Counted();
-        Engine e = h.start("n1", c -> c.queues(Map.of("default", 16)).limits(burstOnly(5, 1)), fsm);
-        List<NewInstance> batch = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            batch.add(job("t1", "done", "api:t1", 1));
-            batch.add(job("t2", "done", "api:t2", 1));
-        }
-        e.insertAll(batch);
-        await().atMost(Duration.ofSeconds(10)).until(() -> fsm.total() == 10);
-        startsStayAt(fsm, 10, Duration.ofMillis(1000));
-        assertThat(fsm.starts("t1/first")).isEqualTo(5);
-        assertThat(fsm.starts("t2/first")).isEqualTo(5);
-        assertThat(count("SELECT count(*) FROM gen_durable_buckets WHERE kind = 'rate' AND key IN ('api:t1', 'api:t2')"))
-                .isEqualTo(2);
-        assertThat(count("SELECT count(*) FROM gen_durable_buckets WHERE key = 'api'")).isZero();
-        assertThat(tokens("api:t1")).isLessThan(0.01);
-        assertThat(tokens("api:t2")).isLessThan(0.01);
-    }
-
-    @Test
-    void an_unknown_limit_stalls_its_row_counts_it_and_holds_no_one_else_back() {
-        Counted fsm = new Counted();
-        Engine e = h.start("n1", c -> c.queues(Map.of("default", 8)).limits(burstOnly(10, 1)), fsm);
-        long stalled = e.insert(job("nope", "done", "nope", 1)).id();
-        e.insertAll(List.of(job("free", "done", null, 1), job("known", "done", "api", 1)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> fsm.starts("free/first") == 1 && fsm.starts("known/first") == 1);
-        await().atMost(Duration.ofSeconds(10)).until(() -> e.metrics().unknownRateLimit.sum() >= 2);
-        startsStayAt(fsm, 2, Duration.ofMillis(700));
-        assertThat(fsm.starts("nope/first")).isZero();
-        assertThat(e.find(stalled).orElseThrow().status()).isEqualTo(Status.RUNNABLE);
-        assertThat(count("SELECT count(*) FROM gen_durable_buckets WHERE key = 'nope'")).isZero();
     }
 
     @Test

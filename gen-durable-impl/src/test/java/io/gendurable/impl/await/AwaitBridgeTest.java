@@ -38,6 +38,13 @@ class AwaitBridgeTest {
         final CountDownLatch release = new CountDownLatch(1);
         volatile long committedNanos;
 
+        /** @return a Gated whose steps never wait */
+        static Gated open() {
+            Gated g = new Gated();
+            g.release.countDown();
+            return g;
+        }
+
         @Override
         public Outcome step(String step, Req s, StepContext ctx) throws Exception {
             if (step.equals("start")) {
@@ -100,9 +107,7 @@ class AwaitBridgeTest {
 
     @Test
     void failed_parked_and_missing_instances_answer_failed_awaiting_and_not_found(EngineHarness h) {
-        Gated fsm = new Gated();
-        fsm.release.countDown();
-        Engine e = h.start("n1", c -> c, fsm);
+        Engine e = h.start("n1", c -> c, Gated.open());
         long failing = e.insert(Gated.class, new Req(1)).id();
         long parking = e.insert(Gated.class, new Req(2)).id();
         assertThat(e.await(failing, Duration.ofSeconds(10))).isEqualTo(new AwaitResult.Failed(failing, "declined"));
@@ -114,9 +119,7 @@ class AwaitBridgeTest {
 
     @Test
     void until_terminal_waits_through_a_park_to_the_end(EngineHarness h) throws Exception {
-        Gated fsm = new Gated();
-        fsm.release.countDown();
-        Engine e = h.start("n1", c -> c, fsm);
+        Engine e = h.start("n1", c -> c, Gated.open());
         long id = e.insert(Gated.class, new Req(2)).id();
         CompletableFuture<AwaitResult> waiting = CompletableFuture.supplyAsync(
                 () -> e.await(id, Duration.ofSeconds(20), AwaitUntil.TERMINAL));
@@ -202,9 +205,7 @@ class AwaitBridgeTest {
      */
     @Test
     void an_await_after_the_engine_stopped_throws_engine_stopped_not_a_closed_factory_error(EngineHarness h) {
-        Gated fsm = new Gated();
-        fsm.release.countDown();
-        Engine e = h.start("n1", c -> c, fsm);
+        Engine e = h.start("n1", c -> c, Gated.open());
         long id = e.insert(Gated.class, new Req(0)).id();
         e.stop();
         assertThatThrownBy(() -> e.await(id, Duration.ofSeconds(1))).isInstanceOf(EngineStoppedException.class)

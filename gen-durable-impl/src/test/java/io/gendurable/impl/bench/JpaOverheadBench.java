@@ -6,7 +6,7 @@ import io.gendurable.impl.db.EnginePersistence;
 import io.gendurable.impl.db.Migrations;
 import io.gendurable.impl.db.SchemaName;
 import io.gendurable.impl.lease.LeaseSql;
-import io.gendurable.impl.support.TestDatabase;
+import io.gendurable.testing.SharedTestDatabase;
 
 import java.sql.Connection;
 import java.time.Instant;
@@ -25,8 +25,8 @@ import java.util.List;
 public final class JpaOverheadBench {
     public static void main(String[] args) throws Exception {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
-        SchemaName schema = new SchemaName(TestDatabase.newSchema("jpa_bench"));
-        try (HikariDataSource ds = TestDatabase.dataSource(4)) {
+        SchemaName schema = new SchemaName(SharedTestDatabase.newSchema("jpa_bench"));
+        try (HikariDataSource ds = SharedTestDatabase.dataSource(4)) {
             Migrations.migrate(ds, schema);
             LeaseSql sql = new LeaseSql(schema);
             java.util.Map<Long, Long> ids = new java.util.TreeMap<>();

@@ -7,7 +7,7 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
-import io.gendurable.impl.support.TestDatabase;
+import io.gendurable.testing.SharedTestDatabase;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -77,7 +77,7 @@ public final class PokeWindowBench {
             while (EngineInternals.pokeListenerPid(b) <= 0 || b.metrics().picks.sum() < 1) {
                 Thread.sleep(10);
             }
-            String url = TestDatabase.url();
+            String url = SharedTestDatabase.url();
             try (Connection listen = DriverManager.getConnection(url.contains("user=") ? url : url + "&user=postgres")) {
                 listen.setAutoCommit(true);
                 try (Statement st = listen.createStatement()) {

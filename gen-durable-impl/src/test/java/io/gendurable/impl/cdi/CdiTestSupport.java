@@ -1,6 +1,6 @@
 package io.gendurable.impl.cdi;
 
-import io.gendurable.impl.support.TestDatabase;
+import io.gendurable.testing.SharedTestDatabase;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
 import org.jboss.weld.environment.se.Weld;
@@ -29,7 +29,7 @@ final class CdiTestSupport {
 
     /** The three JDBC keys on the tests' database, a fresh schema, and short polls. */
     static void jdbcProperties(String schema) {
-        property("gendurable.jdbc.url", TestDatabase.url());
+        property("gendurable.jdbc.url", SharedTestDatabase.url());
         property("gendurable.jdbc.user", "postgres");
         property("gendurable.jdbc.password", "postgres");
         shortTimings(schema);
@@ -73,7 +73,7 @@ final class CdiTestSupport {
 
     /** @return whether {@code schema} exists in the tests' database */
     static boolean schemaExists(DataSource ds, String schema) {
-        return TestDatabase.queryLong(ds, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = '"
+        return SharedTestDatabase.queryLong(ds, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = '"
                 + schema + "'") > 0;
     }
 

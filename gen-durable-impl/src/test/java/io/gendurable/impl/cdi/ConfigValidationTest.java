@@ -1,12 +1,8 @@
 package io.gendurable.impl.cdi;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.gendurable.impl.cdi.TestFsms.Increments;
 import io.gendurable.impl.cdi.TestFsms.Tally;
-import io.gendurable.impl.support.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import io.gendurable.testing.SharedTestDatabase;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -17,24 +13,7 @@ import static io.gendurable.impl.cdi.CdiTestSupport.schemaExists;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class ConfigValidationTest {
-    static HikariDataSource db;
-
-    @BeforeAll
-    static void database() {
-        db = TestDatabase.dataSource(2);
-    }
-
-    @AfterAll
-    static void closeDatabase() {
-        db.close();
-    }
-
-    @AfterEach
-    void clear() {
-        CdiTestSupport.clearProperties();
-    }
-
+class ConfigValidationTest extends CdiTest {
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(delimiter = '|', value = {
             "gendurable.queues         | default:-1",
@@ -43,7 +22,7 @@ class ConfigValidationTest {
             "gendurable.leese-ttl      | PT10S",
             "gendurable.schema         | Not-An-Identifier"})
     void an_invalid_value_fails_the_boot_naming_the_key_before_any_schema_or_thread_exists(String key, String value) {
-        String schema = TestDatabase.newSchema("cdi_bad_config");
+        String schema = SharedTestDatabase.newSchema("cdi_bad_config");
         CdiTestSupport.jdbcProperties(schema);
         property(key, value);
 

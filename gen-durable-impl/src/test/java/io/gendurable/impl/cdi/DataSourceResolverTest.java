@@ -86,12 +86,12 @@ class DataSourceResolverTest {
 
     @Test
     void without_jndi_the_engine_builds_its_own_pool_from_jdbc_url_which_it_owns() {
-        String url = io.gendurable.impl.support.TestDatabase.url();
+        String url = io.gendurable.testing.SharedTestDatabase.url();
         try (ResolvedDataSource r = resolver(Map.of("gendurable.jdbc.url", url, "gendurable.jdbc.user", "postgres",
                 "gendurable.jdbc.password", "secret"), NO_JNDI).resolve(Optional.empty())) {
             assertThat(r.owned()).isTrue();
             assertThat(r.origin()).contains("own HikariCP pool").doesNotContain("secret");
-            assertThat(io.gendurable.impl.support.TestDatabase.queryLong(r.dataSource(), "SELECT 1")).isEqualTo(1);
+            assertThat(io.gendurable.testing.SharedTestDatabase.queryLong(r.dataSource(), "SELECT 1")).isEqualTo(1);
         }
     }
 

@@ -8,14 +8,11 @@ import io.gendurable.Status;
 import io.gendurable.impl.cdi.TestFsms.Count;
 import io.gendurable.impl.cdi.TestFsms.Increments;
 import io.gendurable.impl.cdi.TestFsms.Tally;
-import io.gendurable.impl.support.TestDatabase;
+import io.gendurable.testing.SharedTestDatabase;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import org.jboss.weld.environment.se.WeldContainer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
@@ -30,9 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-class GenDurableBeanBootTest {
-    static HikariDataSource db;
-
+class GenDurableBeanBootTest extends CdiTest {
     /** Produces the application's own DataSource for the engine, counting how often. */
     @ApplicationScoped
     public static class ApplicationDataSource {
@@ -43,7 +38,7 @@ class GenDurableBeanBootTest {
         @ApplicationScoped
         DataSource dataSource() {
             PRODUCED.incrementAndGet();
-            return TestDatabase.dataSource(10);
+            return SharedTestDatabase.dataSource(10);
         }
 
         void close(@Disposes @GenDurableDataSource DataSource ds) {
@@ -51,27 +46,12 @@ class GenDurableBeanBootTest {
         }
     }
 
-    @BeforeAll
-    static void database() {
-        db = TestDatabase.dataSource(2);
-    }
-
-    @AfterAll
-    static void closeDatabase() {
-        db.close();
-    }
-
-    @AfterEach
-    void clear() {
-        CdiTestSupport.clearProperties();
-    }
-
     @Test
     void an_injected_gendurable_runs_an_fsm_bean_to_done_from_the_three_jdbc_keys_and_closes_its_pool() {
-        String schema = TestDatabase.newSchema("cdi_boot");
+        String schema = SharedTestDatabase.newSchema("cdi_boot");
         String app = "gd-" + schema;
         CdiTestSupport.jdbcProperties(schema);
-        property("gendurable.jdbc.url", TestDatabase.url() + (TestDatabase.url().contains("?") ? "&" : "?")
+        property("gendurable.jdbc.url", SharedTestDatabase.url() + (SharedTestDatabase.url().contains("?") ? "&" : "?")
                 + "ApplicationName=" + app);
 
         try (WeldContainer c = boot(Tally.class, Increments.class)) {
@@ -90,7 +70,7 @@ class GenDurableBeanBootTest {
 
     @Test
     void a_gendurable_datasource_bean_is_preferred_over_jdbc_url() {
-        String schema = TestDatabase.newSchema("cdi_bean_ds");
+        String schema = SharedTestDatabase.newSchema("cdi_bean_ds");
         CdiTestSupport.jdbcProperties(schema);
         property("gendurable.jdbc.url", "jdbc:postgresql://127.0.0.1:1/nowhere");  // would fail if used
         ApplicationDataSource.PRODUCED.set(0);
@@ -108,7 +88,7 @@ class GenDurableBeanBootTest {
 
     @Test
     void with_no_datasource_bean_jndi_name_or_jdbc_url_boot_fails_listing_the_three_ways() {
-        String schema = TestDatabase.newSchema("cdi_no_ds");
+        String schema = SharedTestDatabase.newSchema("cdi_no_ds");
         CdiTestSupport.shortTimings(schema);
 
         assertThatThrownBy(() -> boot(Tally.class, Increments.class).close())
@@ -120,7 +100,7 @@ class GenDurableBeanBootTest {
     }
 
     private static long connectionsOf(String applicationName) {
-        return TestDatabase.queryLong(db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = '"
+        return SharedTestDatabase.queryLong(db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = '"
                 + applicationName + "'");
     }
 }

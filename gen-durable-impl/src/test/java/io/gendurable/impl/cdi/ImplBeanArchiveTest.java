@@ -3,11 +3,10 @@ package io.gendurable.impl.cdi;
 import io.gendurable.GenDurable;
 import io.gendurable.impl.cdi.TestFsms.Increments;
 import io.gendurable.impl.cdi.TestFsms.Tally;
-import io.gendurable.impl.support.TestDatabase;
+import io.gendurable.testing.SharedTestDatabase;
 import jakarta.enterprise.inject.Any;
 import org.jboss.weld.environment.se.Weld;
 import org.jboss.weld.environment.se.WeldContainer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.UUID;
@@ -15,16 +14,11 @@ import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class ImplBeanArchiveTest {
-
-    @AfterEach
-    void clear() {
-        CdiTestSupport.clearProperties();
-    }
+class ImplBeanArchiveTest extends CdiTest {
 
     @Test
     void a_discovering_container_finds_durable_bean_once_and_makes_no_bean_of_a_core_class() {
-        CdiTestSupport.jdbcProperties(TestDatabase.newSchema("cdi_discovery"));
+        CdiTestSupport.jdbcProperties(SharedTestDatabase.newSchema("cdi_discovery"));
 
         // discovery on: the impl's classes are an annotated bean archive, its extension comes from META-INF/services
         try (WeldContainer c = new Weld("gendurable-discovery-" + UUID.randomUUID())

@@ -6,7 +6,7 @@ import io.gendurable.Status;
 import io.gendurable.impl.cdi.TestFsms.Count;
 import io.gendurable.impl.cdi.TestFsms.Increments;
 import io.gendurable.impl.cdi.TestFsms.Tally;
-import io.gendurable.impl.support.TestDatabase;
+import io.gendurable.testing.SharedTestDatabase;
 import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -105,9 +105,9 @@ class SecretsInLogsTest {
 
     @Test
     void a_boot_with_both_passwords_logs_the_effective_config_and_the_masked_url_but_neither_password() {
-        String schema = TestDatabase.newSchema("cdi_secrets");
+        String schema = SharedTestDatabase.newSchema("cdi_secrets");
         CdiTestSupport.jdbcProperties(schema);
-        property("gendurable.jdbc.url", withUrlPassword(TestDatabase.url()));
+        property("gendurable.jdbc.url", withUrlPassword(SharedTestDatabase.url()));
         property("gendurable.jdbc.password", KEY_SECRET);
 
         try (WeldContainer c = boot(Tally.class, Increments.class)) {
@@ -124,7 +124,7 @@ class SecretsInLogsTest {
 
     @Test
     void a_boot_that_cannot_connect_fails_without_printing_the_url_password() {
-        String schema = TestDatabase.newSchema("cdi_secrets_fail");
+        String schema = SharedTestDatabase.newSchema("cdi_secrets_fail");
         CdiTestSupport.jdbcProperties(schema);
         property("gendurable.jdbc.url", withUrlPassword("jdbc:postgresql://127.0.0.1:1/nowhere?connectTimeout=2"));
         property("gendurable.jdbc.password", KEY_SECRET);

@@ -6,11 +6,10 @@ import io.gendurable.events.StepFailed;
 import io.gendurable.impl.cdi.TestFsms.Count;
 import io.gendurable.impl.cdi.TestFsms.Increments;
 import io.gendurable.impl.cdi.TestFsms.Tally;
-import io.gendurable.impl.support.TestDatabase;
+import io.gendurable.testing.SharedTestDatabase;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.ObservesAsync;
 import org.jboss.weld.environment.se.WeldContainer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -21,7 +20,7 @@ import static io.gendurable.impl.cdi.CdiTestSupport.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-class StepEventsTest {
+class StepEventsTest extends CdiTest {
 
     /** An application bean observing the engine's events. */
     @ApplicationScoped
@@ -38,14 +37,9 @@ class StepEventsTest {
         }
     }
 
-    @AfterEach
-    void clear() {
-        CdiTestSupport.clearProperties();
-    }
-
     @Test
     void each_committed_step_fires_an_asynchronous_step_completed_event_with_its_outcome() {
-        String schema = TestDatabase.newSchema("cdi_events");
+        String schema = SharedTestDatabase.newSchema("cdi_events");
         CdiTestSupport.jdbcProperties(schema);
         try (WeldContainer c = boot(Tally.class, Increments.class, Listener.class)) {
             GenDurable durable = c.select(GenDurable.class).get();

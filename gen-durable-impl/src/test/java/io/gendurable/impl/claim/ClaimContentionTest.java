@@ -1,13 +1,12 @@
 package io.gendurable.impl.claim;
 
-import io.gendurable.Fsm;
 import io.gendurable.InsertOptions;
-import io.gendurable.Outcome;
 import io.gendurable.Status;
-import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Fsms.Item;
+import io.gendurable.impl.support.Fsms.Noop;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,15 +29,6 @@ import static org.awaitility.Awaitility.await;
  */
 @EngineTest
 class ClaimContentionTest {
-    public record Work(int n) {
-    }
-
-    public static class Quick implements Fsm<Work> {
-        @Override
-        public Outcome step(String step, Work w, StepContext ctx) {
-            return Outcome.done();
-        }
-    }
 
     EngineHarness h;
     final List<LogRecord> records = new CopyOnWriteArrayList<>();
@@ -88,7 +78,7 @@ class ClaimContentionTest {
      */
     @Test
     void k1_contention_that_outlasts_the_retries_logs_one_info_line_counts_it_and_the_next_poll_claims_the_row() {
-        Engine e = h.start("n1", c -> c, new Quick());
+        Engine e = h.start("n1", c -> c, new Noop());
         String s = h.schema();
         h.exec("CREATE SEQUENCE " + s + ".contention_injected;"
                 + "CREATE FUNCTION " + s + ".inject_contention() RETURNS trigger LANGUAGE plpgsql AS $$\n"
@@ -105,7 +95,7 @@ class ClaimContentionTest {
                 + " FOR EACH ROW EXECUTE FUNCTION " + s + ".inject_contention();");
         records.clear();
 
-        long id = e.insert(Quick.class, new Work(1), InsertOptions.builder().concurrencyKey("k1").build()).id();
+        long id = e.insert(Noop.class, new Item(1), InsertOptions.builder().concurrencyKey("k1").build()).id();
         await().atMost(Duration.ofSeconds(15)).until(() -> e.find(id).orElseThrow().status() == Status.DONE);
 
         assertThat(h.queryLong("SELECT last_value FROM " + s + ".contention_injected")).as("claims that met the injected race")

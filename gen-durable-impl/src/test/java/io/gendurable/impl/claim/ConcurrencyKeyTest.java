@@ -9,6 +9,7 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Latches;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -70,32 +71,15 @@ class ConcurrencyKeyTest {
     public record Script(String label, String then) {
     }
 
-    public static class Scripted implements Fsm<Script> {
-        final Map<String, CountDownLatch> entered = new ConcurrentHashMap<>();
-        final Map<String, CountDownLatch> released = new ConcurrentHashMap<>();
+    public static class Scripted extends Latches implements Fsm<Script> {
         /** label → the concurrency key the step saw ("" for none) */
         final Map<String, String> keySeen = new ConcurrentHashMap<>();
-
-        CountDownLatch entered(String label) {
-            return entered.computeIfAbsent(label, k -> new CountDownLatch(1));
-        }
-
-        boolean started(String label) {
-            return entered(label).getCount() == 0;
-        }
-
-        void release(String label) {
-            released.computeIfAbsent(label, k -> new CountDownLatch(1)).countDown();
-        }
 
         @Override
         public Outcome step(String step, Script s, StepContext ctx) throws Exception {
             String label = step.equals("hold") ? s.label() : s.label() + "/after";
             keySeen.put(label, ctx.concurrencyKey().orElse(""));
-            entered(label).countDown();
-            if (!released.computeIfAbsent(label, k -> new CountDownLatch(1)).await(30, TimeUnit.SECONDS)) {
-                throw new IllegalStateException(label + " was never released");
-            }
+            hold(label);
             if (step.equals("after") || s.then().equals("done")) {
                 return Outcome.done();
             }
@@ -203,21 +187,37 @@ class ConcurrencyKeyTest {
                 .containsEntry("B", "account:1");
     }
 
+    /**
+     * A, holding account:1, moves on to its "after" step as {@code then} says; returns A once that
+     * step runs, having checked the key each step saw and that A's row, executing, matches
+     * {@code rowAfter}.
+     */
+    private static long movesOn(EngineHarness h, Scripted fsm, Engine e, String then, String keyAfter, String rowAfter)
+            throws InterruptedException {
+        fsm.release("A");
+        long a = e.insert(Scripted.class, new Script("A", then), key("account:1")).id();
+        assertThat(fsm.entered("A/after").await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(fsm.keySeen).containsEntry("A", "account:1").containsEntry("A/after", keyAfter);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + a + " AND status = 'executing' AND "
+                + rowAfter)).as(rowAfter).isEqualTo(1);
+        return a;
+    }
+
+    /** B, on account:1, runs to completion. */
+    private void siblingOfTheOldKeyRuns(Scripted fsm, Engine e) {
+        fsm.release("B");
+        long b = e.insert(Scripted.class, new Script("B", "done"), key("account:1")).id();
+        await().atMost(Duration.ofSeconds(10)).until(() -> status(e, b) == Status.DONE);
+    }
+
     @Test
     void releasing_the_key_lets_a_sibling_run_while_the_instance_continues_keyless(EngineHarness h) throws Exception {
         Scripted fsm = new Scripted();
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 4)), fsm);
-        fsm.release("A");
-        long a = e.insert(Scripted.class, new Script("A", "release"), key("account:1")).id();
-        assertThat(fsm.entered("A/after").await(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(fsm.keySeen).containsEntry("A", "account:1").containsEntry("A/after", "");
-        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + a
-                + " AND status = 'executing' AND concurrency_key IS NULL")).isEqualTo(1);
+        long a = movesOn(h, fsm, e, "release", "", "concurrency_key IS NULL");
 
         // A is still running (keyless): a sibling with A's old key runs to completion meanwhile.
-        fsm.release("B");
-        long b = e.insert(Scripted.class, new Script("B", "done"), key("account:1")).id();
-        await().atMost(Duration.ofSeconds(10)).until(() -> status(e, b) == Status.DONE);
+        siblingOfTheOldKeyRuns(fsm, e);
         assertThat(status(e, a)).isEqualTo(Status.EXECUTING);
 
         fsm.release("A/after");
@@ -228,18 +228,10 @@ class ConcurrencyKeyTest {
     void switching_the_key_frees_the_old_one_and_excludes_on_the_new_one(EngineHarness h) throws Exception {
         Scripted fsm = new Scripted();
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 4)), fsm);
-        fsm.release("A");
-        long a = e.insert(Scripted.class, new Script("A", "switch:other:1"), key("account:1")).id();
-        assertThat(fsm.entered("A/after").await(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(fsm.keySeen).containsEntry("A", "account:1").containsEntry("A/after", "other:1");
-        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + a
-                + " AND status = 'executing' AND concurrency_key = 'other:1' AND concurrency_name = 'other'"))
-                .isEqualTo(1);
+        long a = movesOn(h, fsm, e, "switch:other:1", "other:1", "concurrency_key = 'other:1' AND concurrency_name = 'other'");
 
         // The old key is free: a sibling on account:1 runs to completion.
-        fsm.release("B");
-        long b = e.insert(Scripted.class, new Script("B", "done"), key("account:1")).id();
-        await().atMost(Duration.ofSeconds(10)).until(() -> status(e, b) == Status.DONE);
+        siblingOfTheOldKeyRuns(fsm, e);
 
         // The new key is held: a sibling on other:1 waits for A.
         fsm.release("C");

@@ -89,9 +89,15 @@ class AdmissionConfigTest {
             "gendurable.rate-limits.api.allowed|-1",
             "gendurable.rate-limits.api.allowed|NaN",
             "gendurable.rate-limits.api.allowed|lots",
+            "gendurable.rate-limits.api.shards|11",
+            "gendurable.rate-limits.api.burst|0.5",
+            "gendurable.rate-limits.api.period|0",
+            "gendurable.rate-limits.api.period|soon",
     })
-    void a_bad_allowed_or_limit_is_rejected_naming_the_key(String key, String value) {
-        ConfigException e = rejected(key, value);
+    void a_bad_allowed_or_limit_shards_over_the_burst_a_burst_under_one_or_a_bad_period_is_rejected_naming_the_key(
+            String key, String value) {
+        // A rate limit "api" of 10 a second, then the key under test (a later value wins).
+        ConfigException e = rejected("gendurable.rate-limits.api.allowed", "10", key, value);
         assertThat(e.key()).isEqualTo(key);
         assertThat(e.getMessage()).contains(key);
     }
@@ -104,22 +110,6 @@ class AdmissionConfigTest {
         assertThat(e.getMessage()).contains("=4").contains("limit (3)");
         assertThat(rejected("gendurable.concurrency-limits.api.limit", "3",
                 "gendurable.concurrency-limits.api.shards", "0").key()).isEqualTo("gendurable.concurrency-limits.api.shards");
-    }
-
-    @Test
-    void a_rate_limit_with_more_shards_than_its_burst_or_a_burst_under_one_is_rejected_naming_the_key() {
-        assertThat(rejected("gendurable.rate-limits.api.allowed", "10", "gendurable.rate-limits.api.shards", "11").key())
-                .isEqualTo("gendurable.rate-limits.api.shards");
-        assertThat(rejected("gendurable.rate-limits.api.allowed", "10", "gendurable.rate-limits.api.burst", "0.5").key())
-                .isEqualTo("gendurable.rate-limits.api.burst");
-    }
-
-    @Test
-    void a_bad_period_is_rejected_naming_it() {
-        assertThat(rejected("gendurable.rate-limits.api.allowed", "10", "gendurable.rate-limits.api.period", "0").key())
-                .isEqualTo("gendurable.rate-limits.api.period");
-        assertThat(rejected("gendurable.rate-limits.api.allowed", "10", "gendurable.rate-limits.api.period", "soon").key())
-                .isEqualTo("gendurable.rate-limits.api.period");
     }
 
     @Test

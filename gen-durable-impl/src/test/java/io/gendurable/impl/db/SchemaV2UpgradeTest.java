@@ -1,7 +1,7 @@
 package io.gendurable.impl.db;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.gendurable.impl.support.TestDatabase;
+import io.gendurable.testing.SharedTestDatabase;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,8 +42,8 @@ class SchemaV2UpgradeTest {
 
     @BeforeEach
     void up() {
-        ds = TestDatabase.dataSource(2);
-        schema = TestDatabase.newSchema("upgrade");
+        ds = SharedTestDatabase.dataSource(2);
+        schema = SharedTestDatabase.newSchema("upgrade");
     }
 
     @AfterEach

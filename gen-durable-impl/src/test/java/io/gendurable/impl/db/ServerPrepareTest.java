@@ -1,30 +1,23 @@
 package io.gendurable.impl.db;
 
-import io.gendurable.NewInstance;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
-import io.gendurable.impl.support.Fsms.Item;
+import io.gendurable.impl.support.JdbcSpy;
 import io.gendurable.impl.support.Fsms.TwoSteps;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The hot statements are prepared once per connection on the server (pgjdbc switches a
@@ -47,16 +40,10 @@ class ServerPrepareTest {
     @Test
     void the_claim_and_the_flush_run_as_server_side_prepared_statements() {
         int n = 2000;
-        Engine web = h.start("web", c -> c.queues(Map.of()), new TwoSteps());
-        List<NewInstance> batch = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            batch.add(NewInstance.of(TwoSteps.class, new Item(i)));
-        }
-        web.insertAll(batch);
+        h.insertBacklog(new TwoSteps(), n);
         h.wrapDataSource(this::watch);
         Engine e = h.start("worker", c -> c.queues(Map.of("default", 16)).prefetch(16), new TwoSteps());
-        await().atMost(Duration.ofSeconds(60)).until(() ->
-                h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'") == n);
+        h.awaitDone(n);
         e.stop();
 
         assertThat(prepared).as("statements prepared on the server").anyMatch(s -> s.contains("WITH cand AS"));
@@ -64,22 +51,14 @@ class ServerPrepareTest {
         assertThat(prepared).anyMatch(s -> s.contains("lease_expires_at"));
     }
 
+    /** Reads each connection's server-prepared statements when the engine hands it back. */
     private DataSource watch(DataSource target) {
-        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[]{DataSource.class},
-                (proxy, m, args) -> {
-                    Object r = invoke(target, m, args);
-                    return r instanceof Connection c ? onClose(c) : r;
-                });
-    }
-
-    private Connection onClose(Connection c) {
-        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[]{Connection.class},
-                (proxy, m, args) -> {
-                    if (m.getName().equals("close") && !c.isClosed()) {
-                        record(c);
-                    }
-                    return invoke(c, m, args);
-                });
+        return JdbcSpy.connections(target, c -> JdbcSpy.around(c, (method, args, call) -> {
+            if (method.getName().equals("close") && !c.isClosed()) {
+                record(c);
+            }
+            return call.proceed();
+        }));
     }
 
     private void record(Connection c) throws SQLException {
@@ -94,13 +73,4 @@ class ServerPrepareTest {
             c.rollback();
         }
     }
-
-    private static Object invoke(Object target, java.lang.reflect.Method m, Object[] args) throws Throwable {
-        try {
-            return m.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-    }
-
 }

@@ -1,22 +1,15 @@
 package io.gendurable.impl.db;
 
-import io.gendurable.NewInstance;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
-import io.gendurable.impl.support.Fsms.Item;
 import io.gendurable.impl.support.Fsms.TwoSteps;
 import io.gendurable.impl.support.StatementCounter;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The hot path's statement budget, so a regression fails CI: a pick is one claim statement
@@ -25,28 +18,13 @@ import static org.awaitility.Awaitility.await;
  */
 @EngineTest
 class StatementBudgetTest {
-    EngineHarness h;
-    StatementCounter counter;
-
-    @BeforeEach
-    void up(EngineHarness h) {
-        this.h = h;
-        counter = new StatementCounter();
-        h.wrapDataSource(counter::wrap);
-    }
-
     @Test
-    void picks_and_flushes_cost_a_bounded_number_of_statements_whatever_the_batch_size() {
+    void picks_and_flushes_cost_a_bounded_number_of_statements_whatever_the_batch_size(EngineHarness h) {
+        StatementCounter counter = h.countStatements();
         int n = 3000;
-        Engine web = h.start("web", c -> c.queues(Map.of()), new TwoSteps());
-        List<NewInstance> batch = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            batch.add(NewInstance.of(TwoSteps.class, new Item(i)));
-        }
-        web.insertAll(batch);
+        h.insertBacklog(new TwoSteps(), n);
         Engine e = h.start("worker", c -> c.queues(Map.of("default", 64)).prefetch(64), new TwoSteps());
-        await().atMost(Duration.ofSeconds(60)).until(() ->
-                h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'") == n);
+        h.awaitDone(n);
 
         long picks = e.metrics().picks.sum();
         long flushes = e.metrics().flushes.sum();

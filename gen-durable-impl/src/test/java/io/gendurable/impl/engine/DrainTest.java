@@ -5,6 +5,7 @@ import io.gendurable.Outcome;
 import io.gendurable.StepContext;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Latches;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,14 +23,11 @@ class DrainTest {
     public record Item(int n) {
     }
 
-    public static class Gate implements Fsm<Item> {
-        final CountDownLatch entered = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-
+    /** Every step holds at the one label "step" until the test releases it. */
+    public static class Gate extends Latches implements Fsm<Item> {
         @Override
         public Outcome step(String step, Item s, StepContext ctx) throws Exception {
-            entered.countDown();
-            release.await(30, TimeUnit.SECONDS);
+            hold("step");
             return Outcome.done(s);
         }
     }
@@ -45,7 +42,7 @@ class DrainTest {
         }
         Engine worker = h.start("worker", c -> c.queues(Map.of("default", 1)).prefetch(5)
                 .drainTimeout(Duration.ofSeconds(20)), gate);
-        assertThat(gate.entered.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(gate.entered("step").await(10, TimeUnit.SECONDS)).isTrue();
         await().atMost(Duration.ofSeconds(10)).until(() -> EngineInternals.schedulers(worker).get(0).buffered() == 5);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'executing'")).isEqualTo(6);
 
@@ -55,7 +52,7 @@ class DrainTest {
                 h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'runnable' AND locked_by IS NULL AND attempt = 1") == 5);
         assertThat(stopping).isNotDone();
 
-        gate.release.countDown();
+        gate.release("step");
         stopping.get(20, TimeUnit.SECONDS);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'")).isEqualTo(1);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'runnable'")).isEqualTo(5);

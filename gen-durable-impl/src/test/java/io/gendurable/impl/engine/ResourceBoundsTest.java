@@ -55,8 +55,7 @@ class ResourceBoundsTest {
     @BeforeEach
     void up(EngineHarness h) {
         this.h = h;
-        counter = new StatementCounter();
-        h.wrapDataSource(counter::wrap);
+        counter = h.countStatements();
     }
 
     // ---- 10,000 signals queued on one instance ------------------------------------------------

@@ -28,6 +28,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+/**
+ * Fan-outs on started engines: ten thousand children in one statement, a join carried across
+ * queues by pokes alone, two hundred parents over two engines, a GC run mid-join. The rules one
+ * thread shows are {@link ChildrenRulesTest}'s.
+ */
 @EngineTest
 class ChildrenTest {
     /** A parent: how many children, their keys (null for none), and whether they fail. */
@@ -106,8 +111,7 @@ class ChildrenTest {
 
     @Test
     void a_parent_fanning_out_ten_thousand_children_inserts_them_in_one_statement_and_wakes_once_with_all(EngineHarness h) {
-        StatementCounter counter = new StatementCounter();
-        h.wrapDataSource(counter::wrap);
+        StatementCounter counter = h.countStatements();
         Parent parent = new Parent();
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 32)).prefetch(32), parent, new Kid());
         long id = e.insert(Parent.class, Plan.of(10_000)).id();
@@ -121,46 +125,6 @@ class ChildrenTest {
     }
 
     @Test
-    void a_parent_waits_for_exactly_the_children_that_landed_after_correlation_dedup(EngineHarness h) {
-        Parent parent = new Parent();
-        Engine web = h.start("web", c -> c.queues(Map.of()), parent, new Kid());
-        // A live holder of "k-taken" already exists (in a queue nobody runs, so it stays live).
-        web.insert(Kid.class, new Work(99, false, 0), InsertOptions.builder().queue("parked")
-                .correlationKey("k-taken").build());
-        long id = web.insert(Parent.class, new Plan(5, List.of("k-a", "k-taken", "k-b", "k-a", "k-c"), false, 0, null)).id();
-        Engine e = h.start("n1", c -> c, parent, new Kid());
-        Joined j = joined(e, id);
-        assertThat(parent.joins.get(id).get()).isEqualTo(1);
-        // Landed: k-a, k-b, k-c. The duplicate k-a and the taken key are not its children.
-        assertThat(j.children()).isEqualTo(3);
-        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE parent_id = " + id)).isEqualTo(3);
-    }
-
-    @Test
-    void a_parent_whose_children_all_collide_continues_without_parking(EngineHarness h) {
-        Parent parent = new Parent();
-        Engine web = h.start("web", c -> c.queues(Map.of()), parent, new Kid());
-        web.insert(Kid.class, new Work(1, false, 0), InsertOptions.builder().queue("parked").correlationKey("x").build());
-        long id = web.insert(Parent.class, new Plan(2, List.of("x", "x"), false, 0, null)).id();
-        Engine e = h.start("n1", c -> c, parent, new Kid());
-        Joined j = joined(e, id);
-        assertThat(j.children()).isZero();
-        assertThat(parent.joins.get(id).get()).isEqualTo(1);
-    }
-
-    @Test
-    void a_failed_child_counts_toward_the_join_and_the_parent_sees_its_error(EngineHarness h) {
-        Parent parent = new Parent();
-        Engine e = h.start("n1", c -> c, parent, new Kid());
-        long id = e.insert(Parent.class, new Plan(4, null, true, 0, null)).id();
-        Joined j = joined(e, id);
-        assertThat(j.children()).isEqualTo(4);
-        assertThat(j.failed()).isEqualTo(2);
-        assertThat(j.done()).isEqualTo(2);
-        assertThat(j.errors()).containsExactlyInAnyOrder("kid 1 failed", "kid 3 failed");
-    }
-
-    @Test
     void children_in_another_queue_run_there_and_their_join_wakes_the_parent_with_no_poll(EngineHarness h) {
         Parent parent = new Parent();
         // Polls every 60 s: only pokes can carry the fan-out and the join across queues in time.
@@ -169,18 +133,6 @@ class ChildrenTest {
         long id = e.insert(Parent.class, new Plan(3, null, false, 0, "kids")).id();
         await().atMost(Duration.ofSeconds(5)).until(() -> e.find(id).orElseThrow().status() == Status.DONE);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE queue = 'kids' AND status = 'done'")).isEqualTo(3);
-    }
-
-    @Test
-    void nested_fan_out_three_levels_deep_completes(EngineHarness h) {
-        Parent parent = new Parent();
-        Engine e = h.start("n1", c -> c.queues(Map.of("default", 8)), parent, new Kid());
-        long id = e.insert(Parent.class, new Plan(2, null, false, 2, null)).id();
-        Joined j = joined(e, id);
-        assertThat(j.done()).isEqualTo(2);
-        // 2 kids, each with 2 grandkids, each with 2 great-grandkids: 2 + 4 + 8 rows under the parent.
-        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'")).isEqualTo(1 + 2 + 4 + 8);
-        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE children_pending <> 0")).isZero();
     }
 
     @Test

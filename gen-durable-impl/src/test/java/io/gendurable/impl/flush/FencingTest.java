@@ -12,6 +12,7 @@ import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Probe;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -209,26 +210,10 @@ class FencingTest {
     }
 
     private String lockedBy(long id) {
-        try (var c = h.dataSource().getConnection(); var s = c.createStatement()) {
-            s.execute("SET search_path TO " + h.schema());
-            try (var rs = s.executeQuery("SELECT locked_by FROM gen_durable WHERE id = " + id)) {
-                rs.next();
-                return rs.getString(1);
-            }
-        } catch (java.sql.SQLException ex) {
-            throw new IllegalStateException(ex);
-        }
+        return new Probe(h).string("SELECT locked_by FROM gen_durable WHERE id = " + id);
     }
 
     private String status(long id) {
-        try (var c = h.dataSource().getConnection(); var s = c.createStatement()) {
-            s.execute("SET search_path TO " + h.schema());
-            try (var rs = s.executeQuery("SELECT status::text FROM gen_durable WHERE id = " + id)) {
-                rs.next();
-                return rs.getString(1);
-            }
-        } catch (java.sql.SQLException ex) {
-            throw new IllegalStateException(ex);
-        }
+        return new Probe(h).string("SELECT status::text FROM gen_durable WHERE id = " + id);
     }
 }

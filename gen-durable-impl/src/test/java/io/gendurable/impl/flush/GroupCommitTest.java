@@ -1,16 +1,12 @@
 package io.gendurable.impl.flush;
 
-import io.gendurable.NewInstance;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
-import io.gendurable.impl.support.Fsms.Item;
 import io.gendurable.impl.support.Fsms.Noop;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,18 +17,12 @@ class GroupCommitTest {
     @Test
     void many_concurrent_outcomes_commit_in_far_fewer_transactions_than_outcomes(EngineHarness h) {
         int n = 2000;
-        Engine web = h.start("web", c -> c.queues(Map.of()), new Noop());
-        List<NewInstance> batch = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            batch.add(NewInstance.of(Noop.class, new Item(i)));
-        }
-        web.insertAll(batch);
+        h.insertBacklog(new Noop(), n);
         String commits = "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()";
         long before = h.queryLong(commits);
 
         Engine worker = h.start("worker", c -> c.queues(Map.of("default", 50)).prefetch(50), new Noop());
-        await().atMost(Duration.ofSeconds(60)).until(() ->
-                h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'") == n);
+        h.awaitDone(n);
 
         long flushes = worker.metrics().flushes.sum();
         long outcomes = worker.metrics().flushedOutcomes.sum();

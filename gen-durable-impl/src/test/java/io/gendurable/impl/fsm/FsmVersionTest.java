@@ -2,21 +2,20 @@ package io.gendurable.impl.fsm;
 
 import io.gendurable.DurableFsm;
 import io.gendurable.Fsm;
+import io.gendurable.GenDurable;
 import io.gendurable.Outcome;
-import io.gendurable.Status;
 import io.gendurable.StepContext;
-import io.gendurable.impl.engine.Engine;
-import io.gendurable.impl.support.EngineHarness;
-import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Kit;
+import io.gendurable.impl.support.Probe;
+import io.gendurable.testing.DurableTesting;
+import io.gendurable.testing.GenDurableTest;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-@EngineTest
+/** FSM versions and rows no registered FSM can run: each rule on one drain of the test kit. */
 class FsmVersionTest {
     public record Item(int n) {
     }
@@ -30,65 +29,57 @@ class FsmVersionTest {
     }
 
     @DurableFsm(name = "versioned", version = 1)
-    public static class V1 implements Fsm<Item> {
-        @Override
-        public Outcome step(String step, Item s, StepContext ctx) {
-            return Outcome.done(Map.of("version", ctx.fsmVersion()));
+    public static class V1 extends V2 {
+    }
+
+    @GenDurableTest(fsms = {V1.class, V2.class})
+    @org.junit.jupiter.api.Nested
+    class BothVersions {
+        @Test
+        void inserts_take_the_newest_version_and_each_row_runs_with_the_version_it_was_written_by(GenDurable durable,
+                                                                                                   DurableTesting t) {
+            long id = durable.insert(V2.class, new Item(1)).id();
+            long old = durable.insert(V1.class, new Item(2)).id();
+            Kit.probe(t).exec("UPDATE gen_durable SET fsm_version = 1 WHERE id = " + old);
+            t.drain();
+            assertThat(t.instance(id).fsmVersion()).isEqualTo(2);
+            t.assertDone(id, Map.of("version", 2));
+            t.assertDone(old, Map.of("version", 1));
         }
     }
 
-    @Test
-    void inserts_take_the_newest_version_and_each_row_runs_with_the_version_it_was_written_by(EngineHarness h) {
-        Engine e = h.start("n1", c -> c, new V1(), new V2());
-        long id = e.insert(V2.class, new Item(1)).id();
-        await().atMost(Duration.ofSeconds(10)).until(() -> e.find(id).orElseThrow().status() == Status.DONE);
-        assertThat(e.find(id).orElseThrow().fsmVersion()).isEqualTo(2);
-        assertThat(e.find(id).orElseThrow().result().json()).contains("2");
+    /** Rows this engine cannot run, beside one it can: the bad row fails, the good one still runs. */
+    @GenDurableTest(fsms = V2.class)
+    @org.junit.jupiter.api.Nested
+    class OnlyV2 {
+        private void failsAlone(DurableTesting t, String corruption, String... errorParts) {
+            long bad = t.durable().insert(V2.class, new Item(1)).id();
+            long fine = t.durable().insert(V2.class, new Item(2)).id();
+            Probe db = Kit.probe(t);
+            db.exec("UPDATE gen_durable SET " + corruption + " WHERE id = " + bad);
+            t.drain();
+            t.assertDone(fine);
+            String error = t.assertFailed(bad);
+            for (String part : errorParts) {
+                assertThat(error).contains(part);
+            }
+            assertThat(t.instance(bad).attempt()).isEqualTo(1);
+            assertThat(db.count("SELECT count(*) FROM gen_durable WHERE status = 'executing'")).isZero();
+        }
 
-        Engine web = h.start("web", c -> c.queues(Map.of()), new V1(), new V2());
-        long old = web.insert(V1.class, new Item(2)).id();
-        h.exec("UPDATE gen_durable SET fsm_version = 1 WHERE id = " + old);
-        await().atMost(Duration.ofSeconds(10)).until(() -> e.find(old).orElseThrow().status() == Status.DONE);
-        assertThat(e.find(old).orElseThrow().result().json()).contains("1");
-    }
+        @Test
+        void a_row_of_a_version_this_node_lacks_fails_with_a_clear_error_and_the_scheduler_goes_on(DurableTesting t) {
+            failsAlone(t, "fsm_version = 9", "no FSM registered as 'versioned' version 9", "versioned v2");
+        }
 
-    @Test
-    void a_row_of_a_version_this_node_lacks_fails_with_a_clear_error_and_the_scheduler_goes_on(EngineHarness h) {
-        Engine web = h.start("web", c -> c.queues(Map.of()), new V2());
-        long orphan = web.insert(V2.class, new Item(1)).id();
-        long fine = web.insert(V2.class, new Item(2)).id();
-        h.exec("UPDATE gen_durable SET fsm_version = 9 WHERE id = " + orphan);
-        Engine e = h.start("n1", c -> c, new V2());
-        await().atMost(Duration.ofSeconds(10)).until(() -> e.find(orphan).orElseThrow().status() == Status.FAILED
-                && e.find(fine).orElseThrow().status() == Status.DONE);
-        assertThat(e.find(orphan).orElseThrow().lastError())
-                .contains("no FSM registered as 'versioned' version 9").contains("versioned v2");
-    }
+        @Test
+        void a_row_whose_fsm_name_no_node_registers_fails_with_a_clear_error_and_the_scheduler_goes_on(DurableTesting t) {
+            failsAlone(t, "fsm = 'renamed.or.Removed'", "no FSM registered as 'renamed.or.Removed' version 2", "versioned v2");
+        }
 
-    @Test
-    void a_row_whose_fsm_name_no_node_registers_fails_with_a_clear_error_and_the_scheduler_goes_on(EngineHarness h) {
-        Engine web = h.start("web", c -> c.queues(Map.of()), new V2());
-        long orphan = web.insert(V2.class, new Item(1)).id();
-        long fine = web.insert(V2.class, new Item(2)).id();
-        h.exec("UPDATE gen_durable SET fsm = 'renamed.or.Removed' WHERE id = " + orphan);
-        Engine e = h.start("n1", c -> c, new V2());
-        await().atMost(Duration.ofSeconds(10)).until(() -> e.find(orphan).orElseThrow().status() == Status.FAILED
-                && e.find(fine).orElseThrow().status() == Status.DONE);
-        assertThat(e.find(orphan).orElseThrow().lastError())
-                .contains("no FSM registered as 'renamed.or.Removed' version 2").contains("versioned v2");
-        assertThat(e.find(orphan).orElseThrow().attempt()).isEqualTo(1);
-        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'executing'")).isZero();
-    }
-
-    @Test
-    void a_state_that_no_longer_reads_as_the_state_type_fails_the_row_not_the_scheduler(EngineHarness h) {
-        Engine web = h.start("web", c -> c.queues(Map.of()), new V2());
-        long bad = web.insert(V2.class, new Item(1)).id();
-        h.exec("UPDATE gen_durable SET state = '{\"n\": \"not a number\"}' WHERE id = " + bad);
-        long good = web.insert(V2.class, new Item(2)).id();
-        Engine e = h.start("n1", c -> c, new V2());
-        await().atMost(Duration.ofSeconds(10)).until(() -> e.find(bad).orElseThrow().status() == Status.FAILED
-                && e.find(good).orElseThrow().status() == Status.DONE);
-        assertThat(e.find(bad).orElseThrow().lastError()).contains("cannot be read as");
+        @Test
+        void a_state_that_no_longer_reads_as_the_state_type_fails_the_row_not_the_scheduler(DurableTesting t) {
+            failsAlone(t, "state = '{\"n\": \"not a number\"}'", "cannot be read as");
+        }
     }
 }

@@ -10,11 +10,12 @@ import io.gendurable.Outcome;
 import io.gendurable.SignalTarget;
 import io.gendurable.Status;
 import io.gendurable.StepContext;
-import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.fsm.FsmDefinition;
-import io.gendurable.impl.support.EngineHarness;
-import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Kit;
+import io.gendurable.impl.support.Probe;
+import io.gendurable.testing.DurableTesting;
+import io.gendurable.testing.GenDurableTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -29,15 +30,15 @@ import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The bad-input catalogue ({@code docs/errors.md}) rows that no other test class covers: each
- * rejection names the field and its accepted values, and leaves every table as it was.
+ * rejection names the field and its accepted values, and leaves every table as it was. On the test
+ * kit: rows that must stay live go to the queue {@code parked}, which the drains here leave alone.
  */
-@EngineTest
+@GenDurableTest(fsms = {BadInputTest.Parker.class, BadInputTest.Outsized.class}, config = {
+        "gendurable.max-value-bytes=4096", "gendurable.rate-limits.psp.allowed=5", "gendurable.rate-limits.psp.burst=5"})
 class BadInputTest {
-    private static final Duration WAIT = Duration.ofSeconds(15);
     private static final String PARKED = "parked";
     private static final String[] TABLES = {"gen_durable", "signals", "gen_durable_buckets"};
 
@@ -94,19 +95,19 @@ class BadInputTest {
     public static class NoAttempts extends Parker {
     }
 
-    EngineHarness h;
+    DurableTesting t;
     Engine engine;
+    Probe db;
 
     @BeforeEach
-    void up(EngineHarness h) {
-        this.h = h;
-        engine = h.start("n1", c -> c.maxValueBytes(4096).limits(new LimitsConfig(
-                Map.of("psp", new LimitsConfig.RateLimit("psp", 5, Duration.ofSeconds(1), 5, 1)), Map.of())),
-                new Parker(), new Outsized());
+    void up(DurableTesting t) {
+        this.t = t;
+        engine = Kit.engine(t);
+        db = Kit.probe(t);
     }
 
     private String counts() {
-        return Arrays.stream(TABLES).map(t -> t + "=" + h.queryLong("SELECT count(*) FROM " + t)).toList().toString();
+        return Arrays.stream(TABLES).map(t -> t + "=" + db.count("SELECT count(*) FROM " + t)).toList().toString();
     }
 
     private long parked(String text) {
@@ -193,7 +194,7 @@ class BadInputTest {
 
         // an unconfigured limit is allowed (the row stalls and is counted, see RateLimitTest)
         engine.insert(Parker.class, new Item("unknown"), InsertOptions.builder().queue(PARKED).rateLimit("nope").weight(99).build());
-        assertThat(h.queryLong("SELECT count(*) FROM gen_durable")).isEqualTo(1);
+        assertThat(db.count("SELECT count(*) FROM gen_durable")).isEqualTo(1);
     }
 
     @Test
@@ -234,13 +235,14 @@ class BadInputTest {
         assertThat(Outcome.retry(millennium).delay()).isEqualTo(millennium);
         assertThat(InsertOptions.builder().scheduleAt(Instant.parse("9999-12-31T00:00:00Z")).build().scheduledAt())
                 .isEqualTo(Instant.parse("9999-12-31T00:00:00Z"));
-        assertThat(h.queryLong("SELECT count(*) FROM gen_durable")).isZero();
+        assertThat(db.count("SELECT count(*) FROM gen_durable")).isZero();
     }
 
     @Test
     void an_await_timeout_past_the_nanosecond_range_waits_instead_of_overflowing() {
         long id = engine.insert(Parker.class, new Item("x")).id();
-        await().atMost(WAIT).until(() -> engine.find(id).orElseThrow().status() == Status.AWAITING_SIGNAL);
+        t.drain("default");
+        t.assertAwaiting(id, "go");
 
         // Duration.toNanos() overflows past ~292 years: the answer must come from the row, not an ArithmeticException
         AwaitResult r = engine.await(id, Duration.ofDays(365L * 300));
@@ -270,25 +272,27 @@ class BadInputTest {
     void a_step_whose_state_or_result_exceeds_max_value_bytes_goes_to_on_error_and_nothing_is_half_written() {
         for (String kind : List.of("next", "retry", "await", "done")) {
             long id = engine.insert(Outsized.class, new Item(kind)).id();
-            await().atMost(WAIT).until(() -> engine.find(id).orElseThrow().status() == Status.FAILED);
+            t.drain("default");
+            t.assertFailed(id);
             var failed = engine.find(id).orElseThrow();
             assertThat(failed.lastError()).as(kind).contains("cannot be stored as JSON").contains("gendurable.max-value-bytes");
             assertThat(failed.state().as(Item.class)).as(kind).isEqualTo(new Item(kind));
             assertThat(failed.result().isNull()).as(kind).isTrue();
             assertThat(failed.step()).as(kind).isEqualTo("start");
         }
-        assertThat(h.queryLong("SELECT count(*) FROM signals")).isZero();
+        assertThat(db.count("SELECT count(*) FROM signals")).isZero();
     }
 
     @Test
     void a_fan_out_naming_an_unknown_fsm_goes_to_on_error_and_inserts_no_child() {
         long id = engine.insert(Outsized.class, new Item("children")).id();
-        await().atMost(WAIT).until(() -> engine.find(id).orElseThrow().status() == Status.FAILED);
+        t.drain("default");
+        t.assertFailed(id);
 
         assertThat(engine.find(id).orElseThrow().lastError()).contains("children[1]").contains("'no.such.Fsm'")
                 .contains("not registered");
-        assertThat(h.queryLong("SELECT count(*) FROM gen_durable")).isEqualTo(1);
-        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE parent_id IS NOT NULL")).isZero();
+        assertThat(db.count("SELECT count(*) FROM gen_durable")).isEqualTo(1);
+        assertThat(db.count("SELECT count(*) FROM gen_durable WHERE parent_id IS NOT NULL")).isZero();
     }
 
     /**
@@ -315,9 +319,10 @@ class BadInputTest {
         assertThat(counts()).isEqualTo(before);
 
         long parent = engine.insert(Outsized.class, new Item("null-child")).id();
-        await().atMost(WAIT).until(() -> engine.find(parent).orElseThrow().status() == Status.FAILED);
+        t.drain("default");
+        t.assertFailed(parent);
         assertThat(engine.find(parent).orElseThrow().lastError()).contains("state must not be null");
-        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE parent_id IS NOT NULL")).isZero();
+        assertThat(db.count("SELECT count(*) FROM gen_durable WHERE parent_id IS NOT NULL")).isZero();
     }
 
     @Test

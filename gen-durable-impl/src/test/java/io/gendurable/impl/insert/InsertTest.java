@@ -10,16 +10,15 @@ import io.gendurable.Outcome;
 import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
-import io.gendurable.impl.fsm.FsmDefinition;
-import io.gendurable.impl.fsm.FsmRegistry;
-import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.Kit;
 import io.gendurable.impl.support.Probe;
 import io.gendurable.impl.support.StatementRecordingDataSource;
+import io.gendurable.testing.DurableTesting;
+import io.gendurable.testing.SharedTestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -31,36 +30,31 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Inserts through the engine's public API, checked in SQL: correlation dedup, batch answers in
  * input order, one statement per batch, JSON objects, and validation that writes nothing.
- * Rows that must stay live go to the queue {@code parked}, which this node does not serve.
+ * On the test kit, whose engine the test's statement recorder sits under: rows that must stay live
+ * go to the queue {@code parked}, which the drains here leave alone.
  */
 class InsertTest {
     private static final String PARKED = "parked";
-    private static final Duration WAIT = Duration.ofSeconds(15);
 
     public record Item(String name) {
     }
 
-    /** Completes with its state; a step whose name has a closed gate blocks until the test opens it. */
+    /** Completes with its state; while a step whose name has an action runs, the action runs first. */
     public static class Holder implements Fsm<Item> {
-        final Map<String, CountDownLatch> gates = new ConcurrentHashMap<>();
+        final Map<String, Runnable> during = new ConcurrentHashMap<>();
 
         @Override
-        public Outcome step(String step, Item item, StepContext ctx) throws Exception {
-            CountDownLatch gate = gates.get(item.name());
-            if (gate != null && !gate.await(30, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("the test never opened the gate of " + item.name());
-            }
+        public Outcome step(String step, Item item, StepContext ctx) {
+            during.getOrDefault(item.name(), () -> { }).run();
             return Outcome.done(item);
         }
     }
@@ -72,41 +66,24 @@ class InsertTest {
         }
     }
 
-    static EngineHarness h;
+    /** One engine and schema for the class, as in production: each test uses its own keys and counts rows relatively. */
+    static DurableTesting t;
+    static Engine engine;
     static Probe db;
     static StatementRecordingDataSource recorder;
-    static ScheduledExecutorService timer;
-    static ExecutorService steps;
-    static Engine engine;
     static final Holder holder = new Holder();
 
     @BeforeAll
     static void up() {
-        h = new EngineHarness("insert");
-        db = new Probe(h);
-        recorder = new StatementRecordingDataSource(h.dataSource());
-        timer = Executors.newScheduledThreadPool(4);
-        steps = Executors.newCachedThreadPool();
-        FsmRegistry registry = new FsmRegistry();
-        registry.register(FsmDefinition.of(holder));
-        engine = Engine.builder().dataSource(recorder).config(h.configBuilder("n1").queues(Map.of("default", 4)).build())
-                .registry(registry).timer(timer).steps(steps).build();
-        engine.start();
+        recorder = new StatementRecordingDataSource(SharedTestDatabase.dataSource());
+        t = DurableTesting.builder().schemaHint("insert").dataSource(recorder).fsm(holder).build();
+        engine = Kit.engine(t);
+        db = Kit.probe(t);
     }
 
     @AfterAll
     static void down() {
-        holder.gates.values().forEach(CountDownLatch::countDown);
-        if (engine != null) {
-            engine.stop();
-        }
-        if (timer != null) {
-            timer.shutdownNow();
-            steps.shutdownNow();
-        }
-        if (h != null) {
-            h.close();
-        }
+        t.close();
     }
 
     private static InsertOptions.Builder keyed(String key) {
@@ -123,27 +100,30 @@ class InsertTest {
 
     @Test
     void a_second_insert_with_a_live_key_is_a_duplicate_answering_the_holders_id_and_the_key_is_free_once_the_holder_is_done() {
-        CountDownLatch gate = new CountDownLatch(1);
-        holder.gates.put("first", gate);
+        // While the holder's step runs (the row executing), a second insert with its key: what it answers and writes.
+        List<Object> duringTheStep = new ArrayList<>();
+        holder.during.put("first", () -> {
+            long holderId = engine.find("order:1").orElseThrow().id();
+            duringTheStep.add(statusOf(holderId));
+            duringTheStep.add(engine.insert(Holder.class, new Item("second"), keyed("order:1").build()));
+            duringTheStep.add(db.count("SELECT count(*) FROM gen_durable WHERE correlation_key = 'order:1'"));
+            duringTheStep.add(db.string("SELECT state->>'name' FROM gen_durable WHERE id = ?", holderId));
+        });
         Inserted first = engine.insert(Holder.class, new Item("first"), keyed("order:1").build());
         assertThat(first.duplicate()).isFalse();
-        await().atMost(WAIT).until(() -> statusOf(first.id()) == Status.EXECUTING);
 
-        Inserted second = engine.insert(Holder.class, new Item("second"), keyed("order:1").build());
+        t.drain("default");
 
-        assertThat(second).isEqualTo(new Inserted(first.id(), true));
-        assertThat(db.count("SELECT count(*) FROM gen_durable WHERE correlation_key = 'order:1'")).isEqualTo(1);
-        assertThat(db.string("SELECT state->>'name' FROM gen_durable WHERE id = ?", first.id())).isEqualTo("first");
-
-        gate.countDown();
-        await().atMost(WAIT).until(() -> statusOf(first.id()) == Status.DONE);
+        assertThat(duringTheStep).containsExactly(Status.EXECUTING, new Inserted(first.id(), true), 1L, "first");
+        t.assertDone(first.id(), new Item("first"));
 
         Inserted third = engine.insert(Holder.class, new Item("third"), keyed("order:1").build());
 
         assertThat(third.duplicate()).isFalse();
         assertThat(third.id()).isNotEqualTo(first.id());
         assertThat(db.count("SELECT count(*) FROM gen_durable WHERE correlation_key = 'order:1'")).isEqualTo(2);
-        await().atMost(WAIT).until(() -> statusOf(third.id()) == Status.DONE);
+        t.drain("default");
+        t.assertDone(third.id(), new Item("third"));
     }
 
     @Test
@@ -163,7 +143,8 @@ class InsertTest {
         InsertOptions withDone = keyed("order:2").correlationScope(Status.RUNNABLE, Status.EXECUTING,
                 Status.AWAITING_SIGNAL, Status.AWAITING_CHILDREN, Status.DONE).build();
         Inserted first = engine.insert(Holder.class, new Item("kept"), withDone);
-        await().atMost(WAIT).until(() -> statusOf(first.id()) == Status.DONE);
+        t.drain("default");
+        t.assertDone(first.id());
 
         Inserted again = engine.insert(Holder.class, new Item("rejected"), keyed("order:2").build());
         Inserted againWithDone = engine.insert(Holder.class, new Item("rejected too"), withDone);
@@ -297,39 +278,39 @@ class InsertTest {
         assertThat(found.status()).isEqualTo(Status.RUNNABLE);
         assertThat(engine.find("find:nobody")).isEmpty();
 
-        await().atMost(WAIT).until(() -> statusOf(running.id()) == Status.DONE);
+        t.drain("default");
+        t.assertDone(running.id());
         assertThat(engine.find("find:2")).isEmpty();
+    }
+
+    /**
+     * {@code bad} is refused by {@code insert} (the message holding every one of {@code aloneParts})
+     * and by {@code insertAll} after a good instance (holding {@code inBatch}), and nothing of
+     * either is written.
+     */
+    private void rejectedAloneAndInABatch(NewInstance bad, List<String> aloneParts, String inBatch) {
+        long before = rows();
+        NewInstance good = NewInstance.of(Holder.class, new Item("ok"), InsertOptions.builder().queue(PARKED).build());
+        assertThatThrownBy(() -> engine.insert(bad)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContainingAll(aloneParts.toArray(String[]::new));
+        assertThatThrownBy(() -> engine.insertAll(List.of(good, bad))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(inBatch);
+        assertThat(rows()).isEqualTo(before);
     }
 
     @Test
     void an_unknown_fsm_name_is_rejected_with_a_clear_message_and_writes_nothing() {
-        long before = rows();
-        NewInstance good = NewInstance.of(Holder.class, new Item("ok"), InsertOptions.builder().queue(PARKED).build());
         NewInstance unknown = new NewInstance("no.such.Fsm", new Item("x"), null);
 
-        assertThatThrownBy(() -> engine.insert(unknown))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("'no.such.Fsm'").hasMessageContaining("not registered");
-        assertThatThrownBy(() -> engine.insertAll(List.of(good, unknown)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("'no.such.Fsm'");
-        assertThat(rows()).isEqualTo(before);
+        rejectedAloneAndInABatch(unknown, List.of("'no.such.Fsm'", "not registered"), "'no.such.Fsm'");
     }
 
     @Test
     void a_state_that_cannot_be_serialized_is_rejected_with_a_clear_message_and_writes_nothing() {
-        long before = rows();
         String fsm = FsmNames.nameOf(Holder.class);
-        NewInstance good = NewInstance.of(Holder.class, new Item("ok"), InsertOptions.builder().queue(PARKED).build());
         NewInstance bad = new NewInstance(fsm, new Unwritable(), InsertOptions.builder().queue(PARKED).build());
 
-        assertThatThrownBy(() -> engine.insert(bad))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("cannot be serialized as JSON").hasMessageContaining(fsm);
-        assertThatThrownBy(() -> engine.insertAll(List.of(good, bad)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("cannot be serialized as JSON");
-        assertThat(rows()).isEqualTo(before);
+        rejectedAloneAndInABatch(bad, List.of("cannot be serialized as JSON", fsm), "cannot be serialized as JSON");
     }
 
     @Test

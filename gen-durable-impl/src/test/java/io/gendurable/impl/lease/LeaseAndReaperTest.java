@@ -78,8 +78,7 @@ class LeaseAndReaperTest {
         Engine e = h.start("n1", c -> c.queues(Map.of()), once);
         long id = e.insert(CountingJob.class, new Payload("p")).id();
         // A worker that died holding the row: executing, lease already expired.
-        h.exec("UPDATE gen_durable SET status = 'executing', claim_token = nextval('gen_durable_claim_token'), locked_by = 'dead:default@00000000', "
-                + "lease_expires_at = now() - interval '1 second' WHERE id = " + id);
+        h.claimedBy(id, "dead:default@00000000", "-1 second");
         assertThat(EngineInternals.reaper(e).runOnce()).isEqualTo(1);
         var row = e.find(id).orElseThrow();
         assertThat(row.status()).isEqualTo(Status.RUNNABLE);
@@ -99,10 +98,8 @@ class LeaseAndReaperTest {
         long dead = inserter.insert(CountingJob.class, new Payload("dead")).id();
         long live = inserter.insert(CountingJob.class, new Payload("live")).id();
         // Lease 30 s, heartbeat 5 s: a lease expiring within 20 s was not renewed for two heartbeats.
-        h.exec("UPDATE gen_durable SET status = 'executing', claim_token = nextval('gen_durable_claim_token'), locked_by = 'n1:default@deadbeef', "
-                + "lease_expires_at = now() + interval '10 seconds' WHERE id = " + dead);
-        h.exec("UPDATE gen_durable SET status = 'executing', claim_token = nextval('gen_durable_claim_token'), locked_by = 'n1:default@twin0000', "
-                + "lease_expires_at = now() + interval '29 seconds' WHERE id = " + live);
+        h.claimedBy(dead, "n1:default@deadbeef", "10 seconds");
+        h.claimedBy(live, "n1:default@twin0000", "29 seconds");
 
         Engine restarted = h.start("n1", c -> c, job);
         assertThat(restarted.metrics().reclaimed.sum()).isEqualTo(1);
@@ -147,8 +144,7 @@ class LeaseAndReaperTest {
         long id = web.insert(Poison.class, new Payload("p")).id();
         // As if three workers in a row died mid-step: each reap adds an attempt.
         for (int i = 0; i < 3; i++) {
-            h.exec("UPDATE gen_durable SET status = 'executing', claim_token = nextval('gen_durable_claim_token'), locked_by = 'dead:default@0000000" + i + "', "
-                    + "lease_expires_at = now() - interval '1 second' WHERE id = " + id);
+            h.claimedBy(id, "dead:default@0000000" + i, "-1 second");
             assertThat(EngineInternals.reaper(web).runOnce()).isEqualTo(1);
         }
         assertThat(web.find(id).orElseThrow().attempt()).isEqualTo(4);

@@ -13,7 +13,7 @@ import io.gendurable.Signal;
 import io.gendurable.SignalTarget;
 import io.gendurable.Status;
 import io.gendurable.StepContext;
-import io.gendurable.impl.support.TestDatabase;
+import io.gendurable.testing.SharedTestDatabase;
 import io.gendurable.testing.DurableTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -72,8 +72,8 @@ class InspectAndSummaryTest {
 
     @BeforeEach
     void up() {
-        ds = TestDatabase.dataSource(2);
-        schema = TestDatabase.newSchema("ops_inspect");
+        ds = SharedTestDatabase.dataSource(2);
+        schema = SharedTestDatabase.newSchema("ops_inspect");
         t = DurableTesting.builder().dataSource(ds).schema(schema).fsms(Parent.class, Child.class, Work.class)
                 .config("gendurable.concurrency-limits.g.limit", "2")
                 .config("gendurable.rate-limits.r.allowed", "5")
@@ -89,7 +89,7 @@ class InspectAndSummaryTest {
     }
 
     void sql(String sql) {
-        TestDatabase.exec(ds, "SET search_path TO " + schema + "; " + sql);
+        SharedTestDatabase.exec(ds, "SET search_path TO " + schema + "; " + sql);
     }
 
     @Test

@@ -6,7 +6,7 @@ import io.gendurable.InstanceQuery;
 import io.gendurable.InstanceQuery.Order;
 import io.gendurable.InstanceSnapshot;
 import io.gendurable.Status;
-import io.gendurable.impl.support.TestDatabase;
+import io.gendurable.testing.SharedTestDatabase;
 import io.gendurable.testing.DurableTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,8 +49,8 @@ class SearchTest {
 
     @BeforeEach
     void up() {
-        ds = TestDatabase.dataSource(2);
-        schema = TestDatabase.newSchema("ops_search");
+        ds = SharedTestDatabase.dataSource(2);
+        schema = SharedTestDatabase.newSchema("ops_search");
         t = DurableTesting.builder().dataSource(ds).schema(schema).build();
         ops = t.operations();
         rows = load(ROWS, 42);
@@ -63,7 +63,7 @@ class SearchTest {
     }
 
     void sql(String sql) {
-        TestDatabase.exec(ds, "SET search_path TO " + schema + "; " + sql);
+        SharedTestDatabase.exec(ds, "SET search_path TO " + schema + "; " + sql);
     }
 
     /** Writes {@code n} rows with seeded attributes; inserted_at is NOT in id order. */

@@ -249,8 +249,8 @@ class PostgresPokeTest {
         private long count;
 
         ChannelListener(String schema) throws SQLException {
-            c = java.sql.DriverManager.getConnection(io.gendurable.impl.support.TestDatabase.url()
-                    + (io.gendurable.impl.support.TestDatabase.url().contains("user=") ? "" : "&user=postgres"));
+            c = java.sql.DriverManager.getConnection(io.gendurable.testing.SharedTestDatabase.url()
+                    + (io.gendurable.testing.SharedTestDatabase.url().contains("user=") ? "" : "&user=postgres"));
             c.setAutoCommit(true);
             try (Statement st = c.createStatement()) {
                 st.execute("LISTEN " + PostgresPoke.channelFor(schema));

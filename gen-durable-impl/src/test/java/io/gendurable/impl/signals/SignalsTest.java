@@ -10,10 +10,11 @@ import io.gendurable.SignalTarget;
 import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.config.ConfigKeys;
-import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
-import io.gendurable.impl.support.EngineHarness;
-import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Kit;
+import io.gendurable.impl.support.Probe;
+import io.gendurable.testing.DurableTesting;
+import io.gendurable.testing.GenDurableTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,20 +24,20 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The signal rules, one test each: delivery and its three answers, dedup, waking a parked
  * instance, what a woken step sees, the consumption rules (progress, retry, await, terminal),
- * await timeouts, the accumulate-a-pack pattern, and bad input.
+ * await timeouts, the accumulate-a-pack pattern, and bad input. Each runs on the test kit, in the
+ * test's thread: a signal "delivered while the step runs" is sent by the step itself, and time moves
+ * only when the test moves the clock. {@link SignalLoopsTest} keeps what only threads show.
  */
-@EngineTest
+@GenDurableTest
 class SignalsTest {
     public record Doc(String v) {
     }
@@ -61,7 +62,7 @@ class SignalsTest {
     /** An FSM that records what each step run saw and then follows its script. */
     public static class Scripted implements Fsm<Doc> {
         final Script script;
-        final List<Seen> seen = new CopyOnWriteArrayList<>();
+        public final List<Seen> seen = new CopyOnWriteArrayList<>();
 
         public Scripted(Script script) {
             this.script = script;
@@ -73,7 +74,7 @@ class SignalsTest {
             return script.step(step, state, ctx);
         }
 
-        List<Seen> runsOf(String step) {
+        public List<Seen> runsOf(String step) {
             return seen.stream().filter(s -> s.step().equals(step)).toList();
         }
     }
@@ -86,18 +87,40 @@ class SignalsTest {
     }
 
     /** Parks on "go" at once; a wake moves it to "finish", which is done. */
-    static Scripted parker() {
+    public static Scripted parker() {
         return new Scripted((step, s, ctx) -> switch (step) {
             case "start" -> Outcome.await(Set.of("go"), "finish", s);
             default -> Outcome.done(s);
         });
     }
 
-    EngineHarness h;
+    DurableTesting t;
+    Engine e;
+    Probe db;
 
     @BeforeEach
-    void up(EngineHarness h) {
-        this.h = h;
+    void up(DurableTesting t) {
+        this.t = t;
+        this.e = Kit.engine(t);
+        this.db = Kit.probe(t);
+        e.metrics().signalsNoTarget.reset();   // the kit's warm-up signalled instance 0: the tests count from zero
+    }
+
+    /** Registers the FSM, inserts one instance and drains: it ends parked on "go". */
+    private long parked(Scripted fsm, Doc state, InsertOptions options) {
+        t.register(fsm);
+        long id = e.insert(Scripted.class, state, options).id();
+        t.drain();
+        t.assertAwaiting(id);
+        return id;
+    }
+
+    private long parked(Scripted fsm) {
+        return parked(fsm, new Doc("x"), InsertOptions.defaults());
+    }
+
+    private long signals(String where) {
+        return db.count("SELECT count(*) FROM signals" + where);
     }
 
     // ---- delivery -------------------------------------------------------------------------------
@@ -105,13 +128,13 @@ class SignalsTest {
     @Test
     void a_signal_to_a_live_instance_by_id_is_delivered_stored_and_wakes_it() {
         Scripted fsm = parker();
-        Engine e = h.start("n1", c -> c, fsm);
-        long id = e.insert(Scripted.class, new Doc("x")).id();
-        awaitParked(e, id);
+        long id = parked(fsm);
 
         assertThat(e.signal(SignalTarget.id(id), "go", new Approval("alice", 1))).isEqualTo(SignalResult.DELIVERED);
+        t.assertStatus(id, Status.RUNNABLE);
 
-        awaitStatus(e, id, Status.DONE);
+        t.drain();
+        t.assertDone(id);
         assertThat(fsm.runsOf("finish")).singleElement().satisfies(s -> {
             assertThat(s.awaited()).extracting(Signal::name).containsExactly("go");
             assertThat(s.awaited().get(0).payload().as(Approval.class)).isEqualTo(new Approval("alice", 1));
@@ -122,14 +145,13 @@ class SignalsTest {
     @Test
     void a_signal_by_correlation_key_reaches_the_live_holder_of_the_key() {
         Scripted fsm = parker();
-        Engine e = h.start("n1", c -> c, fsm);
-        long id = e.insert(Scripted.class, new Doc("x"), InsertOptions.builder().correlationKey("order-7").build()).id();
-        awaitParked(e, id);
+        long id = parked(fsm, new Doc("x"), InsertOptions.builder().correlationKey("order-7").build());
 
         assertThat(e.signal(SignalTarget.correlationKey("order-7"), "go", new Approval("bob", 2), "pay-1"))
                 .isEqualTo(SignalResult.DELIVERED);
 
-        awaitStatus(e, id, Status.DONE);
+        t.drain();
+        t.assertDone(id);
         assertThat(fsm.runsOf("finish")).singleElement().satisfies(s -> {
             assertThat(s.id()).isEqualTo(id);
             assertThat(s.awaited()).singleElement().satisfies(sig -> {
@@ -142,12 +164,10 @@ class SignalsTest {
 
     @Test
     void the_same_dedup_key_twice_is_a_duplicate_and_leaves_exactly_one_inbox_row() {
-        Scripted fsm = parker();
-        Engine e = h.start("n1", c -> c, fsm);
-        long id = e.insert(Scripted.class, new Doc("a"), InsertOptions.builder().correlationKey("k-a").build()).id();
+        long id = parked(parker(), new Doc("a"), InsertOptions.builder().correlationKey("k-a").build());
         long other = e.insert(Scripted.class, new Doc("b")).id();
-        awaitParked(e, id);
-        awaitParked(e, other);
+        t.drain();
+        t.assertAwaiting(other);
 
         // "note" is not awaited: the rows stay in the inbox, nothing consumes them.
         assertThat(e.signal(SignalTarget.id(id), "note", new Doc("first"), "k1")).isEqualTo(SignalResult.DELIVERED);
@@ -156,27 +176,27 @@ class SignalsTest {
         assertThat(e.signal(SignalTarget.correlationKey("k-a"), "note", new Doc("third"), "k1"))
                 .isEqualTo(SignalResult.DUPLICATE);
 
-        assertThat(h.queryLong("SELECT count(*) FROM signals")).isEqualTo(1);
-        assertThat(h.queryLong("SELECT count(*) FROM signals WHERE target_id = " + id
-                + " AND dedup_key = 'k1' AND payload->>'v' = 'first'")).isEqualTo(1);
+        assertThat(signals("")).isEqualTo(1);
+        assertThat(signals(" WHERE target_id = " + id + " AND dedup_key = 'k1' AND payload->>'v' = 'first'")).isEqualTo(1);
         assertThat(e.metrics().signalsDuplicate.sum()).isEqualTo(2);
 
         // Dedup is per target, and signals without a key never collide.
         assertThat(e.signal(SignalTarget.id(other), "note", new Doc("elsewhere"), "k1")).isEqualTo(SignalResult.DELIVERED);
         assertThat(e.signal(SignalTarget.id(id), "note", null)).isEqualTo(SignalResult.DELIVERED);
         assertThat(e.signal(SignalTarget.id(id), "note", null)).isEqualTo(SignalResult.DELIVERED);
-        assertThat(h.queryLong("SELECT count(*) FROM signals")).isEqualTo(4);
-        assertThat(e.find(id).orElseThrow().status()).isEqualTo(Status.AWAITING_SIGNAL);
+        assertThat(signals("")).isEqualTo(4);
+        assertThat(t.drain().steps()).isEmpty();
+        t.assertAwaiting(id, "go");
     }
 
     @Test
     void a_terminal_or_unknown_target_is_no_target_by_id_and_by_key_and_nothing_is_written() {
-        Scripted fsm = new Scripted((step, s, ctx) -> s.v().equals("fail") ? Outcome.stop("no") : Outcome.done(s));
-        Engine e = h.start("n1", c -> c, fsm);
+        t.register(new Scripted((step, s, ctx) -> s.v().equals("fail") ? Outcome.stop("no") : Outcome.done(s)));
         long done = e.insert(Scripted.class, new Doc("ok"), InsertOptions.builder().correlationKey("k-done").build()).id();
         long failed = e.insert(Scripted.class, new Doc("fail"), InsertOptions.builder().correlationKey("k-failed").build()).id();
-        awaitStatus(e, done, Status.DONE);
-        awaitStatus(e, failed, Status.FAILED);
+        t.drain();
+        t.assertDone(done);
+        t.assertFailed(failed);
 
         assertThat(e.signal(SignalTarget.id(done), "go", new Doc("p"))).isEqualTo(SignalResult.NO_TARGET);
         assertThat(e.signal(SignalTarget.correlationKey("k-done"), "go", new Doc("p"))).isEqualTo(SignalResult.NO_TARGET);
@@ -186,11 +206,11 @@ class SignalsTest {
         assertThat(e.signal(SignalTarget.correlationKey("nobody-has-this"), "go", new Doc("p"), "d2"))
                 .isEqualTo(SignalResult.NO_TARGET);
 
-        assertThat(h.queryLong("SELECT count(*) FROM signals")).isZero();
+        assertThat(signals("")).isZero();
         assertThat(e.metrics().signalsNoTarget.sum()).isEqualTo(6);
         assertThat(e.metrics().signalsDelivered.sum()).isZero();
-        assertThat(e.find(done).orElseThrow().status()).isEqualTo(Status.DONE);
-        assertThat(e.find(failed).orElseThrow().status()).isEqualTo(Status.FAILED);
+        t.assertDone(done);
+        t.assertFailed(failed);
     }
 
     // ---- waking and what the woken step sees ----------------------------------------------------
@@ -201,16 +221,15 @@ class SignalsTest {
             case "start" -> Outcome.await(Set.of("go"), "next", s);
             default -> Outcome.done(s);
         });
-        Engine e = h.start("n1", c -> c, fsm);
-        long id = e.insert(Scripted.class, new Doc("x")).id();
-        awaitParked(e, id);
-        assertThat(e.find(id).orElseThrow().awaits()).containsExactly("go");
+        long id = parked(fsm);
+        t.assertAwaiting(id, "go");
 
         assertThat(e.signal(SignalTarget.id(id), "note", new Doc("just saying"))).isEqualTo(SignalResult.DELIVERED);
-        assertThat(e.find(id).orElseThrow().status()).isEqualTo(Status.AWAITING_SIGNAL);
+        t.assertAwaiting(id, "go");
         assertThat(e.signal(SignalTarget.id(id), "go", new Approval("carol", 3), "go-1")).isEqualTo(SignalResult.DELIVERED);
 
-        awaitStatus(e, id, Status.DONE);
+        t.drain();
+        t.assertDone(id);
         assertThat(fsm.runsOf("next")).singleElement().satisfies(s -> {
             assertThat(s.awaited()).extracting(Signal::name).containsExactly("go");
             Signal go = s.awaited().get(0);
@@ -224,26 +243,21 @@ class SignalsTest {
     }
 
     @Test
-    void a_signal_delivered_while_the_step_runs_wakes_the_park_that_follows_at_once() throws Exception {
-        CountDownLatch entered = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
+    void a_signal_delivered_while_the_step_runs_wakes_the_park_that_follows_at_once() {
         Scripted fsm = new Scripted((step, s, ctx) -> switch (step) {
             case "start" -> {
-                entered.countDown();
-                assertThat(release.await(20, TimeUnit.SECONDS)).isTrue();
+                assertThat(e.signal(SignalTarget.id(ctx.id()), "go", new Doc("early"))).isEqualTo(SignalResult.DELIVERED);
+                assertThat(e.find(ctx.id()).orElseThrow().status()).isEqualTo(Status.EXECUTING);
                 yield Outcome.await(Set.of("go"), "next", s);
             }
             default -> Outcome.done(s);
         });
-        // Polls every 60 s: only the park's recheck, and the poke it sends, can explain a prompt wake.
-        Engine e = h.start("n1", c -> c.poll(Duration.ofSeconds(60), Duration.ofSeconds(60)), fsm);
+        t.register(fsm);
         long id = e.insert(Scripted.class, new Doc("x")).id();
-        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(e.signal(SignalTarget.id(id), "go", new Doc("early"))).isEqualTo(SignalResult.DELIVERED);
-        assertThat(e.find(id).orElseThrow().status()).isEqualTo(Status.EXECUTING);
-        release.countDown();
 
-        awaitStatus(e, id, Status.DONE);
+        // One drain: had the park not rechecked the inbox, the instance would end it parked.
+        t.drain();
+        t.assertDone(id);
         assertThat(fsm.runsOf("next")).singleElement().satisfies(s -> assertThat(s.awaited())
                 .extracting(sig -> sig.payload().as(Doc.class)).containsExactly(new Doc("early")));
     }
@@ -251,99 +265,85 @@ class SignalsTest {
     @Test
     void a_signal_with_a_name_the_instance_does_not_await_is_stored_but_does_not_wake_it() {
         Scripted fsm = parker();
-        Engine e = h.start("n1", c -> c, fsm);
-        long id = e.insert(Scripted.class, new Doc("x")).id();
-        awaitParked(e, id);
+        long id = parked(fsm);
 
         assertThat(e.signal(SignalTarget.id(id), "other", new Doc("p"))).isEqualTo(SignalResult.DELIVERED);
 
         // The wake is part of the delivery statement: had it flipped the row, it would not be parked now.
-        assertThat(e.find(id).orElseThrow().status()).isEqualTo(Status.AWAITING_SIGNAL);
-        assertThat(h.queryLong("SELECT count(*) FROM signals WHERE target_id = " + id + " AND name = 'other'")).isEqualTo(1);
-        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3))
-                .until(() -> e.find(id).orElseThrow().status() == Status.AWAITING_SIGNAL && fsm.seen.size() == 1);
+        t.assertAwaiting(id, "go");
+        assertThat(signals(" WHERE target_id = " + id + " AND name = 'other'")).isEqualTo(1);
+        assertThat(t.drain().steps()).isEmpty();
+        t.assertAwaiting(id, "go");
+        assertThat(fsm.seen).hasSize(1);
         assertThat(fsm.runsOf("finish")).isEmpty();
     }
 
     // ---- consumption rules ----------------------------------------------------------------------
 
     @Test
-    void progress_consumes_exactly_the_awaited_signals_it_saw_and_a_latecomer_delivered_during_the_step_survives()
-            throws Exception {
-        CountDownLatch entered = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
+    void progress_consumes_exactly_the_awaited_signals_it_saw_and_a_latecomer_delivered_during_the_step_survives() {
+        AtomicLong lateId = new AtomicLong();
         Scripted fsm = new Scripted((step, s, ctx) -> switch (step) {
             case "start" -> Outcome.await(Set.of("go"), "work", s);
             case "work" -> {
-                entered.countDown();
-                assertThat(release.await(20, TimeUnit.SECONDS)).isTrue();
+                assertThat(e.signal(SignalTarget.id(ctx.id()), "go", new Doc("late"))).isEqualTo(SignalResult.DELIVERED);
+                assertThat(e.find(ctx.id()).orElseThrow().status()).isEqualTo(Status.EXECUTING);
+                lateId.set(db.count("SELECT id FROM signals WHERE target_id = " + ctx.id() + " AND payload->>'v' = 'late'"));
                 yield Outcome.next("again", s);
             }
             case "again" -> Outcome.await(Set.of("go"), "final", s);
             default -> Outcome.done(s);
         });
-        Engine e = h.start("n1", c -> c, fsm);
-        long id = e.insert(Scripted.class, new Doc("x")).id();
-        awaitParked(e, id);
+        long id = parked(fsm);
 
         assertThat(e.signal(SignalTarget.id(id), "go", new Doc("first"))).isEqualTo(SignalResult.DELIVERED);
-        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(e.signal(SignalTarget.id(id), "go", new Doc("late"))).isEqualTo(SignalResult.DELIVERED);
-        assertThat(e.find(id).orElseThrow().status()).isEqualTo(Status.EXECUTING);
-        long lateId = h.queryLong("SELECT id FROM signals WHERE target_id = " + id + " AND payload->>'v' = 'late'");
-        release.countDown();
 
         // "again" re-awaits "go". The latecomer sat in its inbox but was never presented as awaited,
         // so the park's recheck wakes it at once, and "final" sees exactly the latecomer.
-        awaitStatus(e, id, Status.DONE);
+        t.drain();
+        t.assertDone(id);
         Seen work = fsm.runsOf("work").get(0);
         assertThat(work.awaited()).extracting(sig -> sig.payload().as(Doc.class)).containsExactly(new Doc("first"));
         Seen again = fsm.runsOf("again").get(0);
         assertThat(again.awaited()).isEmpty();
         // "work" consumed only what it saw: the latecomer survived into "again"'s inbox.
-        assertThat(again.inbox()).extracting(Signal::id).containsExactly(lateId);
+        assertThat(again.inbox()).extracting(Signal::id).containsExactly(lateId.get());
         assertThat(fsm.runsOf("final")).singleElement().satisfies(s -> assertThat(s.awaited())
-                .extracting(Signal::id).containsExactly(lateId));
+                .extracting(Signal::id).containsExactly(lateId.get()));
     }
 
     @Test
-    void done_clears_the_whole_inbox_including_unawaited_signals_and_a_latecomer() throws Exception {
+    void done_clears_the_whole_inbox_including_unawaited_signals_and_a_latecomer() {
         terminalOutcomeClearsTheInbox("done", Status.DONE);
     }
 
     @Test
-    void stop_clears_the_whole_inbox_including_unawaited_signals_and_a_latecomer() throws Exception {
+    void stop_clears_the_whole_inbox_including_unawaited_signals_and_a_latecomer() {
         terminalOutcomeClearsTheInbox("stop", Status.FAILED);
     }
 
-    private void terminalOutcomeClearsTheInbox(String how, Status terminal) throws Exception {
-        CountDownLatch entered = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
+    private void terminalOutcomeClearsTheInbox(String how, Status terminal) {
         Scripted fsm = new Scripted((step, s, ctx) -> switch (step) {
             case "start" -> Outcome.await(Set.of("go"), "finish", s);
             default -> {
-                entered.countDown();
-                assertThat(release.await(20, TimeUnit.SECONDS)).isTrue();
+                e.signal(SignalTarget.id(ctx.id()), "go", new Doc("late"));
+                assertThat(signals(" WHERE target_id = " + ctx.id())).isEqualTo(4);
                 yield s.v().equals("stop") ? Outcome.stop("stopped on purpose") : Outcome.done(s);
             }
         });
-        Engine e = h.start("n1", c -> c, fsm);
-        long id = e.insert(Scripted.class, new Doc(how)).id();
+        long id = parked(fsm, new Doc(how), InsertOptions.defaults());
         long bystander = e.insert(Scripted.class, new Doc(how)).id();
-        awaitParked(e, id);
-        awaitParked(e, bystander);
+        t.drain();
+        t.assertAwaiting(bystander);
         e.signal(SignalTarget.id(id), "note", new Doc("n1"));
         e.signal(SignalTarget.id(id), "note", new Doc("n2"), "dk");
         e.signal(SignalTarget.id(bystander), "note", new Doc("theirs"));
         e.signal(SignalTarget.id(id), "go", new Doc("go"));
-        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
-        e.signal(SignalTarget.id(id), "go", new Doc("late"));
-        assertThat(h.queryLong("SELECT count(*) FROM signals WHERE target_id = " + id)).isEqualTo(4);
-        release.countDown();
 
-        awaitStatus(e, id, terminal);
-        assertThat(h.queryLong("SELECT count(*) FROM signals WHERE target_id = " + id)).isZero();
-        assertThat(h.queryLong("SELECT count(*) FROM signals WHERE target_id = " + bystander)).isEqualTo(1);
+        t.drain();
+        t.assertStatus(id, terminal);
+        assertThat(signals(" WHERE target_id = " + id)).isZero();
+        assertThat(signals(" WHERE target_id = " + bystander)).isEqualTo(1);
         assertThat(fsm.runsOf("finish")).singleElement()
                 .satisfies(s -> assertThat(s.inbox()).extracting(Signal::name).containsExactly("note", "note", "go"));
     }
@@ -355,13 +355,12 @@ class SignalsTest {
             case "handle" -> ctx.attempt() == 1 ? Outcome.retry(Duration.ofMillis(20)) : Outcome.done(s);
             default -> throw new IllegalStateException(step);
         });
-        Engine e = h.start("n1", c -> c, fsm);
-        long id = e.insert(Scripted.class, new Doc("x")).id();
-        awaitParked(e, id);
+        long id = parked(fsm);
         e.signal(SignalTarget.id(id), "note", new Doc("n"));
         e.signal(SignalTarget.id(id), "go", new Doc("g"));
 
-        awaitStatus(e, id, Status.DONE);
+        t.drain();
+        t.assertDone(id);
         List<Seen> runs = fsm.runsOf("handle");
         assertThat(runs).extracting(Seen::attempt).containsExactly(1, 2);
         assertThat(runs.get(0).awaited()).extracting(Signal::name).containsExactly("go");
@@ -376,14 +375,13 @@ class SignalsTest {
             case "start" -> ctx.attempt() < 3 ? Outcome.retry(Duration.ZERO) : Outcome.await(Set.of("go"), "after", s);
             default -> Outcome.done(s);
         });
-        Engine e = h.start("n1", c -> c, fsm);
-        long id = e.insert(Scripted.class, new Doc("x")).id();
-        awaitParked(e, id);
+        long id = parked(fsm);
         assertThat(fsm.runsOf("start")).extracting(Seen::attempt).containsExactly(1, 2, 3);
-        assertThat(e.find(id).orElseThrow().attempt()).isEqualTo(1);
+        assertThat(t.instance(id).attempt()).isEqualTo(1);
 
         e.signal(SignalTarget.id(id), "go", null);
-        awaitStatus(e, id, Status.DONE);
+        t.drain();
+        t.assertDone(id);
         assertThat(fsm.runsOf("after")).singleElement().satisfies(s -> {
             assertThat(s.attempt()).isEqualTo(1);
             assertThat(s.awaited()).singleElement().satisfies(sig -> assertThat(sig.payload().isNull()).isTrue());
@@ -398,44 +396,25 @@ class SignalsTest {
             case "start" -> Outcome.await(Set.of("go"), "late", s, Duration.ofMillis(200));
             default -> Outcome.done(s);
         });
-        Engine e = h.start("n1", c -> c, fsm);  // the harness runs no reaper loop: we fire by hand
-        long start = System.nanoTime();
-        long id = e.insert(Scripted.class, new Doc("x")).id();
-        awaitParked(e, id);
-        assertThat(e.find(id).orElseThrow().awaitDeadline()).isNotNull();
+        long id = parked(fsm);
+        assertThat(t.instance(id).awaitDeadline()).isEqualTo(t.now().plusMillis(200));
         e.signal(SignalTarget.id(id), "note", new Doc("not awaited"));
 
-        AtomicInteger fired = new AtomicInteger();
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
-                .until(() -> fired.addAndGet(EngineInternals.reaper(e).fireTimeouts()) >= 1);
-        long firedAfterMs = (System.nanoTime() - start) / 1_000_000;
-        assertThat(firedAfterMs).isGreaterThanOrEqualTo(200);
+        t.clock().advance(Duration.ofMillis(199));
+        assertThat(t.fireDueTimeouts()).as("before the deadline").isZero();
+        t.clock().advance(Duration.ofMillis(1));
+        assertThat(t.fireDueTimeouts()).isEqualTo(1);
 
-        awaitStatus(e, id, Status.DONE);
-        assertThat(fired.get()).isEqualTo(1);
+        t.drain();
+        t.assertDone(id);
         assertThat(e.metrics().awaitTimeouts.sum()).isEqualTo(1);
         assertThat(fsm.runsOf("late")).singleElement().satisfies(s -> {
             assertThat(s.awaited()).isEmpty();
             assertThat(s.inbox()).extracting(Signal::name).containsExactly("note");
             assertThat(s.attempt()).isEqualTo(1);
         });
-        assertThat(e.find(id).orElseThrow().lastError()).isNull();
-        assertThat(EngineInternals.reaper(e).fireTimeouts()).isZero();
-    }
-
-    @Test
-    void the_reaper_loop_fires_due_await_timeouts_by_itself() {
-        Scripted fsm = new Scripted((step, s, ctx) -> switch (step) {
-            case "start" -> Outcome.await(Set.of("go"), "late", s, Duration.ofMillis(200));
-            default -> Outcome.done(s);
-        });
-        // Polls every 60 s: the fired timeout must poke the queue for the wake to run promptly.
-        Engine e = h.start("n1", c -> c.reaper(new EngineConfig.ReaperConfig(true, Duration.ofMillis(100), 1000))
-                .poll(Duration.ofSeconds(60), Duration.ofSeconds(60)), fsm);
-        long id = e.insert(Scripted.class, new Doc("x")).id();
-        awaitStatus(e, id, Status.DONE);
-        assertThat(e.metrics().awaitTimeouts.sum()).isEqualTo(1);
-        assertThat(fsm.runsOf("late")).singleElement().satisfies(s -> assertThat(s.awaited()).isEmpty());
+        assertThat(t.instance(id).lastError()).isNull();
+        assertThat(t.fireDueTimeouts()).isZero();
     }
 
     @Test
@@ -445,24 +424,17 @@ class SignalsTest {
             case "late" -> Outcome.next("end", s);
             default -> Outcome.done(s);
         });
-        // The worker polls every 60 s and hears only its own pokes; the sweeper runs no queue.
-        Engine worker = h.start("worker", c -> c.poll(Duration.ofSeconds(60), Duration.ofSeconds(60)), fsm);
-        Engine sweeper = h.start("sweeper", c -> c.queues(java.util.Map.of()), fsm);
-        long id = worker.insert(Scripted.class, new Doc("x")).id();
-        awaitParked(worker, id);
+        long id = parked(fsm);
 
-        AtomicInteger fired = new AtomicInteger();
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
-                .until(() -> fired.addAndGet(EngineInternals.reaper(sweeper).fireTimeouts()) >= 1);
-        var woken = sweeper.find(id).orElseThrow();
-        assertThat(woken.status()).isEqualTo(Status.RUNNABLE);
+        assertThat(t.fireTimeouts()).isEqualTo(1);
+        var woken = t.assertStatus(id, Status.RUNNABLE);
         assertThat(woken.awaits()).isEmpty();
         assertThat(woken.awaitDeadline()).isNull();
         // The row is runnable, not parked: the delivery stores the signal and wakes nothing.
-        assertThat(sweeper.signal(SignalTarget.id(id), "go", new Doc("too late"))).isEqualTo(SignalResult.DELIVERED);
+        assertThat(e.signal(SignalTarget.id(id), "go", new Doc("too late"))).isEqualTo(SignalResult.DELIVERED);
 
-        EngineInternals.schedulers(worker).get(0).poke();
-        awaitStatus(worker, id, Status.DONE);
+        t.drain();
+        t.assertDone(id);
         assertThat(fsm.runsOf("late")).singleElement().satisfies(s -> {
             assertThat(s.awaited()).as("a timeout wake").isEmpty();
             assertThat(s.inbox()).extracting(Signal::name).containsExactly("go");
@@ -478,17 +450,15 @@ class SignalsTest {
             case "after" -> Outcome.await(Set.of("never"), "end", s);  // park again, without a deadline
             default -> Outcome.done(s);
         });
-        Engine e = h.start("n1", c -> c, fsm);
-        long id = e.insert(Scripted.class, new Doc("x")).id();
-        awaitParked(e, id);
-        long parkedAt = System.nanoTime();
+        long id = parked(fsm);
         e.signal(SignalTarget.id(id), "go", new Doc("g"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> fsm.runsOf("after").size() == 1
-                && e.find(id).orElseThrow().status() == Status.AWAITING_SIGNAL);
-        assertThat(e.find(id).orElseThrow().awaitDeadline()).isNull();
+        t.drain();
+        assertThat(fsm.runsOf("after")).hasSize(1);
+        t.assertAwaiting(id, "never");
+        assertThat(t.instance(id).awaitDeadline()).isNull();
         // Past the first deadline, the sweep finds nothing to fire.
-        await().atMost(Duration.ofSeconds(5)).until(() -> System.nanoTime() - parkedAt > 400_000_000L);
-        assertThat(EngineInternals.reaper(e).fireTimeouts()).isZero();
+        t.clock().advance(Duration.ofMillis(400));
+        assertThat(t.fireDueTimeouts()).isZero();
         assertThat(e.metrics().awaitTimeouts.sum()).isZero();
         assertThat(fsm.runsOf("after")).singleElement()
                 .satisfies(s -> assertThat(s.awaited()).extracting(Signal::name).containsExactly("go"));
@@ -515,55 +485,47 @@ class SignalsTest {
             }
             default -> Outcome.done(s);
         });
-        Engine e = h.start("n1", c -> c, fsm);
-        long id = e.insert(Scripted.class, new Doc("pack")).id();
-        awaitParked(e, id);
+        long id = parked(fsm, new Doc("pack"), InsertOptions.defaults());
 
         for (int i = 1; i <= 2; i++) {
-            int n = i;
-            assertThat(e.signal(SignalTarget.id(id), "item", n)).isEqualTo(SignalResult.DELIVERED);
-            await().atMost(Duration.ofSeconds(5)).until(() -> fsm.runsOf("collect").size() == n
-                    && e.find(id).orElseThrow().status() == Status.AWAITING_SIGNAL);
-            // Parked, and it stays parked: the pack it was shown does not wake it again.
-            await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(3))
-                    .until(() -> e.find(id).orElseThrow().status() == Status.AWAITING_SIGNAL
-                            && fsm.runsOf("collect").size() == n);
-            assertThat(h.queryLong("SELECT count(*) FROM signals WHERE target_id = " + id)).isEqualTo(n);
+            assertThat(e.signal(SignalTarget.id(id), "item", i)).isEqualTo(SignalResult.DELIVERED);
+            // One run of "collect", then parked, and it stays parked: the pack it was shown does not wake it again.
+            assertThat(t.drain().stepNamesOf(id)).containsExactly("collect");
+            t.assertAwaiting(id, "item");
+            assertThat(fsm.runsOf("collect")).hasSize(i);
+            assertThat(signals(" WHERE target_id = " + id)).isEqualTo(i);
         }
         e.signal(SignalTarget.id(id), "item", 3);
 
-        awaitStatus(e, id, Status.DONE);
+        t.drain();
+        t.assertDone(id, new Doc("[1, 2, 3]"));
         assertThat(awaitingRuns.get()).as("runs of the awaiting steps for 3 signals").isLessThanOrEqualTo(3 + 1);
         assertThat(fsm.runsOf("collect")).extracting(s -> s.awaited().size()).containsExactly(1, 2, 3);
         assertThat(fsm.runsOf("process")).singleElement().satisfies(s -> assertThat(s.awaited()).isEmpty());
-        assertThat(e.find(id).orElseThrow().result().as(Doc.class)).isEqualTo(new Doc("[1, 2, 3]"));
-        assertThat(h.queryLong("SELECT count(*) FROM signals")).isZero();
+        assertThat(signals("")).isZero();
     }
 
     // ---- bad input ------------------------------------------------------------------------------
 
     @Test
     void bad_signal_input_throws_at_the_call_and_writes_nothing() {
-        Scripted fsm = parker();
-        Engine e = h.start("n1", c -> c, fsm);
-        long id = e.insert(Scripted.class, new Doc("x"), InsertOptions.builder().correlationKey("k").build()).id();
-        awaitParked(e, id);
-        SignalTarget t = SignalTarget.id(id);
+        long id = parked(parker(), new Doc("x"), InsertOptions.builder().correlationKey("k").build());
+        SignalTarget to = SignalTarget.id(id);
 
-        assertThatThrownBy(() -> e.signal(t, null, new Doc("p"))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> e.signal(to, null, new Doc("p"))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("name");
-        assertThatThrownBy(() -> e.signal(t, "", new Doc("p"))).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> e.signal(t, "  ", new Doc("p"))).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> e.signal(t, "g".repeat(256), new Doc("p"))).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> e.signal(t, "go", new Exploding())).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> e.signal(to, "", new Doc("p"))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> e.signal(to, "  ", new Doc("p"))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> e.signal(to, "g".repeat(256), new Doc("p"))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> e.signal(to, "go", new Exploding())).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("go").hasMessageContaining("serialize");
-        assertThatThrownBy(() -> e.signal(t, "go", "p".repeat(ConfigKeys.MAX_VALUE_BYTES.defaultValue())))
+        assertThatThrownBy(() -> e.signal(to, "go", "p".repeat(ConfigKeys.MAX_VALUE_BYTES.defaultValue())))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("limit");
-        assertThatThrownBy(() -> e.signal(t, "go", new Doc("p"), "d".repeat(256))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> e.signal(to, "go", new Doc("p"), "d".repeat(256))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("dedupKey");
-        assertThatThrownBy(() -> e.signal(t, "go", new Doc("p"), "")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> e.signal(to, "go", new Doc("p"), "")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("dedupKey");
-        assertThatThrownBy(() -> e.signal(t, "go", new Doc("p"), "   ")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> e.signal(to, "go", new Doc("p"), "   ")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("dedupKey");
         assertThatThrownBy(() -> e.signal(null, "go", new Doc("p"))).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("target");
@@ -571,8 +533,8 @@ class SignalsTest {
         assertThatThrownBy(() -> SignalTarget.correlationKey(" ")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> SignalTarget.correlationKey(null)).isInstanceOf(IllegalArgumentException.class);
 
-        assertThat(h.queryLong("SELECT count(*) FROM signals")).isZero();
-        assertThat(e.find(id).orElseThrow().status()).isEqualTo(Status.AWAITING_SIGNAL);
+        assertThat(signals("")).isZero();
+        t.assertAwaiting(id, "go");
         assertThat(e.metrics().signalsDelivered.sum() + e.metrics().signalsDuplicate.sum()
                 + e.metrics().signalsNoTarget.sum()).isZero();
     }
@@ -596,16 +558,5 @@ class SignalsTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("timeout");
         assertThatThrownBy(() -> Outcome.await(Set.of("go"), "next", s, null)).isInstanceOf(NullPointerException.class);
         assertThat(Outcome.await(Set.of("go"), "next", s, Duration.ofMillis(1)).timeout()).isEqualTo(Duration.ofMillis(1));
-    }
-
-    // ---- helpers --------------------------------------------------------------------------------
-
-    private static void awaitParked(Engine e, long id) {
-        awaitStatus(e, id, Status.AWAITING_SIGNAL);
-    }
-
-    private static void awaitStatus(Engine e, long id, Status status) {
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
-                .until(() -> e.find(id).orElseThrow().status() == status);
     }
 }

@@ -2,18 +2,19 @@ package io.gendurable.impl.step;
 
 import io.gendurable.DurableFsm;
 import io.gendurable.Fsm;
+import io.gendurable.FsmNames;
 import io.gendurable.Inserted;
 import io.gendurable.InstanceSnapshot;
 import io.gendurable.Job;
+import io.gendurable.NewInstance;
 import io.gendurable.Outcome;
 import io.gendurable.Status;
 import io.gendurable.StepContext;
-import io.gendurable.impl.engine.Engine;
-import io.gendurable.impl.support.EngineHarness;
-import io.gendurable.impl.support.EngineTest;
+import io.gendurable.impl.support.Kit;
 import io.gendurable.impl.support.Probe;
 import io.gendurable.testing.DurableTesting;
-import io.gendurable.testing.TestClock;
+import io.gendurable.testing.DrainOptions;
+import io.gendurable.testing.GenDurableTest;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -24,13 +25,13 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-/** Retries, the onError policy, unstorable and null outcomes, and jobs: every failure ends in a row that is not stuck. */
-@EngineTest
+/**
+ * Retries, the onError policy, unstorable and null outcomes, and jobs: every failure ends in a row
+ * that is not stuck. Each rule runs on the test kit: one thread, the clock moved by the test.
+ */
+@GenDurableTest
 class RetryAndErrorsTest {
-    private static final Duration WAIT = Duration.ofSeconds(15);
-
     public record Count(int n) {
     }
 
@@ -116,20 +117,23 @@ class RetryAndErrorsTest {
         }
     }
 
-    /** Moves to a state JSON-B cannot write; onError gives up with a recognisable text. */
-    @DurableFsm(name = "unstorable")
-    public static class UnstorableNext implements Fsm<Count> {
+    /** Records what reaches onError, then gives up with a recognisable text. */
+    public abstract static class GivesUp implements Fsm<Count> {
         final List<Failure> failures = new CopyOnWriteArrayList<>();
-
-        @Override
-        public Outcome step(String step, Count s, StepContext ctx) {
-            return Outcome.next("second", new Unwritable());
-        }
 
         @Override
         public Outcome onError(String step, Count s, StepContext ctx, Throwable error) {
             failures.add(new Failure(ctx.attempt(), error));
             return Outcome.stop("gave up: " + error.getMessage());
+        }
+    }
+
+    /** Moves to a state JSON-B cannot write. */
+    @DurableFsm(name = "unstorable")
+    public static class UnstorableNext extends GivesUp {
+        @Override
+        public Outcome step(String step, Count s, StepContext ctx) {
+            return Outcome.next("second", new Unwritable());
         }
     }
 
@@ -172,18 +176,10 @@ class RetryAndErrorsTest {
 
     /** Moves to a state that JSON-B writes but PostgreSQL's jsonb refuses (a NUL character). */
     @DurableFsm(name = "nul-state")
-    public static class NulState implements Fsm<Count> {
-        final List<Failure> failures = new CopyOnWriteArrayList<>();
-
+    public static class NulState extends GivesUp {
         @Override
         public Outcome step(String step, Count s, StepContext ctx) {
             return step.equals("start") ? Outcome.next("second", new Text("a\u0000b")) : Outcome.done();
-        }
-
-        @Override
-        public Outcome onError(String step, Count s, StepContext ctx, Throwable error) {
-            failures.add(new Failure(ctx.attempt(), error));
-            return Outcome.stop("gave up: " + error.getMessage());
         }
     }
 
@@ -245,35 +241,40 @@ class RetryAndErrorsTest {
         @Override public java.util.List<io.gendurable.Child> children() { return java.util.List.of(); }
     }
 
-    private static InstanceSnapshot settled(Engine engine, long id, Status status) {
-        await().atMost(WAIT).until(() -> engine.find(id).orElseThrow().status() == status);
-        return engine.find(id).orElseThrow();
+    /** A drain that leaves rows scheduled later alone: what runs is what is due now. */
+    private static final DrainOptions DUE_ONLY = DrainOptions.defaults().collapseDelays(false);
+
+    /** Registers {@code fsm}, inserts one instance of it with {@code state}, drains, and checks where it ended. */
+    private static InstanceSnapshot runAlone(DurableTesting t, Fsm<?> fsm, Object state, Status expected) {
+        t.register(fsm);
+        long id = t.durable().insert(new NewInstance(FsmNames.nameOf(fsm.getClass()), state, null)).id();
+        t.drain();
+        return t.assertStatus(id, expected);
     }
 
     @Test
-    void a_retry_increments_the_attempt_delays_eligible_at_by_its_delay_and_stores_its_state(EngineHarness h) {
-        TestClock clock = new TestClock();
+    void a_retry_increments_the_attempt_delays_eligible_at_by_its_delay_and_stores_its_state(DurableTesting t) {
         RetryLater fsm = new RetryLater();
-        Engine engine = h.start("n1", c -> c, clock, fsm);
-        Instant t0 = clock.instant();
+        t.register(fsm);
+        Instant t0 = t.now();
 
-        Inserted r = engine.insert(RetryLater.class, new Count(1));
-        await().atMost(WAIT).until(() -> engine.find(r.id()).orElseThrow().attempt() == 2);
+        Inserted r = t.durable().insert(RetryLater.class, new Count(1));
+        t.drain(DUE_ONLY);
 
-        InstanceSnapshot waiting = engine.find(r.id()).orElseThrow();
-        assertThat(waiting.status()).isEqualTo(Status.RUNNABLE);
+        InstanceSnapshot waiting = t.assertStatus(r.id(), Status.RUNNABLE);
+        assertThat(waiting.attempt()).isEqualTo(2);
         assertThat(waiting.eligibleAt()).isEqualTo(t0.plus(Duration.ofHours(1)));
         assertThat(waiting.state().as(Count.class)).isEqualTo(new Count(11));
-        long picks = engine.metrics().picks.sum();
-        await().atMost(WAIT).until(() -> engine.metrics().picks.sum() >= picks + 3);
+        t.clock().advance(Duration.ofMinutes(59));
+        assertThat(t.drain(DUE_ONLY).steps()).as("a pick before the retry is due").isEmpty();
         assertThat(fsm.attempts).containsExactly(1);
 
-        clock.advance(Duration.ofHours(1));
+        t.clock().advance(Duration.ofMinutes(1));
+        t.drain(DUE_ONLY);
 
-        InstanceSnapshot done = settled(engine, r.id(), Status.DONE);
+        t.assertDone(r.id(), new Count(2));
         assertThat(fsm.attempts).containsExactly(1, 2);
         assertThat(fsm.states).containsExactly(new Count(1), new Count(11));
-        assertThat(done.result().as(Count.class)).isEqualTo(new Count(2));
     }
 
     @Test
@@ -297,24 +298,24 @@ class RetryAndErrorsTest {
     }
 
     @Test
-    void a_throwing_step_under_the_default_policy_is_retried_after_a_backoff_then_fails_at_max_attempts(EngineHarness h) {
-        TestClock clock = new TestClock();
+    void a_throwing_step_under_the_default_policy_is_retried_after_a_backoff_then_fails_at_max_attempts(DurableTesting t) {
         FlakyWithDefaultPolicy fsm = new FlakyWithDefaultPolicy();
-        Engine engine = h.start("n1", c -> c, clock, fsm);
-        Probe db = new Probe(h);
+        t.register(fsm);
+        Probe db = Kit.probe(t);
 
-        Inserted r = engine.insert(FlakyWithDefaultPolicy.class, new Count(0));
-        await().atMost(WAIT).until(() -> engine.find(r.id()).orElseThrow().attempt() == 2);
+        Inserted r = t.durable().insert(FlakyWithDefaultPolicy.class, new Count(0));
+        t.drain(DUE_ONLY);
 
-        InstanceSnapshot waiting = engine.find(r.id()).orElseThrow();
-        assertThat(waiting.status()).isEqualTo(Status.RUNNABLE);
+        InstanceSnapshot waiting = t.assertStatus(r.id(), Status.RUNNABLE);
+        assertThat(waiting.attempt()).isEqualTo(2);
         assertThat(Duration.between(waiting.updatedAt(), waiting.eligibleAt()))
                 .isBetween(Duration.ofMillis(1000), Duration.ofMillis(1100));
         assertThat(fsm.attempts).containsExactly(1);
 
-        clock.advance(Duration.ofSeconds(2));
+        t.clock().advance(Duration.ofSeconds(2));
+        t.drain(DUE_ONLY);
 
-        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
+        InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
         assertThat(fsm.attempts).containsExactly(1, 2);
         assertThat(failed.attempt()).isEqualTo(2);
         assertThat(failed.lastError()).isEqualTo("java.lang.IllegalStateException: flaky 2");
@@ -322,13 +323,9 @@ class RetryAndErrorsTest {
     }
 
     @Test
-    void a_custom_on_error_retries_fast_until_max_attempts_and_the_row_fails_with_the_last_exception_text(EngineHarness h) {
+    void a_custom_on_error_retries_fast_until_max_attempts_and_the_row_fails_with_the_last_exception_text(DurableTesting t) {
         FlakyWithFastRetries fsm = new FlakyWithFastRetries();
-        Engine engine = h.start("n1", c -> c, fsm);
-
-        Inserted r = engine.insert(FlakyWithFastRetries.class, new Count(0));
-
-        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
+        InstanceSnapshot failed = runAlone(t, fsm, new Count(0), Status.FAILED);
         assertThat(fsm.failures).extracting(Failure::attempt).containsExactly(1, 2, 3);
         assertThat(fsm.failures).extracting(f -> f.error().getMessage()).containsExactly("boom 1", "boom 2", "boom 3");
         assertThat(failed.attempt()).isEqualTo(3);
@@ -336,27 +333,18 @@ class RetryAndErrorsTest {
     }
 
     @Test
-    void a_thrown_exception_with_one_attempt_allowed_fails_at_once_with_its_text() {
-        try (DurableTesting t = DurableTesting.builder().fsm(new OneShot()).build()) {
-            Inserted r = t.durable().insert(OneShot.class, new Count(42));
-
-            t.drain();
-            InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
-            assertThat(failed.attempt()).isEqualTo(1);
-            assertThat(failed.lastError()).isEqualTo("java.lang.IllegalArgumentException: bad input 42");
-            assertThat(failed.result().isNull()).isTrue();
-        }
+    void a_thrown_exception_with_one_attempt_allowed_fails_at_once_with_its_text(DurableTesting t) {
+        InstanceSnapshot failed = runAlone(t, new OneShot(), new Count(42), Status.FAILED);
+        assertThat(failed.attempt()).isEqualTo(1);
+        assertThat(failed.lastError()).isEqualTo("java.lang.IllegalArgumentException: bad input 42");
+        assertThat(failed.result().isNull()).isTrue();
     }
 
     @Test
-    void an_outcome_whose_state_cannot_be_serialized_goes_to_on_error_and_never_leaves_the_row_executing(EngineHarness h) {
+    void an_outcome_whose_state_cannot_be_serialized_goes_to_on_error_and_never_leaves_the_row_executing(DurableTesting t) {
         UnstorableNext fsm = new UnstorableNext();
-        Engine engine = h.start("n1", c -> c, fsm);
-        Probe db = new Probe(h);
-
-        Inserted r = engine.insert(UnstorableNext.class, new Count(0));
-
-        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
+        Probe db = Kit.probe(t);
+        InstanceSnapshot failed = runAlone(t, fsm, new Count(0), Status.FAILED);
         assertThat(fsm.failures).hasSize(1);
         Throwable error = fsm.failures.get(0).error();
         assertThat(error.getMessage()).contains("cannot be stored as JSON").contains("'start'");
@@ -369,56 +357,38 @@ class RetryAndErrorsTest {
     }
 
     @Test
-    void an_on_error_answer_that_cannot_be_serialized_either_fails_the_row_instead_of_looping() {
+    void an_on_error_answer_that_cannot_be_serialized_either_fails_the_row_instead_of_looping(DurableTesting t) {
         UnstorableTwice fsm = new UnstorableTwice();
-        try (DurableTesting t = DurableTesting.builder().fsm(fsm).build()) {
-            Inserted r = t.durable().insert(UnstorableTwice.class, new Count(0));
-
-            t.drain();
-            InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
-            assertThat(fsm.failures).hasSize(1);
-            assertThat(fsm.failures.get(0).error().getMessage()).contains("the done outcome").contains("cannot be stored as JSON");
-            assertThat(failed.lastError()).contains("cannot be stored as JSON");
-            assertThat(failed.attempt()).isEqualTo(1);
-        }
+        InstanceSnapshot failed = runAlone(t, fsm, new Count(0), Status.FAILED);
+        assertThat(fsm.failures).hasSize(1);
+        assertThat(fsm.failures.get(0).error().getMessage()).contains("the done outcome").contains("cannot be stored as JSON");
+        assertThat(failed.lastError()).contains("cannot be stored as JSON");
+        assertThat(failed.attempt()).isEqualTo(1);
     }
 
     @Test
-    void a_step_returning_null_goes_to_on_error() {
+    void a_step_returning_null_goes_to_on_error(DurableTesting t) {
         ReturnsNull fsm = new ReturnsNull();
-        try (DurableTesting t = DurableTesting.builder().fsm(fsm).build()) {
-            Inserted r = t.durable().insert(ReturnsNull.class, new Count(0));
-
-            t.drain();
-            InstanceSnapshot failed = t.assertStatus(r.id(), Status.FAILED);
-            assertThat(fsm.failures).hasSize(1);
-            assertThat(fsm.failures.get(0).error()).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("returned null");
-            assertThat(failed.lastError()).isEqualTo("null outcome");
-        }
+        InstanceSnapshot failed = runAlone(t, fsm, new Count(0), Status.FAILED);
+        assertThat(fsm.failures).hasSize(1);
+        assertThat(fsm.failures.get(0).error()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("returned null");
+        assertThat(failed.lastError()).isEqualTo("null outcome");
     }
 
     @Test
-    void a_job_returning_a_value_is_done_with_that_value_as_a_json_object(EngineHarness h) {
-        Engine engine = h.start("n1", c -> c, new Doubler());
-        Probe db = new Probe(h);
-
-        Inserted r = engine.insert(Doubler.class, new Args(21));
-
-        InstanceSnapshot done = settled(engine, r.id(), Status.DONE);
+    void a_job_returning_a_value_is_done_with_that_value_as_a_json_object(DurableTesting t) {
+        Probe db = Kit.probe(t);
+        InstanceSnapshot done = runAlone(t, new Doubler(), new Args(21), Status.DONE);
         assertThat(done.result().as(Receipt.class)).isEqualTo(new Receipt(42, "attempt 1"));
         assertThat(done.lastError()).isNull();
-        assertThat(db.string("SELECT jsonb_typeof(result) FROM gen_durable WHERE id = ?", r.id())).isEqualTo("object");
+        assertThat(db.string("SELECT jsonb_typeof(result) FROM gen_durable WHERE id = ?", done.id())).isEqualTo("object");
     }
 
     @Test
-    void a_throwing_job_is_retried_with_backoff_and_then_failed_with_the_exception_text(EngineHarness h) {
+    void a_throwing_job_is_retried_with_backoff_and_then_failed_with_the_exception_text(DurableTesting t) {
         FailingJob job = new FailingJob();
-        Engine engine = h.start("n1", c -> c, job);
-
-        Inserted r = engine.insert(FailingJob.class, new Args(1));
-
-        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
+        InstanceSnapshot failed = runAlone(t, job, new Args(1), Status.FAILED);
         assertThat(job.attempts).containsExactly(1, 2);
         assertThat(failed.attempt()).isEqualTo(2);
         assertThat(failed.lastError()).isEqualTo("java.io.IOException: disk on fire 2");
@@ -426,29 +396,21 @@ class RetryAndErrorsTest {
     }
 
     @Test
-    void an_outcome_whose_state_postgres_cannot_store_goes_to_on_error_instead_of_failing_the_flush(EngineHarness h) {
+    void an_outcome_whose_state_postgres_cannot_store_goes_to_on_error_instead_of_failing_the_flush(DurableTesting t) {
         NulState fsm = new NulState();
-        Engine engine = h.start("n1", c -> c, fsm);
-
-        Inserted r = engine.insert(NulState.class, new Count(0));
-
-        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
+        InstanceSnapshot failed = runAlone(t, fsm, new Count(0), Status.FAILED);
         assertThat(fsm.failures).hasSize(1);
         assertThat(fsm.failures.get(0).error().getMessage()).contains("cannot be stored as JSON").contains("\\u0000");
         assertThat(failed.lastError()).startsWith("gave up: ");
         assertThat(failed.step()).isEqualTo("start");
-        assertThat(engine.metrics().flushErrors.sum()).isZero();
+        assertThat(Kit.engine(t).metrics().flushErrors.sum()).isZero();
     }
 
     @Test
-    void a_stop_whose_error_text_holds_a_nul_character_still_fails_the_row_with_the_rest_of_the_text(EngineHarness h) {
-        Engine engine = h.start("n1", c -> c, new NulError());
-
-        Inserted r = engine.insert(NulError.class, new Count(0));
-
-        InstanceSnapshot failed = settled(engine, r.id(), Status.FAILED);
+    void a_stop_whose_error_text_holds_a_nul_character_still_fails_the_row_with_the_rest_of_the_text(DurableTesting t) {
+        InstanceSnapshot failed = runAlone(t, new NulError(), new Count(0), Status.FAILED);
         assertThat(failed.lastError()).startsWith("bad").endsWith("byte").doesNotContain("\u0000");
-        assertThat(engine.metrics().flushErrors.sum()).isZero();
+        assertThat(Kit.engine(t).metrics().flushErrors.sum()).isZero();
     }
 
     /**
@@ -457,10 +419,14 @@ class RetryAndErrorsTest {
      * The error is kept while the step retries (the retry sees it), and cleared by progress.
      */
     @Test
-    void the_error_of_a_retried_attempt_is_kept_while_it_retries_and_cleared_once_the_instance_moves_on(EngineHarness h) {
-        Engine engine = h.start("n1", c -> c, new FailsOnce());
-        Inserted r = engine.insert(FailsOnce.class, new Count(0), io.gendurable.InsertOptions.builder().step("a").build());
-        InstanceSnapshot done = settled(engine, r.id(), Status.DONE);
+    void the_error_of_a_retried_attempt_is_kept_while_it_retries_and_cleared_once_the_instance_moves_on(DurableTesting t) {
+        t.register(new FailsOnce());
+        Inserted r = t.durable().insert(FailsOnce.class, new Count(0), io.gendurable.InsertOptions.builder().step("a").build());
+        t.drain(DUE_ONLY);
+        InstanceSnapshot retrying = t.assertStatus(r.id(), Status.RUNNABLE);
+        assertThat(retrying.lastError()).contains("first try fails");
+        t.drain();
+        InstanceSnapshot done = t.assertStatus(r.id(), Status.DONE);
         assertThat(done.lastError()).isNull();
     }
 }

@@ -1,11 +1,15 @@
 package io.gendurable.impl.support;
 
+import io.gendurable.testing.SharedTestDatabase;
 import com.zaxxer.hikari.HikariDataSource;
 import io.gendurable.Fsm;
+import io.gendurable.FsmNames;
+import io.gendurable.NewInstance;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.fsm.FsmDefinition;
 import io.gendurable.impl.fsm.FsmRegistry;
+import org.awaitility.Awaitility;
 
 import java.time.Duration;
 import java.time.InstantSource;
@@ -29,8 +33,8 @@ public final class EngineHarness implements AutoCloseable {
     private java.util.function.UnaryOperator<javax.sql.DataSource> wrapper = ds -> ds;
 
     public EngineHarness(String hint) {
-        this.schema = TestDatabase.newSchema(hint);
-        this.dataSource = TestDatabase.dataSource(40);
+        this.schema = SharedTestDatabase.newSchema(hint);
+        this.dataSource = SharedTestDatabase.dataSource(40);
     }
 
     /** @return the schema of this harness */
@@ -46,6 +50,32 @@ public final class EngineHarness implements AutoCloseable {
     /** Engines built from now on see the DataSource through this wrapper (e.g. a statement counter). */
     public void wrapDataSource(java.util.function.UnaryOperator<javax.sql.DataSource> wrapper) {
         this.wrapper = wrapper;
+    }
+
+    /** @return a counter of the statements prepared through the engines built from now on */
+    public StatementCounter countStatements() {
+        StatementCounter counter = new StatementCounter();
+        wrapDataSource(counter::wrap);
+        return counter;
+    }
+
+    /**
+     * Inserts a backlog that no engine runs yet: {@code n} instances of {@code fsm}'s class, states
+     * {@code Item(0)} to {@code Item(n - 1)}, in one batch through an insert-only engine ("web").
+     */
+    public void insertBacklog(Fsm<Fsms.Item> fsm, int n) {
+        Engine web = start("web", c -> c.queues(Map.of()), fsm);
+        List<NewInstance> batch = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            batch.add(new NewInstance(FsmNames.nameOf(fsm.getClass()), new Fsms.Item(i), null));
+        }
+        web.insertAll(batch);
+    }
+
+    /** Waits, up to a minute, until {@code n} rows of this schema are done. */
+    public void awaitDone(long n) {
+        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                .until(() -> queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'") == n);
     }
 
     /** @return test-friendly defaults: fast polls, short intervals, this schema */
@@ -94,7 +124,17 @@ public final class EngineHarness implements AutoCloseable {
 
     /** Runs SQL against this harness's schema (it is on the search path). */
     public void exec(String sql) {
-        TestDatabase.exec(dataSource, "SET search_path TO " + schema + "; " + sql);
+        SharedTestDatabase.exec(dataSource, "SET search_path TO " + schema + "; " + sql);
+    }
+
+    /**
+     * Makes row {@code id} look claimed by a worker that may be dead: {@code executing}, locked by
+     * {@code worker}, a fresh claim token, its lease expiring at {@code now() + leaseLeft} (a
+     * PostgreSQL interval; negative: already expired).
+     */
+    public void claimedBy(long id, String worker, String leaseLeft) {
+        exec("UPDATE gen_durable SET status = 'executing', claim_token = nextval('gen_durable_claim_token'), locked_by = '"
+                + worker + "', lease_expires_at = now() + interval '" + leaseLeft + "' WHERE id = " + id);
     }
 
     /** Reads one long from this harness's schema. */

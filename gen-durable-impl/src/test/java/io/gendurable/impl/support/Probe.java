@@ -1,5 +1,6 @@
 package io.gendurable.impl.support;
 
+import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -12,10 +13,16 @@ import java.util.Map;
 
 /** Reads the database behind an engine the way a test checks it: plain SQL with the harness's schema on the search path. */
 public final class Probe {
-    private final EngineHarness h;
+    private final DataSource dataSource;
+    private final String schema;
 
     public Probe(EngineHarness h) {
-        this.h = h;
+        this(h.dataSource(), h.schema());
+    }
+
+    public Probe(DataSource dataSource, String schema) {
+        this.dataSource = dataSource;
+        this.schema = schema;
     }
 
     @FunctionalInterface
@@ -24,15 +31,16 @@ public final class Probe {
     }
 
     private <T> T query(String sql, Object[] params, Reader<T> reader) {
-        try (Connection c = h.dataSource().getConnection()) {
+        try (Connection c = dataSource.getConnection()) {
             try (Statement s = c.createStatement()) {
-                s.execute("SET search_path TO " + h.schema());
+                s.execute("SET search_path TO " + schema);
             }
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 for (int i = 0; i < params.length; i++) {
                     ps.setObject(i + 1, params[i]);
                 }
-                try (ResultSet rs = ps.executeQuery()) {
+                boolean rows = ps.execute();
+                try (ResultSet rs = rows ? ps.getResultSet() : null) {
                     return reader.read(rs);
                 }
             } finally {
@@ -43,6 +51,11 @@ public final class Probe {
         } catch (SQLException e) {
             throw new IllegalStateException(sql, e);
         }
+    }
+
+    /** Runs a statement (DML or DDL) with the schema on the search path. */
+    public void exec(String sql, Object... params) {
+        query(sql, params, rs -> null);
     }
 
     /** @return the first column of the only row, as text (null when the row or value is missing) */
