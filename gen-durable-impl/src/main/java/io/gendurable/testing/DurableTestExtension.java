@@ -32,9 +32,7 @@ public final class DurableTestExtension implements BeforeAllCallback, AfterAllCa
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        if (isolation(context) == GenDurableTest.Isolation.PER_CLASS) {
-            context.getStore(NS).put(KEY, build(context));
-        }
+        open(context, GenDurableTest.Isolation.PER_CLASS);
     }
 
     @Override
@@ -44,7 +42,12 @@ public final class DurableTestExtension implements BeforeAllCallback, AfterAllCa
 
     @Override
     public void beforeEach(ExtensionContext context) {
-        if (isolation(context) == GenDurableTest.Isolation.PER_METHOD) {
+        open(context, GenDurableTest.Isolation.PER_METHOD);
+    }
+
+    /** Builds the engine of this scope when the test's isolation is {@code scope}. */
+    private void open(ExtensionContext context, GenDurableTest.Isolation scope) {
+        if (isolation(context) == scope) {
             context.getStore(NS).put(KEY, build(context));
         }
     }

@@ -213,13 +213,7 @@ public final class BucketSql {
     }
 
     private static void gateRows(Connection c, String sql, List<Shard> shards) throws SQLException {
-        if (shards.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            GATE_SHARDS.bind(c, ps, 1, shards);
-            ps.executeUpdate();
-        }
+        write(c, sql, GATE_SHARDS, shards);
     }
 
     /** A counter shard as read (grabbed) or known to exist without being grabbed (shard null). */
@@ -263,22 +257,26 @@ public final class BucketSql {
 
     /** Writes back grabbed shards' counters. */
     public void update(Connection c, List<Shard> shards) throws SQLException {
-        if (shards.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(updateSql)) {
-            SHARDS.bind(c, ps, 1, shards);
-            ps.executeUpdate();
-        }
+        write(c, updateSql, shards);
     }
 
     /** Inserts cold keys' shards, already debited; a racing mint fails on the primary key. */
     public void mint(Connection c, List<Shard> shards) throws SQLException {
-        if (shards.isEmpty()) {
+        write(c, mintSql, shards);
+    }
+
+    private static void write(Connection c, String sql, List<Shard> shards) throws SQLException {
+        write(c, sql, SHARDS, shards);
+    }
+
+    /** Runs {@code sql} over {@code rows} bound as one unnest input, unless there are none. */
+    private static <R> void write(Connection c, String sql, io.gendurable.impl.db.Unnest<R> input, List<R> rows)
+            throws SQLException {
+        if (rows.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = c.prepareStatement(mintSql)) {
-            SHARDS.bind(c, ps, 1, shards);
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            input.bind(c, ps, 1, rows);
             ps.executeUpdate();
         }
     }

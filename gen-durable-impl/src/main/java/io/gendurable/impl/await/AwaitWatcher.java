@@ -1,5 +1,6 @@
 package io.gendurable.impl.await;
 
+import io.gendurable.impl.runtime.Background;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.runtime.EngineMetrics;
@@ -15,7 +16,7 @@ import java.util.Set;
  * per tick covering every waiter; no waiters, no queries. (Same-node results are pushed by the
  * flusher and need no probe.)
  */
-public final class AwaitWatcher {
+public final class AwaitWatcher implements Background {
     private static final System.Logger LOG = System.getLogger("io.gendurable.await");
 
     private final EngineContext ctx;
@@ -35,12 +36,9 @@ public final class AwaitWatcher {
                 () -> Loops.guarded(LOG, "await watcher", ctx.metrics(), this::runOnce));
     }
 
-    public void start() {
-        loop.start();
-    }
-
-    public void stop() {
-        loop.stop();
+    @Override
+    public Periodic loop() {
+        return loop;
     }
 
     /** One probe for every waiter, if any. */

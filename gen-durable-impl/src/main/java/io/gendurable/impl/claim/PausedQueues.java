@@ -1,5 +1,6 @@
 package io.gendurable.impl.claim;
 
+import io.gendurable.impl.runtime.Background;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.Loops;
 import io.gendurable.impl.runtime.Periodic;
@@ -15,7 +16,7 @@ import java.util.Set;
  * scheduler starts none of the rows it had already prefetched and gives them back, and it polls
  * instead of claiming.
  */
-public final class PausedQueues {
+public final class PausedQueues implements Background {
     private static final Logger LOG = System.getLogger("io.gendurable.claim");
 
     private final EngineContext ctx;
@@ -57,12 +58,15 @@ public final class PausedQueues {
         }
     }
 
+    @Override
+    public Periodic loop() {
+        return loop;
+    }
+
+    /** Reads the paused queues once, then refreshes them every poll interval. */
+    @Override
     public void start() {
         Loops.guarded(LOG, "paused-queues refresh", ctx.metrics(), this::refresh);
         loop.start();
-    }
-
-    public void stop() {
-        loop.stop();
     }
 }

@@ -8,7 +8,6 @@ import io.gendurable.Status;
 import io.gendurable.impl.admission.BucketSql;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.flush.ChildrenSql;
-import io.gendurable.impl.poke.Poke;
 import io.gendurable.impl.runtime.EngineContext;
 
 import java.sql.Connection;
@@ -37,9 +36,13 @@ public final class Controls {
     /** The statuses a retry applies to. */
     public static final Set<Status> RETRYABLE = EnumSet.of(Status.FAILED, Status.CANCELLED);
 
-    /** Told after an action committed: rows whose status changed (id → new status), queues to poke. */
+    /** Told after an action committed: the engine's await waiters and pokes. */
     public interface Committed {
-        void changed(Map<Long, String> statuses);
+        /**
+         * @param statuses rows whose status changed: id → new status
+         * @param queues   queues whose rows became runnable (or whose pause changed)
+         */
+        void changed(Map<Long, String> statuses, Set<String> queues);
     }
 
     /**
@@ -52,24 +55,14 @@ public final class Controls {
     }
 
     private final EngineContext ctx;
-    private final ControlSql sql;
-    private final BucketSql buckets;
-    private final ChildrenSql children;
-    private final Poke poke;
     private final Committed committed;
+    private final ControlSql sql;
 
-    /**
-     * @param ctx       the engine's context
-     * @param poke      told of the queues whose rows became runnable
-     * @param committed told of the rows whose status changed (the engine's await waiters)
-     */
-    public Controls(EngineContext ctx, Poke poke, Committed committed) {
+    /** @param ctx the engine's context @param committed told of what each action changed */
+    public Controls(EngineContext ctx, Committed committed) {
         this.ctx = ctx;
-        this.sql = ctx.statements().of(ControlSql.class, ControlSql::new);
-        this.buckets = ctx.statements().of(BucketSql.class, BucketSql::new);
-        this.children = ctx.statements().of(ChildrenSql.class, ChildrenSql::new);
-        this.poke = poke;
         this.committed = committed;
+        this.sql = ctx.statements().of(ControlSql.class, ControlSql::new);
     }
 
     /**
@@ -116,8 +109,7 @@ public final class Controls {
             ordered.sort((a, b) -> a == id ? -1 : b == id ? 1 : Long.compare(a, b));
             return new Cancelled(ordered, queues);
         });
-        committed.changed(statuses);
-        result.queues().forEach(poke::poke);
+        committed.changed(statuses, result.queues());
         return result;
     }
 
@@ -144,8 +136,7 @@ public final class Controls {
             List<Long> live = ids.stream().filter(id -> rows.containsKey(id) && !rows.get(id).terminal()).toList();
             return live.isEmpty() ? 0 : cancelLocked(c, live, rows, reason, statuses, queues).size();
         });
-        committed.changed(statuses);
-        queues.forEach(poke::poke);
+        committed.changed(statuses, queues);
         return n;
     }
 
@@ -174,10 +165,10 @@ public final class Controls {
             }
         }
         if (!slots.isEmpty()) {
-            buckets.credit(c, slots);
+            ctx.statements().of(BucketSql.class, BucketSql::new).credit(c, slots);
         }
         if (!joining.isEmpty()) {
-            children.join(c, joining, now).forEach((p, q) -> {
+            ctx.statements().of(ChildrenSql.class, ChildrenSql::new).join(c, joining, now).forEach((p, q) -> {
                 statuses.put(p, "runnable");
                 queues.add(q);
             });
@@ -225,8 +216,7 @@ public final class Controls {
             }
             return row.queue();
         });
-        committed.changed(Map.of(id, "runnable"));
-        poke.poke(queue);
+        committed.changed(Map.of(id, "runnable"), Set.of(queue));
     }
 
     /** Encodes a replacement state for a row's FSM, or fails naming what is wrong. */
@@ -258,7 +248,7 @@ public final class Controls {
             sql.reschedule(c, id, runAt, priority, ctx.clock().instant());
             return row.queue();
         });
-        poke.poke(queue);
+        committed.changed(Map.of(), Set.of(queue));
     }
 
     /** Bounds this transaction's lock waits, then locks one row. */
@@ -277,13 +267,13 @@ public final class Controls {
             sql.pause(c, queue, principal, reason, ctx.clock().instant());
             return null;
         });
-        poke.poke(queue);  // a node with the queue's rows prefetched hears of it now, not at its next refresh
+        committed.changed(Map.of(), Set.of(queue));  // a node with the queue's rows prefetched hears of it now
     }
 
     /** @return whether the queue was paused; every node claims from it again */
     public boolean resume(String queue) {
         boolean was = ctx.db().inTransaction(c -> sql.resume(c, queue));
-        poke.poke(queue);
+        committed.changed(Map.of(), Set.of(queue));
         return was;
     }
 

@@ -1,6 +1,7 @@
 package io.gendurable.impl.engine;
 
 import io.gendurable.InstanceSnapshot;
+import io.gendurable.impl.ops.Rows;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.claim.ClaimRelease;
 import io.gendurable.impl.claim.Picker;
@@ -183,7 +184,7 @@ public final class DrainRunner {
 
     /** @return every instance of the FSM named {@code fsm}, in id order */
     public List<InstanceSnapshot> instances(String fsm) {
-        return db.withEntityManager(em -> findSql.byFsm(em, fsm)).stream().map(r -> Snapshots.of(r, json)).toList();
+        return db.withEntityManager(em -> findSql.byFsm(em, fsm)).stream().map(r -> Rows.snapshot(r, json)).toList();
     }
 
     /** @return the engine's clock */

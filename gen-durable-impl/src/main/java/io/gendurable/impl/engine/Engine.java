@@ -12,6 +12,7 @@ import io.gendurable.InstanceSnapshot;
 import io.gendurable.NewInstance;
 import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
+import io.gendurable.impl.ops.Rows;
 import io.gendurable.impl.admission.BucketSweeper;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.admission.LimitsSeeder;
@@ -154,7 +155,10 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.signaller = new Signaller(ctx, poke, callerTx);
         this.gc = new Gc(ctx, new BucketSweeper(ctx));
         this.drainRunner = new DrainRunner(ctx, encoder, limiter, afterCommit, reaper, () -> started);
-        Controls controls = new Controls(ctx, poke, awaiters::observed);
+        Controls controls = new Controls(ctx, (statuses, queues) -> {
+            awaiters.observed(statuses);
+            queues.forEach(poke::poke);
+        });
         this.operations = new Operations(ctx, controls, new Queries(db, json, schema, clock), this::find,
                 b.principal == null ? () -> null : b.principal);
     }
@@ -183,11 +187,8 @@ public final class Engine implements GenDurable, AutoCloseable {
     /** Migrates (unless {@code migrate-at-start=false}) and starts every background service. Idempotent. */
     public void start() {
         synchronized (lifecycle) {
-            if (started) {
+            if (!mayStart(started)) {
                 return;
-            }
-            if (stopped) {
-                throw new IllegalStateException("a stopped engine cannot start again; build a new one");
             }
             prepare();
             pauses.start();  // before the schedulers: a paused queue's prefetch is never dispatched
@@ -216,11 +217,8 @@ public final class Engine implements GenDurable, AutoCloseable {
      */
     public void prepare() {
         synchronized (lifecycle) {
-            if (prepared) {
+            if (!mayStart(prepared)) {
                 return;
-            }
-            if (stopped) {
-                throw new IllegalStateException("a stopped engine cannot start again; build a new one");
             }
             LOG.log(Level.INFO, "gen-durable starting: " + config.describe() + " fsms=" + registry.describe());
             if (config.schema().migrateAtStart()) {
@@ -230,6 +228,17 @@ public final class Engine implements GenDurable, AutoCloseable {
             limitsSeeder.seed();
             prepared = true;
         }
+    }
+
+    /** @return whether a start (or prepare) has work to do: false when {@code done} already; never after a stop */
+    private boolean mayStart(boolean done) {
+        if (done) {
+            return false;
+        }
+        if (stopped) {
+            throw new IllegalStateException("a stopped engine cannot start again; build a new one");
+        }
+        return true;
     }
 
     /**
@@ -316,14 +325,14 @@ public final class Engine implements GenDurable, AutoCloseable {
 
     @Override
     public Optional<InstanceSnapshot> find(long id) {
-        return db.withEntityManager(em -> findSql.byId(em, id)).map(r -> Snapshots.of(r, json));
+        return db.withEntityManager(em -> findSql.byId(em, id)).map(r -> Rows.snapshot(r, json));
     }
 
     @Override
     public Optional<InstanceSnapshot> find(String correlationKey) {
         Objects.requireNonNull(correlationKey, "correlationKey must not be null");
         SignalTarget.correlationKey(correlationKey);  // the same checks as every other correlation key
-        return db.withEntityManager(em -> findSql.byCorrelationKey(em, correlationKey)).map(r -> Snapshots.of(r, json));
+        return db.withEntityManager(em -> findSql.byCorrelationKey(em, correlationKey)).map(r -> Rows.snapshot(r, json));
     }
 
     /** @return the counters */

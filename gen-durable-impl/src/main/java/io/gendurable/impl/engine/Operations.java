@@ -121,9 +121,7 @@ final class Operations implements DurableOperations {
 
     @Override
     public InstanceSnapshot runNow(long id) {
-        controls.reschedule(id, ctx.clock().instant(), null);
-        done(OperatorAction.Action.RESCHEDULE, String.valueOf(id), null, " to run now");
-        return snapshot(id);
+        return reschedule(id, ctx.clock().instant(), null, " to run now");
     }
 
     @Override
@@ -132,9 +130,7 @@ final class Operations implements DurableOperations {
         if (at.isBefore(Instant.parse("0001-01-01T00:00:00Z")) || at.isAfter(Instant.parse("9999-12-31T23:59:59Z"))) {
             throw new IllegalArgumentException("at must be within years 1 to 9999, got " + at);
         }
-        controls.reschedule(id, at, null);
-        done(OperatorAction.Action.RESCHEDULE, String.valueOf(id), null, " to run at " + at);
-        return snapshot(id);
+        return reschedule(id, at, null, " to run at " + at);
     }
 
     @Override
@@ -142,8 +138,12 @@ final class Operations implements DurableOperations {
         if (priority < 0) {
             throw new IllegalArgumentException("priority must be 0 or more (0 is picked first), got " + priority);
         }
-        controls.reschedule(id, null, priority);
-        done(OperatorAction.Action.RESCHEDULE, String.valueOf(id), null, " to priority " + priority);
+        return reschedule(id, null, priority, " to priority " + priority);
+    }
+
+    private InstanceSnapshot reschedule(long id, Instant at, Integer priority, String detail) {
+        controls.reschedule(id, at, priority);
+        done(OperatorAction.Action.RESCHEDULE, String.valueOf(id), null, detail);
         return snapshot(id);
     }
 

@@ -1,5 +1,6 @@
 package io.gendurable.impl.gc;
 
+import io.gendurable.impl.runtime.Background;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.admission.BucketSweeper;
 import io.gendurable.impl.config.EngineConfig;
@@ -15,7 +16,7 @@ import java.time.InstantSource;
  * while batches come back full; spares terminal children whose parent is still mid-join. In
  * the same loop: prunes idle rate buckets and reconciles gate counters ({@link BucketSweeper}).
  */
-public final class Gc {
+public final class Gc implements Background {
     private static final System.Logger LOG = System.getLogger("io.gendurable.gc");
 
     private final EngineContext ctx;
@@ -41,12 +42,9 @@ public final class Gc {
         });
     }
 
-    public void start() {
-        loop.start();
-    }
-
-    public void stop() {
-        loop.stop();
+    @Override
+    public Periodic loop() {
+        return loop;
     }
 
     /** @return how many idle or orphaned rate-bucket shards were deleted */

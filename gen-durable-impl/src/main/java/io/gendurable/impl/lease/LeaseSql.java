@@ -162,13 +162,17 @@ public final class LeaseSql {
 
     /** @return the rows whose expired leases were reclaimed (at most {@code limit}) */
     public List<Reaped> reap(Connection c, Instant now, int limit) throws SQLException {
+        return sweep(c, reapSql, now, limit, 5);
+    }
+
+    /** Runs a sweep whose parameters are {@code now}, the limit, then {@code now} up to {@code params}: (id, queue) rows. */
+    private static List<Reaped> sweep(Connection c, String sql, Instant now, int limit, int params) throws SQLException {
         List<Reaped> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(reapSql)) {
-            ps.setObject(1, Jdbc.ts(now));
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 1; i <= params; i++) {
+                ps.setObject(i, Jdbc.ts(now));
+            }
             ps.setInt(2, limit);
-            ps.setObject(3, Jdbc.ts(now));
-            ps.setObject(4, Jdbc.ts(now));
-            ps.setObject(5, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(new Reaped(rs.getLong(1), rs.getString(2)));
@@ -185,19 +189,7 @@ public final class LeaseSql {
      * @return (id, queue) of the rows whose await timed out, at most {@code limit}
      */
     public List<Reaped> fireTimeouts(Connection c, Instant now, int limit) throws SQLException {
-        List<Reaped> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(timeoutSql)) {
-            ps.setObject(1, Jdbc.ts(now));
-            ps.setInt(2, limit);
-            ps.setObject(3, Jdbc.ts(now));
-            ps.setObject(4, Jdbc.ts(now));
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new Reaped(rs.getLong(1), rs.getString(2)));
-                }
-            }
-        }
-        return out;
+        return sweep(c, timeoutSql, now, limit, 4);
     }
 
     /**

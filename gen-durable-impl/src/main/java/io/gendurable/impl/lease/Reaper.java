@@ -1,5 +1,6 @@
 package io.gendurable.impl.lease;
 
+import io.gendurable.impl.runtime.Background;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Db;
@@ -20,7 +21,7 @@ import java.util.Set;
  * with {@code attempt + 1}, and pokes their queues; in the same loop, fires due await timeouts. Safe on several nodes at once: the sweep
  * claims with ordered {@code SKIP LOCKED}.
  */
-public final class Reaper {
+public final class Reaper implements Background {
     private static final Logger LOG = System.getLogger("io.gendurable.lease");
 
     private final EngineContext ctx;
@@ -44,12 +45,9 @@ public final class Reaper {
         });
     }
 
-    public void start() {
-        loop.start();
-    }
-
-    public void stop() {
-        loop.stop();
+    @Override
+    public Periodic loop() {
+        return loop;
     }
 
     /** @return how many expired leases were reclaimed (sweeps until a batch comes back short) */

@@ -9,12 +9,13 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.List;
 
-/** The read-only entity as the public snapshot (the same mapping as {@code engine.Snapshots}, which this package cannot reach). */
-final class Rows {
+/** The read-only entity as the public snapshot: {@code find}, the test kit's reads and the operations API's. */
+public final class Rows {
     private Rows() {
     }
 
-    static InstanceSnapshot snapshot(InstanceRow r, Json json) {
+    /** @param r a row @param json JSON-B @return the row as the public snapshot */
+    public static InstanceSnapshot snapshot(InstanceRow r, Json json) {
         return new InstanceSnapshot(r.id(), r.fsm(), r.fsmVersion(), r.step(), Status.fromDb(r.status()),
                 r.attempt(), r.queue(), r.priority(), instant(r.eligibleAt()), r.correlationKey(),
                 r.concurrencyKey(), r.awaits() == null ? List.of() : List.of(r.awaits()),

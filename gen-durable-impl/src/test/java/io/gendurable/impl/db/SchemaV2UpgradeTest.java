@@ -1,11 +1,12 @@
 package io.gendurable.impl.db;
 
+import io.gendurable.impl.support.OwnSchema;
 import com.zaxxer.hikari.HikariDataSource;
-import io.gendurable.testing.SharedTestDatabase;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -37,18 +38,15 @@ class SchemaV2UpgradeTest {
             WHERE g.id = ? AND g.locked_by = ? AND g.attempt = 1 AND g.status::text = 'executing'
             """;
 
+    @RegisterExtension
+    final OwnSchema own = OwnSchema.perTest("upgrade");
     HikariDataSource ds;
     String schema;
 
     @BeforeEach
     void up() {
-        ds = SharedTestDatabase.dataSource(2);
-        schema = SharedTestDatabase.newSchema("upgrade");
-    }
-
-    @AfterEach
-    void down() {
-        ds.close();
+        ds = own.dataSource();
+        schema = own.schema();
     }
 
     private void migrate(String target) {

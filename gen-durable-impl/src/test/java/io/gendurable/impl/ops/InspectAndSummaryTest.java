@@ -13,11 +13,12 @@ import io.gendurable.Signal;
 import io.gendurable.SignalTarget;
 import io.gendurable.Status;
 import io.gendurable.StepContext;
-import io.gendurable.testing.SharedTestDatabase;
+import io.gendurable.impl.support.OwnSchema;
 import io.gendurable.testing.DurableTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import javax.sql.DataSource;
 import java.time.Duration;
@@ -70,10 +71,13 @@ class InspectAndSummaryTest {
     DurableTesting t;
     DurableOperations ops;
 
+    @RegisterExtension
+    final OwnSchema own = OwnSchema.perTest("ops_inspect");
+
     @BeforeEach
     void up() {
-        ds = SharedTestDatabase.dataSource(2);
-        schema = SharedTestDatabase.newSchema("ops_inspect");
+        ds = own.dataSource();
+        schema = own.schema();
         t = DurableTesting.builder().dataSource(ds).schema(schema).fsms(Parent.class, Child.class, Work.class)
                 .config("gendurable.concurrency-limits.g.limit", "2")
                 .config("gendurable.rate-limits.r.allowed", "5")
@@ -85,11 +89,6 @@ class InspectAndSummaryTest {
     @AfterEach
     void down() {
         t.close();
-        ((com.zaxxer.hikari.HikariDataSource) ds).close();
-    }
-
-    void sql(String sql) {
-        SharedTestDatabase.exec(ds, "SET search_path TO " + schema + "; " + sql);
     }
 
     @Test
@@ -132,7 +131,7 @@ class InspectAndSummaryTest {
         t.drain();
         long parked = t.instances(Child.class).stream().filter(s -> s.status() == Status.AWAITING_SIGNAL)
                 .findFirst().orElseThrow().id();
-        sql("INSERT INTO signals (target_id, name) SELECT " + parked + ", 's' || i FROM generate_series(1, 130) i");
+        own.sql("INSERT INTO signals (target_id, name) SELECT " + parked + ", 's' || i FROM generate_series(1, 130) i");
         InstanceDetails c = ops.inspect(parked).orElseThrow();
         assertThat(c.pendingSignalCount()).isEqualTo(130);
         assertThat(c.pendingSignals()).hasSize(InstanceDetails.MAX_PENDING_SIGNALS);
@@ -146,7 +145,7 @@ class InspectAndSummaryTest {
                 .rateLimit("r").weight(3).build()).id();
         List<Long> running = IntStream.range(0, 2).mapToObj(i -> t.durable().insert(Work.class, 1,
                 InsertOptions.builder().concurrencyKey("g:tenant-1").build()).id()).toList();
-        sql("UPDATE gen_durable SET status = 'executing', locked_by = 'node-a:jobs@1', lease_expires_at = now() + interval '1 minute', "
+        own.sql("UPDATE gen_durable SET status = 'executing', locked_by = 'node-a:jobs@1', lease_expires_at = now() + interval '1 minute', "
                 + "claim_token = id, concurrency_shard = 0 WHERE id IN (" + running.get(0) + ", " + running.get(1) + ");"
                 + "INSERT INTO gen_durable_buckets (kind, key, shard, capacity, available, last_refill) "
                 + "VALUES ('conc', 'g:tenant-1', 0, 2, 0, NULL), ('rate', 'r', 0, 10, 4.5, now())");

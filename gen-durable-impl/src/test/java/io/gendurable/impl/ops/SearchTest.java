@@ -6,11 +6,12 @@ import io.gendurable.InstanceQuery;
 import io.gendurable.InstanceQuery.Order;
 import io.gendurable.InstanceSnapshot;
 import io.gendurable.Status;
-import io.gendurable.testing.SharedTestDatabase;
+import io.gendurable.impl.support.OwnSchema;
 import io.gendurable.testing.DurableTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import javax.sql.DataSource;
 import java.time.Duration;
@@ -47,10 +48,13 @@ class SearchTest {
     DurableOperations ops;
     List<Row> rows;
 
+    @RegisterExtension
+    final OwnSchema own = OwnSchema.perTest("ops_search");
+
     @BeforeEach
     void up() {
-        ds = SharedTestDatabase.dataSource(2);
-        schema = SharedTestDatabase.newSchema("ops_search");
+        ds = own.dataSource();
+        schema = own.schema();
         t = DurableTesting.builder().dataSource(ds).schema(schema).build();
         ops = t.operations();
         rows = load(ROWS, 42);
@@ -59,11 +63,6 @@ class SearchTest {
     @AfterEach
     void down() {
         t.close();
-        ((com.zaxxer.hikari.HikariDataSource) ds).close();
-    }
-
-    void sql(String sql) {
-        SharedTestDatabase.exec(ds, "SET search_path TO " + schema + "; " + sql);
     }
 
     /** Writes {@code n} rows with seeded attributes; inserted_at is NOT in id order. */
@@ -112,7 +111,7 @@ class SearchTest {
         // ids given explicitly: move the identity past them, as the engine's inserts would
         b.append("SELECT setval(pg_get_serial_sequence('gen_durable', 'id'), ").append(firstId + n).append(");\n");
         b.append("ANALYZE gen_durable;");
-        sql(b.toString());
+        own.sql(b.toString());
         return out;
     }
 
@@ -206,7 +205,7 @@ class SearchTest {
         long lastOfFirst = seen.get(seen.size() - 1);
         // between pages: rows already seen and rows not yet seen flip in and out of executing,
         // finish, are deleted; new rows arrive (with higher ids: newest first never sees them)
-        sql("UPDATE gen_durable SET status = 'executing', locked_by = 'n:q@y', lease_expires_at = now(), claim_token = id, concurrency_shard = 0 "
+        own.sql("UPDATE gen_durable SET status = 'executing', locked_by = 'n:q@y', lease_expires_at = now(), claim_token = id, concurrency_shard = 0 "
                 + "WHERE status <> 'executing' AND id % 3 = 0;"
                 + "UPDATE gen_durable SET status = 'done', locked_by = NULL, lease_expires_at = NULL, claim_token = NULL, concurrency_shard = NULL "
                 + "WHERE status = 'executing' AND id % 3 = 1;"
@@ -232,7 +231,7 @@ class SearchTest {
     void oldest_first_paging_sees_rows_inserted_during_the_walk_at_its_end() {
         InstanceQuery q = InstanceQuery.builder().order(Order.OLDEST_FIRST).pageSize(100).build();
         InstancePage first = ops.search(q);
-        sql("INSERT INTO gen_durable (fsm, step) SELECT 'late', 'start' FROM generate_series(1, 3);");
+        own.sql("INSERT INTO gen_durable (fsm, step) SELECT 'late', 'start' FROM generate_series(1, 3);");
         List<Long> rest = all(q.after(first.nextCursor()));
         assertThat(rest).hasSize(ROWS - 100 + 3);
         assertThat(rest.subList(rest.size() - 3, rest.size())).allMatch(id -> id > ROWS);
@@ -251,7 +250,7 @@ class SearchTest {
             InstancePage p = ops.search(next);
             p.items().forEach(s -> got.add(s.id()));
             flip = !flip;
-            sql(flip ? "UPDATE gen_durable SET status = 'executing', locked_by = 'n:q@y', lease_expires_at = now(), claim_token = id, concurrency_shard = 0 WHERE status = 'runnable'"
+            own.sql(flip ? "UPDATE gen_durable SET status = 'executing', locked_by = 'n:q@y', lease_expires_at = now(), claim_token = id, concurrency_shard = 0 WHERE status = 'runnable'"
                     : "UPDATE gen_durable SET status = 'runnable', locked_by = NULL, lease_expires_at = NULL, claim_token = NULL, concurrency_shard = NULL WHERE status = 'executing'");
             if (!p.hasNext()) {
                 break;
