@@ -35,6 +35,9 @@ import io.gendurable.impl.flush.Transition;
 import io.gendurable.impl.fsm.FsmRegistry;
 import io.gendurable.impl.gc.Gc;
 import io.gendurable.impl.gc.GcSql;
+import io.gendurable.impl.gauges.GaugesSql;
+import io.gendurable.impl.gauges.QueueGauges;
+import io.gendurable.impl.health.EngineHealth;
 import io.gendurable.impl.insert.InsertSql;
 import io.gendurable.impl.insert.Inserter;
 import io.gendurable.impl.insert.InstanceRows;
@@ -94,6 +97,8 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final List<Flusher> flushers = new ArrayList<>();
     private final Reaper reaper;
     private final Gc gc;
+    private final QueueGauges gauges;
+    private final EngineHealth health;
     private final Awaiters awaiters = new Awaiters();
     private final AwaitWatcher awaitWatcher;
     private final AwaitBridge awaitBridge;
@@ -106,7 +111,8 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final Object lifecycle = new Object();
     private volatile boolean started;
     private boolean prepared;
-    private boolean stopped;
+    private volatile boolean stopped;
+    private volatile long startedAt;
 
     private Engine(Builder b) {
         this.config = Objects.requireNonNull(b.config, "config");
@@ -157,6 +163,9 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.signaller = new Signaller(json, db, new SignalSql(schema), poke, clock, metrics, callerTx, valueSize);
         this.gc = new Gc(config.gc(), db, new GcSql(schema),
                 new BucketSweeper(config.limits(), db, new BucketSql(schema), clock, metrics), timer, clock, metrics);
+        this.gauges = new QueueGauges(config, db, new GaugesSql(schema), timer, clock, metrics);
+        this.health = new EngineHealth(config, dataSource, schema, steps, metrics.loops,
+                () -> new EngineHealth.Lifecycle(started, stopped, startedAt));
         this.drainRunner = new DrainRunner(config, registry, json, db, schema, instanceRows, limiter, events,
                 afterCommit, reaper, clock, metrics, () -> started);
     }
@@ -206,6 +215,10 @@ public final class Engine implements GenDurable, AutoCloseable {
             if (postgresPoke != null) {
                 postgresPoke.start();
             }
+            if (config.gauges().enabled()) {
+                gauges.start();
+            }
+            startedAt = System.nanoTime();
             started = true;
         }
     }
@@ -246,6 +259,7 @@ public final class Engine implements GenDurable, AutoCloseable {
             stopped = true;
             reaper.stop();
             gc.stop();
+            gauges.stop();
             if (postgresPoke != null) {
                 postgresPoke.stop();
             }
@@ -359,6 +373,16 @@ public final class Engine implements GenDurable, AutoCloseable {
     /** @return the synchronous pick/run seam of {@code io.gendurable.testing} (for a prepared, unstarted engine) */
     public DrainRunner drainRunner() {
         return drainRunner;
+    }
+
+    /** @return the cluster-wide queue gauges (their figures, and {@code runOnce} for tests) */
+    public QueueGauges gauges() {
+        return gauges;
+    }
+
+    /** @return the engine's readiness and liveness */
+    public EngineHealth health() {
+        return health;
     }
 
     /** @return the GC */
