@@ -112,6 +112,11 @@ public class DurableBean implements GenDurable, DurableOperations {
         }
     }
 
+    /** @return the engine if it has been built and started (even if stopped since), else null; never starts it (health checks) */
+    Engine builtEngine() {
+        return engine;
+    }
+
     private Engine start() {
         EngineSettings settings = extension.settings();
         JndiLookup jndi = JndiLookup.initialContext();

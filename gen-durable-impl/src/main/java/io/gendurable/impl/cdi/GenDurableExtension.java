@@ -22,7 +22,9 @@ import java.util.List;
  * The portable extension: finds every managed bean implementing {@link Fsm} (so every
  * {@link io.gendurable.Job}), fails the deployment when two claim one name and version (naming
  * both classes), reads and validates the {@code gendurable.*} configuration before anything
- * starts, and adds {@link DurableBean} when bean discovery has not found it.
+ * starts, and adds {@link DurableBean} when bean discovery has not found it, and the beans that need an
+ * optional MicroProfile API (Metrics: {@link MetricRegistryLookup}; Health: {@link ReadinessCheck} and
+ * {@link LivenessCheck}) only when that API is on the class path.
  */
 public class GenDurableExtension implements Extension {
     private final List<Bean<?>> fsmBeans = new ArrayList<>();
@@ -45,15 +47,18 @@ public class GenDurableExtension implements Extension {
         if (!durableBeanDiscovered) {
             event.addAnnotatedType(DurableBean.class, GenDurableExtension.class.getName() + "#DurableBean");
         }
-        if (metricsApiPresent()) {
+        if (apiPresent("org.eclipse.microprofile.metrics.MetricRegistry")) {
             event.addAnnotatedType(MetricRegistryLookup.class, GenDurableExtension.class.getName() + "#MetricRegistryLookup");
+        }
+        if (apiPresent("org.eclipse.microprofile.health.HealthCheck")) {
+            event.addAnnotatedType(ReadinessCheck.class, GenDurableExtension.class.getName() + "#ReadinessCheck");
+            event.addAnnotatedType(LivenessCheck.class, GenDurableExtension.class.getName() + "#LivenessCheck");
         }
     }
 
-    private static boolean metricsApiPresent() {
+    private static boolean apiPresent(String className) {
         try {
-            Class.forName("org.eclipse.microprofile.metrics.MetricRegistry", false,
-                    GenDurableExtension.class.getClassLoader());
+            Class.forName(className, false, GenDurableExtension.class.getClassLoader());
             return true;
         } catch (ClassNotFoundException | LinkageError e) {
             return false;

@@ -2,25 +2,31 @@ package io.gendurable.impl.cdi;
 
 import io.gendurable.impl.runtime.QueueActivity;
 import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.gauges.QueueGauges;
 import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.MetricUnits;
 import org.eclipse.microprofile.metrics.Tag;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
  * The engine's telemetry as MicroProfile Metrics (see docs/metrics.md): a timer per
  * (fsm, step, outcome), pick counters per queue, flush batch and duration, a gauge per engine
- * counter, and the in-flight and buffer gauges of each queue. Loaded only where the MicroProfile
+ * counter, the in-flight and buffer gauges of each queue this node runs, and the cluster-wide
+ * queue gauges (rows by status, oldest due row) of every queue. Loaded only where the MicroProfile
  * Metrics API exists ({@link ContainerEvents}).
  */
 final class MetricsEvents implements EngineEvents {
     private final MetricRegistry registry;
+    private final Set<String> queueGauges = ConcurrentHashMap.newKeySet();
 
     MetricsEvents(MetricRegistry registry) {
         this.registry = registry;
@@ -98,5 +104,29 @@ final class MetricsEvents implements EngineEvents {
             registry.gauge(Metadata.builder().withName("gendurable.scheduler.buffer")
                     .withDescription("Claimed rows waiting for a slot").build(), s, QueueActivity::buffered, queue);
         }
+        if (engine.config().gauges().enabled()) {
+            QueueGauges gauges = engine.gauges();
+            gauges.onNewQueues(queues -> queues.forEach(q -> registerQueue(engine, gauges, q)));
+            gauges.figures().keySet().forEach(q -> registerQueue(engine, gauges, q));
+        }
+    }
+
+    /** The cluster-wide gauges of one queue, read from the figures of the gauges' last query. */
+    private void registerQueue(Engine engine, QueueGauges gauges, String queue) {
+        if (!queueGauges.add(queue)) {
+            return;
+        }
+        Tag q = new Tag("queue", queue);
+        for (String status : QueueGauges.STATUSES) {
+            registry.gauge(Metadata.builder().withName("gendurable.queue.instances")
+                            .withDescription("Live rows of the queue by status, cluster-wide, as of the last gauges query").build(),
+                    gauges, g -> g.figures(queue).count(status), q, new Tag("status", status));
+        }
+        registry.gauge(Metadata.builder().withName("gendurable.queue.oldest_runnable_age").withUnit(MetricUnits.SECONDS)
+                        .withDescription("How long the queue's oldest due runnable row had been due, as of the last gauges query").build(),
+                gauges, g -> g.figures(queue).oldestDueAge(), q);
+        registry.gauge(Metadata.builder().withName("gendurable.queue.paused")
+                        .withDescription("1 while the queue is paused cluster-wide (DurableOperations.pauseQueue), as this node last read it").build(),
+                engine, e -> e.pausedQueues().contains(queue) ? 1 : 0, q);
     }
 }

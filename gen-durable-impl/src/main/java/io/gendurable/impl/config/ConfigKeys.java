@@ -180,6 +180,31 @@ public final class ConfigKeys {
     public static final ConfigKey<EngineConfig, Duration> HISTORY_RETENTION = engine("history.retention", ValueType.DURATION,
             Duration.ofDays(7), ZERO_OR_MORE, c -> c.history().retention(),
             "How long a step history record is kept after its step finished; the GC deletes older ones, whatever became of the instance.");
+    // ---- gauges
+
+    /** Whether this node runs the queue gauges' query. */
+    public static final ConfigKey<EngineConfig, Boolean> GAUGES_ENABLED = engine("gauges.enabled", ValueType.BOOLEAN, true,
+            Check.any(), c -> c.gauges().enabled(),
+            "Run the queue gauges' query on this node: the cluster-wide count of rows per queue and status, and each queue's oldest due row.");
+    /** Time between two runs of the gauges' query. */
+    public static final ConfigKey<EngineConfig, Duration> GAUGES_INTERVAL = engine("gauges.interval", ValueType.DURATION,
+            Duration.ofSeconds(15), POSITIVE, c -> c.gauges().interval(),
+            "Time between two runs of the gauges' query; the gauges show the figures of the last run.");
+
+    // ---- health
+
+    /** The longest {@link #HEALTH_TIMEOUT}. */
+    public static final Duration MAX_HEALTH_TIMEOUT = Duration.ofSeconds(60);
+    /** How long readiness waits for the database. */
+    public static final ConfigKey<EngineConfig, Duration> HEALTH_TIMEOUT = engine("health.timeout", ValueType.DURATION,
+            Duration.ofSeconds(2), Check.that(d -> d.toMillis() >= 1 && d.compareTo(MAX_HEALTH_TIMEOUT) <= 0,
+                    "a duration from 1 ms to " + MAX_HEALTH_TIMEOUT),
+            c -> c.health().timeout(),
+            "How long the readiness check waits for the engine's database to answer its probe before it reports DOWN.");
+    /** The slack liveness allows a background loop beyond three of its intervals. */
+    public static final ConfigKey<EngineConfig, Duration> HEALTH_STALL_GRACE = engine("health.stall-grace", ValueType.DURATION,
+            Duration.ofSeconds(60), ZERO_OR_MORE, c -> c.health().stallGrace(),
+            "The liveness check reports a background loop stalled when its last iteration began longer ago than three of its intervals plus this.");
 
     // ---- values
 

@@ -18,8 +18,12 @@ import static io.gendurable.impl.config.ConfigKeys.FLUSHER_QUEUES;
 import static io.gendurable.impl.config.ConfigKeys.GC_BATCH;
 import static io.gendurable.impl.config.ConfigKeys.GC_ENABLED;
 import static io.gendurable.impl.config.ConfigKeys.GC_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.GAUGES_ENABLED;
+import static io.gendurable.impl.config.ConfigKeys.GAUGES_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.GC_FAILED_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.GC_RETENTION;
+import static io.gendurable.impl.config.ConfigKeys.HEALTH_STALL_GRACE;
+import static io.gendurable.impl.config.ConfigKeys.HEALTH_TIMEOUT;
 import static io.gendurable.impl.config.ConfigKeys.HISTORY_ENABLED;
 import static io.gendurable.impl.config.ConfigKeys.HISTORY_INCLUDE_STATE;
 import static io.gendurable.impl.config.ConfigKeys.HISTORY_RETENTION;
@@ -60,10 +64,13 @@ import static io.gendurable.impl.config.ConfigKeys.SCHEMA;
  * @param values   the bounds on JSON values
  * @param history  the step history
  * @param limits   the rate limits and concurrency gates
+ * @param gauges   the queue gauges' query
+ * @param health   the health checks' bounds
  */
 public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, DrainConfig drain, ReaperConfig reaper,
                            GcConfig gc, List<FlusherConfig> flushers, SchemaConfig schema, PokeConfig poke,
-                           AwaitConfig await, ValuesConfig values, HistoryConfig history, LimitsConfig limits) {
+                           AwaitConfig await, ValuesConfig values, HistoryConfig history, LimitsConfig limits,
+                           GaugesConfig gauges, HealthConfig health) {
 
     /** How inserts and engine-driven wakes announce runnable work. */
     public enum PokeTransport {
@@ -229,6 +236,27 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         }
     }
 
+    /** The queue gauges. @param enabled run their query on this node @param interval between two runs */
+    public record GaugesConfig(boolean enabled, Duration interval) {
+        /** Validates the keys. */
+        public GaugesConfig {
+            GAUGES_INTERVAL.check(interval);
+        }
+    }
+
+    /**
+     * The health checks. @param timeout how long readiness waits for the database's answer
+     * @param stallGrace liveness reports a loop stalled when its last iteration began longer ago than
+     *                   three of its intervals plus this
+     */
+    public record HealthConfig(Duration timeout, Duration stallGrace) {
+        /** Validates the keys. */
+        public HealthConfig {
+            HEALTH_TIMEOUT.check(timeout);
+            HEALTH_STALL_GRACE.check(stallGrace);
+        }
+    }
+
     /** Requires every part; validates the rules across parts; messages name the key. */
     public EngineConfig {
         Objects.requireNonNull(node, "node");
@@ -242,6 +270,8 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         Objects.requireNonNull(await, "await");
         Objects.requireNonNull(values, "values");
         Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(gauges, "gauges");
+        Objects.requireNonNull(health, "health");
         for (var e : node.queues().entrySet()) {
             if (poll.minDemand() > e.getValue() + poll.prefetch()) {
                 throw MIN_DEMAND.reject("", poll.minDemand(),
@@ -431,6 +461,16 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
             return set(MAX_VALUE_BYTES, v);
         }
 
+        /** @param v the {@code gendurable.gauges.*} keys @return this */
+        public Builder gauges(GaugesConfig v) {
+            return set(GAUGES_ENABLED, v.enabled()).set(GAUGES_INTERVAL, v.interval());
+        }
+
+        /** @param v the {@code gendurable.health.*} keys @return this */
+        public Builder health(HealthConfig v) {
+            return set(HEALTH_TIMEOUT, v.timeout()).set(HEALTH_STALL_GRACE, v.stallGrace());
+        }
+
         /** @param v the rate limits and gates, {@code gendurable.rate-limits.*} and {@code gendurable.concurrency-limits.*} @return this */
         public Builder limits(LimitsConfig v) {
             this.limits = Objects.requireNonNull(v, "limits");
@@ -454,7 +494,9 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
                     new AwaitConfig(get(AWAIT_TICK)),
                     new ValuesConfig(get(MAX_VALUE_BYTES)),
                     new HistoryConfig(get(HISTORY_ENABLED), get(HISTORY_INCLUDE_STATE), get(HISTORY_RETENTION)),
-                    limits);
+                    limits,
+                    new GaugesConfig(get(GAUGES_ENABLED), get(GAUGES_INTERVAL)),
+                    new HealthConfig(get(HEALTH_TIMEOUT), get(HEALTH_STALL_GRACE)));
         }
     }
 }

@@ -12,6 +12,12 @@ import javax.sql.DataSource;
 public final class Migrations {
     /** The engine's Flyway history table, inside the engine's schema. */
     public static final String HISTORY_TABLE = "gendurable_schema_history";
+    /**
+     * The schema version this code expects: the highest {@code V<n>__…} script in {@code db/gendurable}.
+     * Readiness compares the history table with it; {@code MigrationsVersionTest} fails when a new
+     * script is added without raising it.
+     */
+    public static final String EXPECTED_VERSION = "6";
 
     private Migrations() {
     }

@@ -36,6 +36,9 @@ import io.gendurable.impl.flush.Flusher;
 import io.gendurable.impl.flush.Transition;
 import io.gendurable.impl.fsm.FsmRegistry;
 import io.gendurable.impl.gc.Gc;
+import io.gendurable.impl.gauges.GaugesSql;
+import io.gendurable.impl.gauges.QueueGauges;
+import io.gendurable.impl.health.EngineHealth;
 import io.gendurable.impl.insert.Inserter;
 import io.gendurable.impl.insert.InstanceRows;
 import io.gendurable.impl.json.Json;
@@ -93,6 +96,8 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final List<Flusher> flushers = new ArrayList<>();
     private final Reaper reaper;
     private final Gc gc;
+    private final QueueGauges gauges;
+    private final EngineHealth health;
     private final Awaiters awaiters = new Awaiters();
     private final AwaitWatcher awaitWatcher;
     private final AwaitBridge awaitBridge;
@@ -107,7 +112,8 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final Object lifecycle = new Object();
     private volatile boolean started;
     private boolean prepared;
-    private boolean stopped;
+    private volatile boolean stopped;
+    private volatile long startedAt;
 
     private Engine(Builder b) {
         this.config = Objects.requireNonNull(b.config, "config");
@@ -161,6 +167,9 @@ public final class Engine implements GenDurable, AutoCloseable {
         });
         this.operations = new Operations(ctx, controls, new Queries(db, json, schema, clock), this::find,
                 b.principal == null ? () -> null : b.principal);
+        this.gauges = new QueueGauges(config, db, new GaugesSql(schema), timer, clock, metrics);
+        this.health = new EngineHealth(config, dataSource, schema, steps, metrics.loops,
+                () -> new EngineHealth.Lifecycle(started, stopped, startedAt));
     }
 
     private void afterCommit(List<Transition> committed, FlushSql.Flushed flushed, Poke poke) {
@@ -206,6 +215,10 @@ public final class Engine implements GenDurable, AutoCloseable {
             if (postgresPoke != null) {
                 postgresPoke.start();
             }
+            if (config.gauges().enabled()) {
+                gauges.start();
+            }
+            startedAt = System.nanoTime();
             started = true;
         }
     }
@@ -254,6 +267,7 @@ public final class Engine implements GenDurable, AutoCloseable {
             stopped = true;
             reaper.stop();
             gc.stop();
+            gauges.stop();
             if (postgresPoke != null) {
                 postgresPoke.stop();
             }
@@ -381,6 +395,16 @@ public final class Engine implements GenDurable, AutoCloseable {
 
     DrainRunner drainRunner() {
         return drainRunner;
+    }
+
+    /** @return the cluster-wide queue gauges (their figures, and {@code runOnce} for tests) */
+    public QueueGauges gauges() {
+        return gauges;
+    }
+
+    /** @return the engine's readiness and liveness */
+    public EngineHealth health() {
+        return health;
     }
 
     Gc gc() {

@@ -31,6 +31,8 @@ public final class EngineMetrics {
     public final LongAdder flushDeferred = new LongAdder();
     /** Flush attempts that failed (retried, then failed to the step). */
     public final LongAdder flushErrors = new LongAdder();
+    /** When each background iteration last began and ended, by name (stamped by {@link Loops#guarded}; liveness reads it). */
+    public final LoopTicks loops = new LoopTicks();
     /** Background loop iterations that threw (logged and counted; the loop goes on). */
     public final LongAdder loopErrors = new LongAdder();
     /** Buffered claims released by a drain. */

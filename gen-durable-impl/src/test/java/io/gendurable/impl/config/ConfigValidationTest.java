@@ -64,7 +64,7 @@ class ConfigValidationTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"gendurable.poll-interval", "gendurable.heartbeat-interval", "gendurable.reaper.interval",
-            "gendurable.gc.interval"})
+            "gendurable.gc.interval", "gendurable.gauges.interval", "gendurable.health.timeout"})
     void a_duration_below_one_millisecond_is_rejected_because_the_engine_schedules_in_milliseconds(String key) {
         // PT0.0005S would become a 0 ms poll (a hot loop) or a 0 ms fixed delay (refused by the executor at start-up)
         ConfigException e = rejected(key, "PT0.0005S");
@@ -109,7 +109,8 @@ class ConfigValidationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"gendurable.reaper.enabled", "gendurable.gc.enabled", "gendurable.migrate-at-start"})
+    @ValueSource(strings = {"gendurable.reaper.enabled", "gendurable.gc.enabled", "gendurable.migrate-at-start",
+            "gendurable.gauges.enabled"})
     void a_boolean_that_is_not_true_or_false_is_rejected_naming_the_key(String key) {
         ConfigException e = rejected(key, "yes");
 
@@ -207,11 +208,24 @@ class ConfigValidationTest {
         assertThat(e.getMessage()).contains("a duration from 0 to PT1S");
     }
 
+    @Test
+    void the_health_timeout_is_at_most_a_minute_and_the_stall_grace_is_not_negative() {
+        ConfigException timeout = rejected("gendurable.health.timeout", "PT61S");
+        assertThat(timeout.key()).isEqualTo("gendurable.health.timeout");
+        assertThat(timeout.getMessage()).contains("a duration from 1 ms to PT1M");
+        ConfigException grace = rejected("gendurable.health.stall-grace", "-PT1S");
+        assertThat(grace.key()).isEqualTo("gendurable.health.stall-grace");
+        assertThat(grace.getMessage()).contains("a duration of zero or more");
+        assertThatCode(() -> read("gendurable.health.timeout", "PT60S", "gendurable.health.stall-grace", "PT0S"))
+                .doesNotThrowAnyException();
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"gendurable.lease-ttl", "gendurable.heartbeat-interval", "gendurable.poll-interval",
             "gendurable.max-poll-interval", "gendurable.drain-timeout", "gendurable.reaper.interval",
             "gendurable.gc.interval", "gendurable.gc.retention", "gendurable.gc.failed-retention", "gendurable.await.tick", "gendurable.poke.window",
-            "gendurable.flushers[0].max-delay", "gendurable.rate-limits.psp.period"})
+            "gendurable.flushers[0].max-delay", "gendurable.rate-limits.psp.period", "gendurable.gauges.interval",
+            "gendurable.health.timeout", "gendurable.health.stall-grace", "gendurable.history.retention"})
     void every_duration_key_rejects_garbage_and_durations_over_a_thousand_years_naming_the_key(String key) {
         String[] extra = key.startsWith("gendurable.rate-limits.") ? new String[]{"gendurable.rate-limits.psp.allowed", "5"}
                 : new String[0];

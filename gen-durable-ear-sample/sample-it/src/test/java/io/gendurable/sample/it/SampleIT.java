@@ -225,6 +225,30 @@ class SampleIT {
         assertTrue(shipmentPicks > 0, "picks on shipments: " + shipmentPicks + "\n" + r.body());
     }
 
+    @Test
+    @Order(7)
+    @RunAsClient
+    void healthIsReadyAndLiveAndTheQueueGaugesArePublished() throws Exception {
+        HttpResponse<String> ready = get("/health/ready");
+        assertEquals(200, ready.statusCode(), ready.body());
+        String readyBody = ready.body().replaceAll("\\s", "");
+        assertTrue(readyBody.contains("\"name\":\"gendurable\""), ready.body());
+        assertTrue(readyBody.contains("\"schemaversion\":\"2\""), ready.body());
+        HttpResponse<String> live = get("/health/live");
+        assertEquals(200, live.statusCode(), live.body());
+        assertTrue(live.body().replaceAll("\\s", "").contains("\"name\":\"gendurable-loops\""), live.body());
+
+        // cluster-wide gauges: one series per queue and status, and the oldest due row's age
+        HttpResponse<String> m = get("/metrics?scope=application");
+        assertEquals(200, m.statusCode(), m.body());
+        for (String status : List.of("runnable", "executing", "awaiting_signal", "awaiting_children")) {
+            assertTrue(m.body().lines().anyMatch(l -> l.startsWith("gendurable_queue_instances{")
+                    && l.contains("queue=\"default\"") && l.contains("status=\"" + status + "\"")), status + "\n" + m.body());
+        }
+        assertTrue(m.body().lines().anyMatch(l -> l.startsWith("gendurable_queue_oldest_runnable_age_seconds{")
+                && l.contains("queue=\"shipments\"")), m.body());
+    }
+
     // ---- undeploy -------------------------------------------------------------------------------
 
     @Test

@@ -1,0 +1,22 @@
+package io.gendurable.impl.db;
+
+import io.gendurable.impl.support.EngineHarness;
+import io.gendurable.impl.support.EngineTest;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@link Migrations#EXPECTED_VERSION}, which readiness compares with, is the version a full migration reaches. */
+@EngineTest
+class MigrationsVersionTest {
+    @Test
+    void the_expected_version_is_the_highest_a_migration_applies(EngineHarness h) {
+        h.start("version", c -> c.queues(Map.of()));
+        long rank = h.queryLong("SELECT max(installed_rank) FROM " + Migrations.HISTORY_TABLE + " WHERE success");
+        long atExpected = h.queryLong("SELECT installed_rank FROM " + Migrations.HISTORY_TABLE
+                + " WHERE success AND version = '" + Migrations.EXPECTED_VERSION + "'");
+        assertThat(atExpected).as("the last migration applied is version " + Migrations.EXPECTED_VERSION).isEqualTo(rank);
+    }
+}
