@@ -32,6 +32,8 @@ final class Engines {
                 .poll(Duration.ofMillis(o.pollMs), Duration.ofMillis(o.maxPollMs))
                 .flushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), o.flushBatch,
                         Duration.ofMillis(o.flushDelayMs), o.flushParallelism)))
+                .history(new EngineConfig.HistoryConfig(o.history != Options.History.off,
+                        o.history == Options.History.state, Duration.ofDays(7)))
                 .build();
     }
 
@@ -43,6 +45,7 @@ final class Engines {
         m.put("prefetch", c.poll().prefetch());
         m.put("min_demand", c.poll().minDemand());
         m.put("poll_ms", c.poll().interval().toMillis());
+        m.put("history", o.history.name());
         m.put("max_poll_ms", c.poll().maxInterval().toMillis());
         m.put("flusher_max_batch", c.flushers().get(0).maxBatch());
         m.put("flusher_max_delay_ms", c.flushers().get(0).maxDelay().toMillis());

@@ -52,6 +52,8 @@ final class Options {
     int flushDelayMs = 2;
     @Option(names = "--flush-parallelism", description = "flush transactions open at once [${DEFAULT-VALUE}]")
     int flushParallelism = 2;
+    @Option(names = "--history", description = "the step history: off, on, or state (on, with the committed state) [${DEFAULT-VALUE}]")
+    History history = History.off;
     @Option(names = "--pool", description = "Hikari pool size [${DEFAULT-VALUE}]")
     int pool = 16;
     @Option(names = "--timer-threads",
@@ -139,5 +141,10 @@ final class Options {
         return new CommandLine(spec).setExpandAtFiles(false).setUsageHelpLongOptionsMaxWidth(30)
                 .registerConverter(Integer.class, integer).registerConverter(int.class, integer)
                 .registerConverter(Boolean.class, onOff).registerConverter(boolean.class, onOff);
+    }
+
+    /** The step history's setting in a bench run. */
+    enum History {
+        off, on, state
     }
 }
