@@ -65,17 +65,24 @@ public class InstancesResource {
             description = "Any mix of filters, all of which must match; keyset-paged in id order (newest first by default): "
                     + "pass a page's nextCursor as cursor for the next page. Unknown or repeated parameters are refused.")
     @Parameters({
-            @Parameter(name = "fsm", in = ParameterIn.QUERY, description = "FSM name, exactly"),
+            @Parameter(name = "fsm", in = ParameterIn.QUERY, description = "FSM name, exactly",
+                    schema = @Schema(type = SchemaType.STRING)),
             @Parameter(name = "fsmVersion", in = ParameterIn.QUERY, description = "FSM version (needs fsm)",
                     schema = @Schema(type = SchemaType.INTEGER)),
             @Parameter(name = "status", in = ParameterIn.QUERY, description = "statuses, repeated or comma-separated: "
-                    + "RUNNABLE, EXECUTING, AWAITING_SIGNAL, AWAITING_CHILDREN, DONE, FAILED, CANCELLED"),
-            @Parameter(name = "queue", in = ParameterIn.QUERY, description = "queue, exactly"),
-            @Parameter(name = "step", in = ParameterIn.QUERY, description = "current (or last) step, exactly"),
-            @Parameter(name = "correlationKey", in = ParameterIn.QUERY, description = "correlation key, exactly"),
+                    + "RUNNABLE, EXECUTING, AWAITING_SIGNAL, AWAITING_CHILDREN, DONE, FAILED, CANCELLED",
+                    schema = @Schema(type = SchemaType.STRING)),
+            @Parameter(name = "queue", in = ParameterIn.QUERY, description = "queue, exactly",
+                    schema = @Schema(type = SchemaType.STRING)),
+            @Parameter(name = "step", in = ParameterIn.QUERY, description = "current (or last) step, exactly",
+                    schema = @Schema(type = SchemaType.STRING)),
+            @Parameter(name = "correlationKey", in = ParameterIn.QUERY, description = "correlation key, exactly",
+                    schema = @Schema(type = SchemaType.STRING)),
             @Parameter(name = "correlationKeyPrefix", in = ParameterIn.QUERY,
-                    description = "correlation key prefix, case-sensitive (exclusive with correlationKey)"),
-            @Parameter(name = "concurrencyKey", in = ParameterIn.QUERY, description = "concurrency key, exactly"),
+                    description = "correlation key prefix, case-sensitive (exclusive with correlationKey)",
+                    schema = @Schema(type = SchemaType.STRING)),
+            @Parameter(name = "concurrencyKey", in = ParameterIn.QUERY, description = "concurrency key, exactly",
+                    schema = @Schema(type = SchemaType.STRING)),
             @Parameter(name = "parentId", in = ParameterIn.QUERY, description = "the children of this instance",
                     schema = @Schema(type = SchemaType.INTEGER)),
             @Parameter(name = "insertedFrom", in = ParameterIn.QUERY, description = "inserted at or after (ISO-8601)",
@@ -86,11 +93,14 @@ public class InstancesResource {
                     schema = @Schema(type = SchemaType.STRING, format = "date-time")),
             @Parameter(name = "updatedTo", in = ParameterIn.QUERY, description = "last changed before (ISO-8601)",
                     schema = @Schema(type = SchemaType.STRING, format = "date-time")),
-            @Parameter(name = "errorContains", in = ParameterIn.QUERY, description = "text of the last error, ignoring case"),
+            @Parameter(name = "errorContains", in = ParameterIn.QUERY, description = "text of the last error, ignoring case",
+                    schema = @Schema(type = SchemaType.STRING)),
             @Parameter(name = "pageSize", in = ParameterIn.QUERY, description = "1 to 1000, default 50",
                     schema = @Schema(type = SchemaType.INTEGER)),
-            @Parameter(name = "order", in = ParameterIn.QUERY, description = "NEWEST_FIRST (default) or OLDEST_FIRST"),
-            @Parameter(name = "cursor", in = ParameterIn.QUERY, description = "a nextCursor of the previous page")
+            @Parameter(name = "order", in = ParameterIn.QUERY, description = "NEWEST_FIRST (default) or OLDEST_FIRST",
+                    schema = @Schema(type = SchemaType.STRING, enumeration = {"NEWEST_FIRST", "OLDEST_FIRST"})),
+            @Parameter(name = "cursor", in = ParameterIn.QUERY, description = "a nextCursor of the previous page",
+                    schema = @Schema(type = SchemaType.STRING))
     })
     @APIResponse(responseCode = "200", description = "a page",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = Views.Page.class)))
