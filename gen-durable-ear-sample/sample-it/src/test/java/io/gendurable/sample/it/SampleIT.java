@@ -302,19 +302,30 @@ class SampleIT {
     @Order(13)
     @RunAsClient
     void adminSignalsByKeyWithADedupKeyAndById() throws Exception {
-        String signal = "{\"correlationKey\":\"order:adm-1\",\"name\":\"payment_settled\",\"payload\":{\"ref\":\"psp-1\"},"
-                + "\"dedupKey\":\"adm-1-paid\"}";
-        assertEquals("DELIVERED", AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.ADMIN_USER, signal))
+        // a name the workflow does not await stays in the inbox, so its dedup key holds
+        String note = "{\"correlationKey\":\"order:adm-1\",\"name\":\"operator_note\",\"payload\":{\"ref\":\"n-1\"},"
+                + "\"dedupKey\":\"note-1\"}";
+        assertEquals("DELIVERED", AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.ADMIN_USER, note))
                 .getString("result"));
-        assertEquals("DUPLICATE", AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.ADMIN_USER, signal))
+        assertEquals("DUPLICATE", AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.ADMIN_USER, note))
                 .getString("result"));
-        HttpResponse<String> done = get("/sample/api/orders/instance/" + orderId("adm-1") + "?wait=PT30S");
+        long id = orderId("adm-1");
+        JsonObject details = AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/instances/" + id, AdminHttp.VIEWER_USER));
+        assertEquals(1, details.getInt("pendingSignalCount"), details::toString);
+        JsonObject pending = details.getJsonArray("pendingSignals").getJsonObject(0);
+        assertEquals("operator_note", pending.getString("name"));
+        assertEquals("note-1", pending.getString("dedupKey"));
+        assertEquals("n-1", pending.getJsonObject("payload").getString("ref"));
+
+        assertEquals("DELIVERED", AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.ADMIN_USER,
+                "{\"correlationKey\":\"order:adm-1\",\"name\":\"payment_settled\",\"dedupKey\":\"adm-1-paid\"}"))
+                .getString("result"));
+        HttpResponse<String> done = get("/sample/api/orders/instance/" + id + "?wait=PT30S");
         assertEquals(200, done.statusCode(), done.body());
         assertTrue(done.body().contains("TRK-adm-1-2"), done.body());
 
-        long finished = Long.parseLong(field(done.body(), "id"));
         assertEquals("NO_TARGET", AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.ADMIN_USER,
-                "{\"id\":" + finished + ",\"name\":\"payment_settled\"}")).getString("result"), "a finished instance");
+                "{\"id\":" + id + ",\"name\":\"payment_settled\"}")).getString("result"), "a finished instance");
     }
 
     @Test
@@ -510,8 +521,13 @@ class SampleIT {
     void undeployDrainsAndLeavesNoRowExecuting() throws Exception {
         String url = System.getProperty("it.db.url");
         try (Connection c = DriverManager.getConnection(url)) {
-            assertTrue(count(c, "SELECT count(*) FROM " + SCHEMA + ".gen_durable WHERE fsm = 'it-slow' AND status = 'executing'") > 0,
-                    "steps are in flight before the undeploy");
+            // the 8 instances run in lock-step: each time they reach the inline-chain limit together,
+            // all of them are briefly runnable, so look for a moment with steps in flight
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (count(c, "SELECT count(*) FROM " + SCHEMA + ".gen_durable WHERE fsm = 'it-slow' AND status = 'executing'") == 0) {
+                assertTrue(System.nanoTime() < deadline, "steps are in flight before the undeploy");
+                Thread.sleep(20);
+            }
         }
 
         deployer.undeploy(DEPLOYMENT);
