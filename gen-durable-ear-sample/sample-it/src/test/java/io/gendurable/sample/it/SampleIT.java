@@ -12,6 +12,7 @@ import io.gendurable.sample.OrderRejected;
 import io.gendurable.sample.OrderService;
 import io.gendurable.sample.OrderState;
 import io.gendurable.sample.OrderWorkflow;
+import jakarta.json.JsonObject;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.transaction.UserTransaction;
 import org.jboss.arquillian.container.test.api.Deployer;
@@ -59,7 +60,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * The sample EAR in a real Open Liberty, one server start for the whole class, in order: deploy;
  * an EJB and a CDI-injected {@code GenDurable} run workflows to done; transactional enqueue
  * commits and rolls back (EJB and UserTransaction); the REST flow over HTTP; {@code /metrics};
- * then undeploy while steps are in flight, after which no row is left {@code executing}; last, a
+ * the admin REST API (gen-durable-admin in the WAR: roles, search and inspect, signals, cancel and
+ * retry, queue pause with reschedule, problem answers, the OpenAPI document, through
+ * {@link AdminHttp}); then undeploy while steps are in flight, after which no row is left {@code executing}; last, a
  * copy of the EAR with {@code gendurable.queues=default:x} fails to deploy, naming the key.
  *
  * <p>In-container tests (no {@code @RunAsClient}) run inside the sample's WAR, where this class
@@ -82,7 +85,7 @@ class SampleIT {
         File ear = new File(System.getProperty("sample.ear", "target/app/gen-durable-sample-ear.ear"));
         EnterpriseArchive archive = ShrinkWrap.createFromZipFile(EnterpriseArchive.class, ear);
         WebArchive war = archive.getAsType(WebArchive.class, "sample.war");
-        war.addClasses(SampleIT.class, SlowSteps.class, SlowSteps.Countdown.class);
+        war.addClasses(SampleIT.class, SlowSteps.class, SlowSteps.Countdown.class, AdminHttp.class);
         return archive;
     }
 
@@ -233,7 +236,7 @@ class SampleIT {
         assertEquals(200, ready.statusCode(), ready.body());
         String readyBody = ready.body().replaceAll("\\s", "");
         assertTrue(readyBody.contains("\"name\":\"gendurable\""), ready.body());
-        assertTrue(readyBody.contains("\"schemaversion\":\"2\""), ready.body());
+        assertTrue(readyBody.contains("\"schemaversion\":\"6\""), ready.body());
         HttpResponse<String> live = get("/health/live");
         assertEquals(200, live.statusCode(), live.body());
         assertTrue(live.body().replaceAll("\\s", "").contains("\"name\":\"gendurable-loops\""), live.body());
@@ -247,12 +250,275 @@ class SampleIT {
         }
         assertTrue(m.body().lines().anyMatch(l -> l.startsWith("gendurable_queue_oldest_runnable_age_seconds{")
                 && l.contains("queue=\"shipments\"")), m.body());
+    // ---- the admin REST API (gen-durable-admin in the sample's WAR) -----------------------------
+
+    @Test
+    @Order(11)
+    @RunAsClient
+    void adminReadsNeedARoleAndActionsTheAdminRole() throws Exception {
+        assertEquals(401, AdminHttp.get(AdminHttp.ADMIN + "/summary", null).statusCode());
+        assertEquals(401, AdminHttp.post(AdminHttp.ADMIN + "/signals", null,
+                "{\"id\":1,\"name\":\"x\"}").statusCode());
+        HttpResponse<String> wrongPassword = AdminHttp.call("GET", AdminHttp.ADMIN + "/summary", "nobody", null);
+        assertEquals(401, wrongPassword.statusCode(), wrongPassword.body());
+
+        JsonObject summary = AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/summary", AdminHttp.VIEWER_USER));
+        JsonObject line = queueLine(summary, "default");
+        assertTrue(line.getJsonObject("counts").getJsonNumber("DONE").longValue() >= 2, summary::toString);
+        AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/instances?pageSize=1", AdminHttp.VIEWER_USER));
+        HttpResponse<String> paused = AdminHttp.get(AdminHttp.ADMIN + "/queues/paused", AdminHttp.VIEWER_USER);
+        assertEquals(200, paused.statusCode(), paused.body());
+        assertEquals("[]", paused.body().strip());
+        AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/summary", AdminHttp.ADMIN_USER));  // the admin reads too
+
+        // the viewer reads but may not act: 403 before anything is looked at
+        assertEquals(403, AdminHttp.post(AdminHttp.ADMIN + "/instances/1/run-now", AdminHttp.VIEWER_USER, null).statusCode());
+        assertEquals(403, AdminHttp.post(AdminHttp.ADMIN + "/instances/1/cancel", AdminHttp.VIEWER_USER, "{}").statusCode());
+        assertEquals(403, AdminHttp.call("PUT", AdminHttp.ADMIN + "/queues/default/pause", AdminHttp.VIEWER_USER, null).statusCode());
+        assertEquals(403, AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.VIEWER_USER,
+                "{\"id\":1,\"name\":\"x\"}").statusCode());
+        assertEquals(0, AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/summary", AdminHttp.VIEWER_USER))
+                .getJsonArray("paused").size(), "the refused pause paused nothing");
+    }
+
+    @Test
+    @Order(12)
+    @RunAsClient
+    void adminSearchPagesAndInspectShowsAParkedOrder() throws Exception {
+        long first = parkedOrder("adm-1");
+        long second = parkedOrder("adm-2");
+        String query = AdminHttp.ADMIN + "/instances?correlationKeyPrefix=order:adm-&status=AWAITING_SIGNAL&fsm=order&pageSize=1";
+
+        JsonObject page1 = AdminHttp.ok(AdminHttp.get(query, AdminHttp.VIEWER_USER));
+        assertEquals(1, page1.getJsonArray("items").size(), page1::toString);
+        JsonObject newest = page1.getJsonArray("items").getJsonObject(0);
+        assertEquals(second, newest.getJsonNumber("id").longValue(), "newest first");
+        assertEquals("AWAITING_SIGNAL", newest.getString("status"));
+        assertEquals("order:adm-2", newest.getString("correlationKey"));
+        assertEquals("adm-2", newest.getJsonObject("state").getString("orderId"), "the state as JSON");
+        String cursor = page1.getString("nextCursor");
+
+        JsonObject page2 = AdminHttp.ok(AdminHttp.get(query + "&cursor="
+                + java.net.URLEncoder.encode(cursor, java.nio.charset.StandardCharsets.UTF_8), AdminHttp.VIEWER_USER));
+        assertEquals(first, page2.getJsonArray("items").getJsonObject(0).getJsonNumber("id").longValue(), page2::toString);
+        if (!page2.isNull("nextCursor")) {
+            JsonObject page3 = AdminHttp.ok(AdminHttp.get(query + "&cursor="
+                    + java.net.URLEncoder.encode(page2.getString("nextCursor"), java.nio.charset.StandardCharsets.UTF_8),
+                    AdminHttp.VIEWER_USER));
+            assertEquals(0, page3.getJsonArray("items").size(), page3::toString);
+        }
+        JsonObject oldest = AdminHttp.ok(AdminHttp.get(query.replace("pageSize=1", "pageSize=5") + "&order=OLDEST_FIRST",
+                AdminHttp.VIEWER_USER));
+        assertEquals(List.of(first, second), oldest.getJsonArray("items").stream()
+                .map(v -> v.asJsonObject().getJsonNumber("id").longValue()).toList());
+
+        JsonObject details = AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/instances/" + first, AdminHttp.VIEWER_USER));
+        assertEquals(first, details.getJsonObject("instance").getJsonNumber("id").longValue());
+        assertEquals("ship", details.getJsonObject("instance").getString("step"));
+        assertEquals("payment_settled", details.getJsonObject("instance").getJsonArray("awaits").getString(0));
+        assertEquals(0, details.getInt("pendingSignalCount"));
+        assertEquals(0, details.getInt("childrenTotal"));
+    }
+
+    @Test
+    @Order(13)
+    @RunAsClient
+    void adminSignalsByKeyWithADedupKeyAndById() throws Exception {
+        // a name the workflow does not await stays in the inbox, so its dedup key holds
+        String note = "{\"correlationKey\":\"order:adm-1\",\"name\":\"operator_note\",\"payload\":{\"ref\":\"n-1\"},"
+                + "\"dedupKey\":\"note-1\"}";
+        assertEquals("DELIVERED", AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.ADMIN_USER, note))
+                .getString("result"));
+        assertEquals("DUPLICATE", AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.ADMIN_USER, note))
+                .getString("result"));
+        long id = orderId("adm-1");
+        JsonObject details = AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/instances/" + id, AdminHttp.VIEWER_USER));
+        assertEquals(1, details.getInt("pendingSignalCount"), details::toString);
+        JsonObject pending = details.getJsonArray("pendingSignals").getJsonObject(0);
+        assertEquals("operator_note", pending.getString("name"));
+        assertEquals("note-1", pending.getString("dedupKey"));
+        assertEquals("n-1", pending.getJsonObject("payload").getString("ref"));
+
+        assertEquals("DELIVERED", AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.ADMIN_USER,
+                "{\"correlationKey\":\"order:adm-1\",\"name\":\"payment_settled\",\"dedupKey\":\"adm-1-paid\"}"))
+                .getString("result"));
+        HttpResponse<String> done = get("/sample/api/orders/instance/" + id + "?wait=PT30S");
+        assertEquals(200, done.statusCode(), done.body());
+        assertTrue(done.body().contains("TRK-adm-1-2"), done.body());
+
+        assertEquals("NO_TARGET", AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.ADMIN_USER,
+                "{\"id\":" + id + ",\"name\":\"payment_settled\"}")).getString("result"), "a finished instance");
+    }
+
+    @Test
+    @Order(14)
+    @RunAsClient
+    void adminCancelsAndRetriesWithANewStepAndState() throws Exception {
+        long id = orderId("adm-2");
+        JsonObject cancelled = AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN + "/instances/" + id + "/cancel",
+                AdminHttp.ADMIN_USER, "{\"reason\":\"customer called\",\"withDescendants\":true}"));
+        assertEquals("CANCELLED", cancelled.getJsonObject("instance").getString("status"));
+        assertEquals("customer called", cancelled.getJsonObject("instance").getString("lastError"));
+        assertEquals(0, cancelled.getInt("childrenCancelled"));
+        JsonObject again = AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/instances/" + id + "/cancel",
+                AdminHttp.ADMIN_USER, null), 409, "instance-state", "CANCELLED");
+        assertEquals("CANCELLED", again.getString("currentStatus"));
+        assertEquals(id, again.getJsonNumber("id").longValue());
+
+        // run again from await_payment with one parcel instead of two
+        JsonObject state = AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/instances/" + id, AdminHttp.VIEWER_USER))
+                .getJsonObject("instance").getJsonObject("state");
+        assertEquals(2, state.getInt("parcels"));
+        String newState = jakarta.json.Json.createObjectBuilder(state).add("parcels", 1).build().toString();
+        JsonObject retried = AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN + "/instances/" + id + "/retry",
+                AdminHttp.ADMIN_USER, "{\"fromStep\":\"await_payment\",\"state\":" + newState + "}"));
+        assertEquals(id, retried.getJsonNumber("id").longValue());
+        assertEquals(1, retried.getInt("attempt"));
+        assertEquals(1, retried.getJsonObject("state").getInt("parcels"));
+        awaitParked(id);
+        assertEquals("DELIVERED", AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.ADMIN_USER,
+                "{\"id\":" + id + ",\"name\":\"payment_settled\"}")).getString("result"));
+        HttpResponse<String> done = get("/sample/api/orders/instance/" + id + "?wait=PT30S");
+        assertEquals(200, done.statusCode(), done.body());
+        assertTrue(done.body().contains("TRK-adm-2-1") && !done.body().contains("TRK-adm-2-2"), done.body());
+
+        // a retry whose correlation key another live instance took meanwhile
+        long old = parkedOrder("adm-3");
+        AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN + "/instances/" + old + "/cancel", AdminHttp.ADMIN_USER, null));
+        long holder = parkedOrder("adm-3");
+        JsonObject held = AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/instances/" + old + "/retry",
+                AdminHttp.ADMIN_USER, null), 409, "correlation-key-held", "order:adm-3");
+        assertEquals(holder, held.getJsonNumber("holderId").longValue());
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/instances/" + old + "/retry", AdminHttp.ADMIN_USER,
+                "{\"state\":\"not an order\"}"), 400, "invalid-input", "state");
+    }
+
+    @Test
+    @Order(15)
+    @RunAsClient
+    void adminPausesAQueueReschedulesWhileItWaitsAndResumesIt() throws Exception {
+        String pause = AdminHttp.ADMIN + "/queues/default/pause";
+        try {
+            JsonObject paused = AdminHttp.ok(AdminHttp.call("PUT", pause, AdminHttp.ADMIN_USER, "{\"reason\":\"it: maintenance\"}"));
+            assertEquals("default", paused.getString("queue"));
+            assertEquals("it: maintenance", paused.getString("reason"));
+            assertEquals(AdminHttp.ADMIN_USER, paused.getString("pausedBy"), "the caller's principal is recorded");
+            JsonObject summary = AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/summary", AdminHttp.VIEWER_USER));
+            assertTrue(queueLine(summary, "default").getBoolean("paused"), summary::toString);
+            assertTrue(AdminHttp.get(AdminHttp.ADMIN + "/queues/paused", AdminHttp.VIEWER_USER).body().contains("\"default\""));
+
+            HttpResponse<String> created = post("/sample/api/orders/adm-4");
+            assertEquals(201, created.statusCode(), created.body());
+            long id = Long.parseLong(field(created.body(), "id"));
+            String instance = AdminHttp.ADMIN + "/instances/" + id;
+
+            JsonObject later = AdminHttp.ok(AdminHttp.post(instance + "/reschedule", AdminHttp.ADMIN_USER,
+                    "{\"at\":\"2099-01-01T00:00:00Z\"}"));
+            assertEquals("RUNNABLE", later.getString("status"), "nobody claims from a paused queue");
+            assertEquals("2099-01-01T00:00:00Z", later.getString("eligibleAt"));
+            assertEquals(3, AdminHttp.ok(AdminHttp.post(instance + "/priority", AdminHttp.ADMIN_USER, "{\"priority\":3}"))
+                    .getInt("priority"));
+            JsonObject now = AdminHttp.ok(AdminHttp.post(instance + "/run-now", AdminHttp.ADMIN_USER, null));
+            assertTrue(java.time.Instant.parse(now.getString("eligibleAt")).isBefore(java.time.Instant.parse("2099-01-01T00:00:00Z")),
+                    now::toString);
+            assertEquals(3, now.getInt("priority"));
+
+            assertTrue(AdminHttp.ok(AdminHttp.call("DELETE", pause, AdminHttp.ADMIN_USER, null)).getBoolean("wasPaused"));
+            awaitParked(id);  // resumed: a node claims it again
+            AdminHttp.problem(AdminHttp.post(instance + "/run-now", AdminHttp.ADMIN_USER, null), 409, "instance-state",
+                    "AWAITING_SIGNAL");
+        } finally {
+            AdminHttp.call("DELETE", pause, AdminHttp.ADMIN_USER, null);
+        }
+        assertFalse(AdminHttp.ok(AdminHttp.call("DELETE", pause, AdminHttp.ADMIN_USER, null)).getBoolean("wasPaused"));
+    }
+
+    @Test
+    @Order(16)
+    @RunAsClient
+    void adminErrorsAreProblemsNamingTheField() throws Exception {
+        String admin = AdminHttp.ADMIN_USER;
+        long parked = orderId("adm-4");
+        AdminHttp.problem(AdminHttp.get(AdminHttp.ADMIN + "/instances/abc", admin), 400, "invalid-input", "id must be a whole number");
+        AdminHttp.problem(AdminHttp.get(AdminHttp.ADMIN + "/instances?stauts=FAILED", admin), 400, "invalid-input", "'stauts'");
+        AdminHttp.problem(AdminHttp.get(AdminHttp.ADMIN + "/instances?status=LOST", admin), 400, "invalid-input", "status must be");
+        AdminHttp.problem(AdminHttp.get(AdminHttp.ADMIN + "/instances?pageSize=0", admin), 400, "invalid-input", "pageSize");
+        AdminHttp.problem(AdminHttp.get(AdminHttp.ADMIN + "/instances?cursor=forged", admin), 400, "invalid-input", "cursor");
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/instances/" + parked + "/priority", admin, "{\"priority\":-1}"),
+                400, "invalid-input", "priority must be 0 or more");
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/instances/" + parked + "/priority", admin, "{}"),
+                400, "invalid-input", "priority is required");
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/instances/" + parked + "/reschedule", admin, "{\"at\":\"soon\"}"),
+                400, "invalid-input", "at must be an ISO-8601 instant");
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/instances/" + parked + "/cancel", admin, "{\"withDescendents\":true}"),
+                400, "invalid-input", "unknown field 'withDescendents'");
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/instances/" + parked + "/cancel", admin, "{not json"),
+                400, "invalid-input", "the body must be a JSON object");
+        AdminHttp.problem(AdminHttp.call("PUT", AdminHttp.ADMIN + "/queues/bad%20queue/pause", admin, null),
+                400, "invalid-input", "queue must be");
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/signals", admin, "{\"name\":\"x\"}"),
+                400, "invalid-input", "exactly one of id and correlationKey");
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/signals", admin, "{\"id\":" + parked + "}"),
+                400, "invalid-input", "name is required");
+        JsonObject missing = AdminHttp.problem(AdminHttp.get(AdminHttp.ADMIN + "/instances/999999999", AdminHttp.VIEWER_USER),
+                404, "no-such-instance", "999999999");
+        assertEquals(999999999L, missing.getJsonNumber("id").longValue());
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/instances/999999999/retry", admin, null),
+                404, "no-such-instance", "999999999");
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/instances/" + parked + "/retry", admin, null),
+                409, "instance-state", "AWAITING_SIGNAL");
+        assertEquals(0, AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/summary", admin)).getJsonArray("paused").size(),
+                "the refused pause of 'bad queue' paused nothing");
+    }
+
+    @Test
+    @Order(17)
+    @RunAsClient
+    void theOpenApiDocumentListsTheAdminPaths() throws Exception {
+        HttpResponse<String> r = get("/openapi");
+        assertEquals(200, r.statusCode(), r.body());
+        for (String path : List.of("/gendurable/instances:", "/gendurable/instances/{id}:", "/gendurable/instances/{id}/cancel:",
+                "/gendurable/instances/{id}/retry:", "/gendurable/instances/{id}/run-now:",
+                "/gendurable/instances/{id}/reschedule:", "/gendurable/instances/{id}/priority:", "/gendurable/summary:",
+                "/gendurable/queues/paused:", "/gendurable/queues/{queue}/pause:", "/gendurable/signals:")) {
+            assertTrue(r.body().contains(path), () -> "the document lists " + path + "\n" + r.body());
+        }
+        assertTrue(r.body().contains("application/problem+json"), "problem responses are documented");
+        assertTrue(r.body().contains("gendurable-basic"), "the security scheme is documented");
+    }
+
+    private static JsonObject queueLine(JsonObject summary, String queue) {
+        return summary.getJsonArray("queues").stream().map(jakarta.json.JsonValue::asJsonObject)
+                .filter(q -> q.getString("queue").equals(queue)).findFirst()
+                .orElseThrow(() -> new AssertionError("no line for queue " + queue + " in " + summary));
+    }
+
+    /** Starts an order's workflow through the sample's API and waits until it is parked for its payment. */
+    private static long parkedOrder(String orderId) throws Exception {
+        HttpResponse<String> created = post("/sample/api/orders/" + orderId);
+        assertEquals(201, created.statusCode(), created.body());
+        long id = Long.parseLong(field(created.body(), "id"));
+        awaitParked(id);
+        return id;
+    }
+
+    private static void awaitParked(long id) throws Exception {
+        HttpResponse<String> parked = get("/sample/api/orders/instance/" + id + "?wait=PT30S&until=settled");
+        assertEquals(202, parked.statusCode(), parked.body());
+        assertTrue(parked.body().contains("AWAITING_SIGNAL"), parked.body());
+    }
+
+    /** @return the id of the order's live workflow */
+    private static long orderId(String orderId) throws Exception {
+        HttpResponse<String> r = get("/sample/api/orders/" + orderId);
+        assertEquals(200, r.statusCode(), r.body());
+        return Long.parseLong(field(r.body(), "id"));
     }
 
     // ---- undeploy -------------------------------------------------------------------------------
 
     @Test
-    @Order(8)
+    @Order(20)
     @OperateOnDeployment(DEPLOYMENT)
     void slowWorkIsInFlight() throws Exception {
         GenDurable durable = CDI.current().select(GenDurable.class).get();
@@ -272,13 +538,18 @@ class SampleIT {
     }
 
     @Test
-    @Order(9)
+    @Order(21)
     @RunAsClient
     void undeployDrainsAndLeavesNoRowExecuting() throws Exception {
         String url = System.getProperty("it.db.url");
         try (Connection c = DriverManager.getConnection(url)) {
-            assertTrue(count(c, "SELECT count(*) FROM " + SCHEMA + ".gen_durable WHERE fsm = 'it-slow' AND status = 'executing'") > 0,
-                    "steps are in flight before the undeploy");
+            // the 8 instances run in lock-step: each time they reach the inline-chain limit together,
+            // all of them are briefly runnable, so look for a moment with steps in flight
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (count(c, "SELECT count(*) FROM " + SCHEMA + ".gen_durable WHERE fsm = 'it-slow' AND status = 'executing'") == 0) {
+                assertTrue(System.nanoTime() < deadline, "steps are in flight before the undeploy");
+                Thread.sleep(20);
+            }
         }
 
         deployer.undeploy(DEPLOYMENT);
@@ -304,7 +575,7 @@ class SampleIT {
     }
 
     @Test
-    @Order(10)
+    @Order(22)
     @RunAsClient
     void aBadQueuesValueFailsTheDeploymentNamingTheKey() {
         assertDeploymentFails("bad-queues", "gendurable.queues");

@@ -1,0 +1,91 @@
+package io.gendurable.admin;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObjectBuilder;
+
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * An error of the admin API on its way to the client: {@link ProblemTranslator} turns the
+ * engine's exceptions into one, {@link ProblemMapper} writes it as {@code application/problem+json}.
+ * Only the admin resources throw it, so the mapper never changes how the application's own
+ * resources answer.
+ */
+public final class AdminProblem extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final String type;
+    private final String title;
+    private final int status;
+    private final transient Map<String, Object> extensions;
+
+    /**
+     * @param type       the problem type URI
+     * @param title      its summary
+     * @param status     the HTTP status
+     * @param detail     what happened
+     * @param extensions extra members (strings, numbers, booleans or collections of strings), in order
+     * @param cause      the exception it stands for, or null
+     */
+    public AdminProblem(String type, String title, int status, String detail, Map<String, Object> extensions,
+                        Throwable cause) {
+        super(detail, cause);
+        this.type = Objects.requireNonNull(type, "type");
+        this.title = Objects.requireNonNull(title, "title");
+        this.status = status;
+        this.extensions = extensions == null ? Map.of() : extensions;
+    }
+
+    /**
+     * @param detail what is wrong, naming the field
+     * @return a 400 invalid-input problem
+     */
+    public static AdminProblem invalidInput(String detail) {
+        return new AdminProblem(Problem.TYPE_INVALID_INPUT, "Invalid input", 400, detail, null, null);
+    }
+
+    /** @return the HTTP status */
+    public int status() {
+        return status;
+    }
+
+    /** @return the problem type URI */
+    public String type() {
+        return type;
+    }
+
+    /** @return the extension members */
+    public Map<String, Object> extensions() {
+        return extensions;
+    }
+
+    /**
+     * @param instance the request's path, or null
+     * @return the problem as a JSON object: type, title, status, detail, instance, then the extensions
+     */
+    public String toJson(String instance) {
+        JsonObjectBuilder b = Json.createObjectBuilder()
+                .add("type", type)
+                .add("title", title)
+                .add("status", status)
+                .add("detail", getMessage() == null ? title : getMessage());
+        if (instance != null) {
+            b.add("instance", instance);
+        }
+        extensions.forEach((k, v) -> {
+            if (v instanceof Number n) {
+                b.add(k, n.longValue());
+            } else if (v instanceof Boolean bool) {
+                b.add(k, bool);
+            } else if (v instanceof Iterable<?> items) {
+                var a = Json.createArrayBuilder();
+                items.forEach(i -> a.add(String.valueOf(i)));
+                b.add(k, a);
+            } else if (v != null) {
+                b.add(k, String.valueOf(v));
+            }
+        });
+        return b.build().toString();
+    }
+}

@@ -1,0 +1,32 @@
+package io.gendurable.admin;
+
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+
+/**
+ * An error answer of the admin API, {@code application/problem+json} (RFC 9457). Problems about
+ * one instance add {@code id}; an instance in the wrong status adds {@code currentStatus} and
+ * {@code acceptedStatuses}; a held correlation key adds {@code correlationKey} and
+ * {@code holderId}.
+ *
+ * @param type     a URI naming the kind of problem, one of the {@code TYPE_*} constants
+ * @param title    a short summary of that kind
+ * @param status   the HTTP status
+ * @param detail   what happened this time, naming the field for bad input
+ * @param instance the request's path
+ */
+@Schema(name = "Problem", description = "RFC 9457 problem details (application/problem+json)")
+public record Problem(String type, String title, int status, String detail, String instance) {
+    /** The media type of a problem. */
+    public static final String MEDIA_TYPE = "application/problem+json";
+
+    /** 400: a parameter, a path segment or a body field is not accepted; {@code detail} names it. */
+    public static final String TYPE_INVALID_INPUT = "urn:gendurable:problem:invalid-input";
+    /** 404: no instance has that id. */
+    public static final String TYPE_NO_SUCH_INSTANCE = "urn:gendurable:problem:no-such-instance";
+    /** 409: the action does not apply to the instance's current status. */
+    public static final String TYPE_INSTANCE_STATE = "urn:gendurable:problem:instance-state";
+    /** 409: a retry cannot take the correlation key again: another live instance holds it. */
+    public static final String TYPE_CORRELATION_KEY_HELD = "urn:gendurable:problem:correlation-key-held";
+    /** 503: the engine is stopping or stopped (undeploy, shutdown). */
+    public static final String TYPE_ENGINE_STOPPED = "urn:gendurable:problem:engine-stopped";
+}

@@ -1,0 +1,86 @@
+package io.gendurable.admin;
+
+import io.gendurable.CorrelationKeyHeldException;
+import io.gendurable.EngineStoppedException;
+import io.gendurable.InstanceStateException;
+import io.gendurable.NoSuchInstanceException;
+import jakarta.annotation.Priority;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+import jakarta.json.bind.JsonbException;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Turns what the engine throws at an admin resource into an {@link AdminProblem}:
+ * <ul>
+ *   <li>{@link IllegalArgumentException} (bad input, naming the field; also a state or payload
+ *       JSON-B cannot write) → 400 {@value Problem#TYPE_INVALID_INPUT};</li>
+ *   <li>{@link NoSuchInstanceException} → 404 {@value Problem#TYPE_NO_SUCH_INSTANCE};</li>
+ *   <li>{@link InstanceStateException} → 409 {@value Problem#TYPE_INSTANCE_STATE};</li>
+ *   <li>{@link CorrelationKeyHeldException} → 409 {@value Problem#TYPE_CORRELATION_KEY_HELD};</li>
+ *   <li>{@link EngineStoppedException} → 503 {@value Problem#TYPE_ENGINE_STOPPED}.</li>
+ * </ul>
+ * Anything else goes on unchanged (a 500 from the server). The translation happens here, not in
+ * application-wide exception mappers, so that the application's own resources keep answering as
+ * they did. Enabled for the whole application by its {@code @Priority}.
+ */
+@ProblemTranslation
+@Interceptor
+@Priority(Interceptor.Priority.LIBRARY_BEFORE + 500)
+public class ProblemTranslator {
+
+    /**
+     * @param ic the resource method's invocation
+     * @return its answer
+     * @throws Exception what it throws, translated when known
+     */
+    @AroundInvoke
+    public Object translate(InvocationContext ic) throws Exception {
+        try {
+            return ic.proceed();
+        } catch (RuntimeException e) {
+            throw translate(e);
+        }
+    }
+
+    /**
+     * @param e an exception thrown by an admin resource
+     * @return the problem it stands for, or {@code e} itself when it is none of the known kinds
+     */
+    static RuntimeException translate(RuntimeException e) {
+        if (e instanceof AdminProblem) {
+            return e;
+        }
+        if (e instanceof NoSuchInstanceException n) {
+            return new AdminProblem(Problem.TYPE_NO_SUCH_INSTANCE, "No such instance", 404, n.getMessage(),
+                    Map.of("id", n.id()), e);
+        }
+        if (e instanceof CorrelationKeyHeldException c) {
+            Map<String, Object> ext = new LinkedHashMap<>();
+            ext.put("id", c.id());
+            ext.put("correlationKey", c.correlationKey());
+            ext.put("holderId", c.holderId());
+            return new AdminProblem(Problem.TYPE_CORRELATION_KEY_HELD, "Correlation key held by another live instance",
+                    409, c.getMessage(), ext, e);
+        }
+        if (e instanceof InstanceStateException s) {
+            Map<String, Object> ext = new LinkedHashMap<>();
+            ext.put("id", s.id());
+            ext.put("currentStatus", s.status().name());
+            ext.put("acceptedStatuses", s.accepted().stream().map(Enum::name).sorted().collect(Collectors.toList()));
+            return new AdminProblem(Problem.TYPE_INSTANCE_STATE, "Not in a status this action accepts", 409,
+                    s.getMessage(), ext, e);
+        }
+        if (e instanceof EngineStoppedException) {
+            return new AdminProblem(Problem.TYPE_ENGINE_STOPPED, "Engine stopped", 503, e.getMessage(), null, e);
+        }
+        if (e instanceof IllegalArgumentException || e instanceof JsonbException) {
+            return new AdminProblem(Problem.TYPE_INVALID_INPUT, "Invalid input", 400, e.getMessage(), null, e);
+        }
+        return e;
+    }
+}

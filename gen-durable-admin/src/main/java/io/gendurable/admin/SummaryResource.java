@@ -1,0 +1,41 @@
+package io.gendurable.admin;
+
+import io.gendurable.DurableOperations;
+import jakarta.annotation.security.DeclareRoles;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+/** The summary, at {@code <application path>/gendurable/summary}; either role. */
+@Path(GenDurableAdmin.PATH + "/summary")
+@RequestScoped
+@ProblemTranslation
+@DeclareRoles({AdminRoles.VIEWER, AdminRoles.ADMIN})
+@RolesAllowed({AdminRoles.VIEWER, AdminRoles.ADMIN})
+@Produces(MediaType.APPLICATION_JSON)
+@Tag(name = "gen-durable queues")
+@SecurityRequirement(name = InstancesResource.SECURITY)
+public class SummaryResource {
+    @Inject
+    DurableOperations operations;
+
+    /** @return the counts per queue and status, the oldest runnable age per queue, the paused queues */
+    @GET
+    @Operation(summary = "Counts per queue and status, oldest runnable age per queue, paused queues",
+            description = "Reads the whole instance table in one scan: for a dashboard or a runbook, not per request")
+    @APIResponse(responseCode = "200", description = "the summary",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = Views.Summary.class)))
+    public Views.Summary summary() {
+        return Views.Summary.of(operations.summary(), operations.pausedQueues());
+    }
+}

@@ -1,0 +1,83 @@
+package io.gendurable.admin;
+
+import io.gendurable.CorrelationKeyHeldException;
+import io.gendurable.EngineStoppedException;
+import io.gendurable.InstanceStateException;
+import io.gendurable.NoSuchInstanceException;
+import io.gendurable.Status;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.bind.JsonbException;
+import org.junit.jupiter.api.Test;
+
+import java.io.StringReader;
+import java.util.EnumSet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ProblemTranslatorTest {
+
+    private static AdminProblem problem(RuntimeException e) {
+        RuntimeException t = ProblemTranslator.translate(e);
+        assertThat(t).isInstanceOf(AdminProblem.class).hasCause(e);
+        return (AdminProblem) t;
+    }
+
+    private static JsonObject json(AdminProblem p) {
+        return Json.createReader(new StringReader(p.toJson("/api/gendurable/instances/5"))).readObject();
+    }
+
+    @Test
+    void badInputIs400WithTheFieldMessage() {
+        AdminProblem p = problem(new IllegalArgumentException("priority must be 0 or more, got -1"));
+        JsonObject j = json(p);
+        assertThat(j.getString("type")).isEqualTo(Problem.TYPE_INVALID_INPUT);
+        assertThat(j.getInt("status")).isEqualTo(400);
+        assertThat(j.getString("title")).isEqualTo("Invalid input");
+        assertThat(j.getString("detail")).isEqualTo("priority must be 0 or more, got -1");
+        assertThat(j.getString("instance")).isEqualTo("/api/gendurable/instances/5");
+        assertThat(problem(new JsonbException("NUL")).status()).isEqualTo(400);
+    }
+
+    @Test
+    void anUnknownInstanceIs404WithItsId() {
+        JsonObject j = json(problem(new NoSuchInstanceException(5)));
+        assertThat(j.getInt("status")).isEqualTo(404);
+        assertThat(j.getString("type")).isEqualTo(Problem.TYPE_NO_SUCH_INSTANCE);
+        assertThat(j.getJsonNumber("id").longValue()).isEqualTo(5);
+    }
+
+    @Test
+    void aWrongStatusIs409WithTheCurrentAndAcceptedOnes() {
+        JsonObject j = json(problem(new InstanceStateException("cancel", 5, Status.DONE,
+                EnumSet.of(Status.RUNNABLE, Status.AWAITING_SIGNAL))));
+        assertThat(j.getInt("status")).isEqualTo(409);
+        assertThat(j.getString("type")).isEqualTo(Problem.TYPE_INSTANCE_STATE);
+        assertThat(j.getString("currentStatus")).isEqualTo("DONE");
+        assertThat(j.getJsonArray("acceptedStatuses").toString()).isEqualTo("[\"AWAITING_SIGNAL\",\"RUNNABLE\"]");
+    }
+
+    @Test
+    void aHeldKeyIs409WithTheHolder() {
+        JsonObject j = json(problem(new CorrelationKeyHeldException(5, "order:1", 9)));
+        assertThat(j.getInt("status")).isEqualTo(409);
+        assertThat(j.getString("type")).isEqualTo(Problem.TYPE_CORRELATION_KEY_HELD);
+        assertThat(j.getString("correlationKey")).isEqualTo("order:1");
+        assertThat(j.getJsonNumber("holderId").longValue()).isEqualTo(9);
+    }
+
+    @Test
+    void aStoppedEngineIs503() {
+        JsonObject j = json(problem(new EngineStoppedException("stopping")));
+        assertThat(j.getInt("status")).isEqualTo(503);
+        assertThat(j.getString("type")).isEqualTo(Problem.TYPE_ENGINE_STOPPED);
+    }
+
+    @Test
+    void anythingElseGoesOnUnchanged() {
+        IllegalStateException e = new IllegalStateException("database gone");
+        assertThat(ProblemTranslator.translate(e)).isSameAs(e);
+        AdminProblem already = AdminProblem.invalidInput("x");
+        assertThat(ProblemTranslator.translate(already)).isSameAs(already);
+    }
+}
