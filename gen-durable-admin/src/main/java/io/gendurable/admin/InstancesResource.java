@@ -1,5 +1,6 @@
 package io.gendurable.admin;
 
+import io.gendurable.BulkResult;
 import io.gendurable.DurableOperations;
 import io.gendurable.NoSuchInstanceException;
 import io.gendurable.RetryOptions;
@@ -128,6 +129,59 @@ public class InstancesResource {
     public Views.Details inspect(@Parameter(description = "instance id") @PathParam("id") String id) {
         long n = Input.id("id", id);
         return operations.inspect(n).map(Views.Details::of).orElseThrow(() -> new NoSuchInstanceException(n));
+    }
+
+    /**
+     * @param uri  the request: the search's filters as query parameters (at least one)
+     * @param body {@link Requests.Cancel}, optional ({@code withDescendants} is not accepted here)
+     * @return how many matched and how many were cancelled
+     */
+    @POST
+    @Path("bulk/cancel")
+    @Operation(summary = "Cancel every live instance a search finds",
+            description = "Page by page (pageSize is the batch, one transaction each), as a single cancel does; "
+                    + "a search without any filter is refused")
+    @APIResponse(responseCode = "200", description = "counts",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = BulkResult.class)))
+    @APIResponse(responseCode = "400", description = "no filter, or a parameter or body field not accepted",
+            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    public BulkResult cancelAll(@Context UriInfo uri, String body) {
+        JsonBody b = JsonBody.parse(body, java.util.Set.of("reason"));
+        return operations.cancelAll(SearchParams.query(uri.getQueryParameters(), Set.of()), b.string("reason"));
+    }
+
+    /**
+     * @param uri the request: the search's filters as query parameters (at least one)
+     * @return how many matched and how many were retried
+     */
+    @POST
+    @Path("bulk/retry")
+    @Operation(summary = "Retry every failed or cancelled instance a search finds",
+            description = "Each in its own transaction, page by page; one whose correlation key another live instance "
+                    + "holds is skipped; a search without any filter is refused")
+    @APIResponse(responseCode = "200", description = "counts",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = BulkResult.class)))
+    @APIResponse(responseCode = "400", description = "no filter, or a parameter not accepted",
+            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    public BulkResult retryAll(@Context UriInfo uri) {
+        return operations.retryAll(SearchParams.query(uri.getQueryParameters(), Set.of()));
+    }
+
+    /**
+     * @param uri the request: the search's filters as query parameters (at least one)
+     * @return how many matched and how many were deleted
+     */
+    @POST
+    @Path("bulk/purge")
+    @Operation(summary = "Delete every ended instance a search finds",
+            description = "Done, failed and cancelled ones, with their inbox, page by page; a finished child whose parent "
+                    + "has not finished is kept; a search without any filter is refused")
+    @APIResponse(responseCode = "200", description = "counts",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = BulkResult.class)))
+    @APIResponse(responseCode = "400", description = "no filter, or a parameter not accepted",
+            content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
+    public BulkResult purge(@Context UriInfo uri) {
+        return operations.purge(SearchParams.query(uri.getQueryParameters(), Set.of()));
     }
 
     /**

@@ -135,11 +135,34 @@ public final class Views {
     @Schema(name = "InstanceDetails")
     public record Details(Instance instance, List<PendingSignal> pendingSignals, long pendingSignalCount,
                           Map<Status, Long> children, long childrenTotal, Instance parent,
-                          InstanceDetails.Claim claim, InstanceDetails.Gate gate, InstanceDetails.RateLimit rateLimit) {
+                          InstanceDetails.Claim claim, InstanceDetails.Gate gate, InstanceDetails.RateLimit rateLimit,
+                          List<Step> history) {
         static Details of(InstanceDetails d) {
             return new Details(Instance.of(d.instance()), d.pendingSignals().stream().map(PendingSignal::of).toList(),
                     d.pendingSignalCount(), d.children(), d.childrenTotal(), d.parent().map(Instance::of).orElse(null),
-                    d.claim().orElse(null), d.gate().orElse(null), d.rateLimit().orElse(null));
+                    d.claim().orElse(null), d.gate().orElse(null), d.rateLimit().orElse(null),
+                    d.history().stream().map(Step::of).toList());
+        }
+    }
+
+    /**
+     * One record of the step history (empty unless the history is on for the instance's FSM).
+     *
+     * @param step       the step that ran
+     * @param attempt    its attempt
+     * @param outcome    what it decided
+     * @param startedAt  when it started
+     * @param finishedAt when it returned
+     * @param node       the node that ran it
+     * @param error      the failure handed to onError, or null
+     * @param state      the committed state (with gendurable.history.include-state), or null
+     */
+    @Schema(name = "StepRecord")
+    public record Step(String step, int attempt, String outcome, Instant startedAt, Instant finishedAt, String node,
+                       String error, @Schema(description = "the committed state, when recorded (any JSON)") JsonValue state) {
+        static Step of(io.gendurable.StepRecord r) {
+            return new Step(r.step(), r.attempt(), r.outcome(), r.startedAt(), r.finishedAt(), r.node(), r.error(),
+                    json(r.state()));
         }
     }
 
@@ -187,9 +210,7 @@ public final class Views {
     @Schema(name = "Summary")
     public record Summary(Instant at, List<Queue> queues, List<PausedQueue> paused) {
         static Summary of(OperationsSummary s, List<PausedQueue> paused) {
-            var names = paused.stream().map(PausedQueue::queue).collect(java.util.stream.Collectors.toSet());
-            return new Summary(s.at(), s.queues().stream().map(q -> Queue.of(q, names.contains(q.queue()))).toList(),
-                    paused);
+            return new Summary(s.at(), s.queues().stream().map(q -> Queue.of(q, q.paused())).toList(), paused);
         }
     }
 

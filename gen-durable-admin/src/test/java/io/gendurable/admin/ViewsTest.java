@@ -111,8 +111,8 @@ class ViewsTest {
     @Test
     void theSummaryMarksPausedQueuesAndWritesAgesAsDurations() {
         OperationsSummary s = new OperationsSummary(T, List.of(
-                new QueueSummary("default", Map.of(Status.RUNNABLE, 4L), T.minusSeconds(90), Duration.ofSeconds(90)),
-                new QueueSummary("shipments", Map.of(Status.DONE, 1L), null, null)));
+                new QueueSummary("default", Map.of(Status.RUNNABLE, 4L), T.minusSeconds(90), Duration.ofSeconds(90), false),
+                new QueueSummary("shipments", Map.of(Status.DONE, 1L), null, null, true)));
         JsonObject j = json(Views.Summary.of(s, List.of(new PausedQueue("shipments", T, "admin", "maintenance"))));
         assertThat(j.getString("at")).isEqualTo("2026-05-01T12:00:00Z");
         JsonObject first = j.getJsonArray("queues").getJsonObject(0);

@@ -472,6 +472,27 @@ class SampleIT {
     }
 
     @Test
+    @Order(16)
+    @RunAsClient
+    void bulkActionsCountWhatTheyDidAndRefuseASearchWithoutFilter() throws Exception {
+        String admin = AdminHttp.ADMIN_USER;
+        JsonObject none = AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN + "/instances/bulk/retry?fsm=no-such-fsm", admin, null));
+        assertEquals(0, none.getInt("matched"), none::toString);
+        assertEquals(0, none.getInt("applied"), none::toString);
+        HttpResponse<String> everything = AdminHttp.post(AdminHttp.ADMIN + "/instances/bulk/purge", admin, null);
+        assertEquals(400, everything.statusCode(), everything.body());
+        assertTrue(everything.body().contains("at least one filter"), everything.body());
+        assertEquals(403, AdminHttp.post(AdminHttp.ADMIN + "/instances/bulk/cancel?fsm=order", AdminHttp.VIEWER_USER, "{}")
+                .statusCode());
+        long parked = parkedOrder("bulk-1");
+        JsonObject cancelled = AdminHttp.ok(AdminHttp.post(AdminHttp.ADMIN
+                + "/instances/bulk/cancel?correlationKey=order:bulk-1", admin, "{\"reason\":\"bulk test\"}"));
+        assertEquals(1, cancelled.getInt("applied"), cancelled::toString);
+        JsonObject details = AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/instances/" + parked, admin));
+        assertEquals("CANCELLED", details.getJsonObject("instance").getString("status"), details::toString);
+    }
+
+    @Test
     @Order(17)
     @RunAsClient
     void theOpenApiDocumentListsTheAdminPaths() throws Exception {
