@@ -50,6 +50,8 @@ final class SearchScenario implements Scenario.Body {
             cases.put("status_failed", i -> b().status(Status.FAILED));
             cases.put("status_runnable", i -> b().status(Status.RUNNABLE));
             cases.put("status_awaiting_children", i -> b().status(Status.AWAITING_CHILDREN));
+            // done: 85 % of the rows, none among the newest 10 % (runnable), as on a live table
+            cases.put("status_done", i -> b().status(Status.DONE));
             cases.put("status_executing", i -> b().status(Status.EXECUTING));
             cases.put("statuses_failed_or_awaiting", i -> b().status(Status.FAILED, Status.AWAITING_SIGNAL));
             cases.put("queue_common", i -> b().queue("payments"));
@@ -64,9 +66,15 @@ final class SearchScenario implements Scenario.Body {
             cases.put("inserted_old_hour", i -> window(r, rows, true));
             cases.put("inserted_before_old", i -> b().inserted(null, BASE.plusSeconds(rows / 10)));
             cases.put("updated_old_hour", i -> window(r, rows, false));
+            // with a status, the GC's index of that status holds the rows by updated_at
+            cases.put("updated_old_hour_failed", i -> window(r, rows, false).status(Status.FAILED));
+            cases.put("updated_old_hour_done", i -> window(r, rows, false).status(Status.DONE));
             cases.put("error_text", i -> b().errorContains("psp " + r.nextInt(3) + " "));
             cases.put("error_text_no_match", i -> b().errorContains("no such error"));
+            // matches no row: the mid FSMs have no failed row, nor has queue payments (kept as measured before)
             cases.put("fsm_status_queue", i -> b().fsm(fsm(r)).status(Status.FAILED).queue("payments"));
+            // 1.7 % of the rows
+            cases.put("fsm_status_queue_matching", i -> b().fsm("bulk").status(Status.FAILED).queue("default"));
             Map<String, Object> figures = new LinkedHashMap<>();
             for (var c : cases.entrySet()) {
                 // one unmeasured run per case: the connection's first use of that text
