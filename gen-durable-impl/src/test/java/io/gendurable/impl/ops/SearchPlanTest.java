@@ -7,7 +7,7 @@ import io.gendurable.InstanceQuery.Order;
 import io.gendurable.Status;
 import io.gendurable.impl.support.ExplainingDataSource;
 import io.gendurable.impl.support.ExplainingDataSource.Explained;
-import io.gendurable.impl.support.TestDatabase;
+import io.gendurable.testing.SharedTestDatabase;
 import io.gendurable.testing.DurableTesting;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
@@ -71,17 +71,17 @@ class SearchPlanTest {
 
     @BeforeAll
     void load() {
-        pool = TestDatabase.dataSource(2);
+        pool = SharedTestDatabase.dataSource(2);
         explaining = new ExplainingDataSource(pool,
                 sql -> sql.strip().toLowerCase(Locale.ROOT).startsWith("select") && sql.contains("gen_durable"),
                 "ANALYZE, TIMING OFF, FORMAT JSON");
-        schema = TestDatabase.newSchema("ops_plans");
+        schema = SharedTestDatabase.newSchema("ops_plans");
         t = DurableTesting.builder().dataSource(explaining).schema(schema).dropSchemaOnClose(true).build();
         ops = t.operations();
         long t0 = System.nanoTime();
-        TestDatabase.exec(pool, load(schema, ROWS));
+        SharedTestDatabase.exec(pool, load(schema, ROWS));
         long t1 = System.nanoTime();
-        TestDatabase.exec(pool, "VACUUM ANALYZE " + schema + ".gen_durable");
+        SharedTestDatabase.exec(pool, "VACUUM ANALYZE " + schema + ".gen_durable");
         System.out.printf("search plans: %,d rows loaded in %.1f s, vacuumed and analyzed in %.1f s%n", ROWS,
                 (t1 - t0) / 1e9, (System.nanoTime() - t1) / 1e9);
     }
