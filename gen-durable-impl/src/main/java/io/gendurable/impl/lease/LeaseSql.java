@@ -28,6 +28,16 @@ public final class LeaseSql {
     /** The {@code last_error} a reclaimed row gets (followed by the attempt that was lost). */
     public static final String LEASE_EXPIRED = "lease expired (its worker died, hung or lost the database) on attempt ";
 
+    /**
+     * What an expired claim becomes, in the reaper's sweep and the start-up reclaim alike: runnable
+     * at once, one more attempt, no claim left (no token, no shard), the lapse as its last error.
+     * Parameters: {@code eligible_at}, {@code updated_at}.
+     */
+    private static final String EXPIRED_TO_RUNNABLE = """
+            SET status = 'runnable', attempt = g.attempt + 1, locked_by = NULL, lease_expires_at = NULL,
+                    claim_token = NULL, concurrency_shard = NULL, eligible_at = ?, updated_at = ?,
+                    last_error = '""" + LEASE_EXPIRED + "' || g.attempt";
+
     private final String heartbeatSql;
     private final String reapSql;
     private final String reclaimSql;
@@ -61,13 +71,11 @@ public final class LeaseSql {
                     FOR NO KEY UPDATE SKIP LOCKED
                 )
                 UPDATE %1$s g
-                SET status = 'runnable', attempt = g.attempt + 1, locked_by = NULL, lease_expires_at = NULL,
-                    claim_token = NULL, concurrency_shard = NULL, eligible_at = ?, updated_at = ?,
-                    last_error = '%2$s' || g.attempt
+                %2$s
                 FROM expired
                 WHERE g.id = expired.id AND g.status = 'executing' AND g.lease_expires_at < ?
                 RETURNING g.id, g.queue
-                """.formatted(t, LEASE_EXPIRED);
+                """.formatted(t, EXPIRED_TO_RUNNABLE);
         // Index: gen_durable_lease. Same node and queue, another incarnation, and a lease that
         // nobody renewed lately: a live twin with the same node id is never robbed.
         this.reclaimSql = """
@@ -79,13 +87,11 @@ public final class LeaseSql {
                     FOR NO KEY UPDATE SKIP LOCKED
                 )
                 UPDATE %1$s g
-                SET status = 'runnable', attempt = g.attempt + 1, locked_by = NULL, lease_expires_at = NULL,
-                    claim_token = NULL, concurrency_shard = NULL, eligible_at = ?, updated_at = ?,
-                    last_error = '%2$s' || g.attempt
+                %2$s
                 FROM dead
                 WHERE g.id = dead.id
                 RETURNING g.id
-                """.formatted(t, LEASE_EXPIRED);
+                """.formatted(t, EXPIRED_TO_RUNNABLE);
         // A buffered claim never started: back to runnable as it was (no attempt spent). Guarded
         // by the fencing token; locked in id order. RETURNING says exactly which claims went back,
         // so only their gate slots are credited. Two forms: one waits briefly for rows locked

@@ -1,5 +1,9 @@
 package io.gendurable.impl.engine;
 
+import static io.gendurable.impl.support.PlanNodes.collect;
+import static io.gendurable.impl.support.PlanNodes.indexesOn;
+import static io.gendurable.impl.support.PlanNodes.nodes;
+import static io.gendurable.impl.support.PlanNodes.seqScans;
 import io.gendurable.impl.db.Statements;
 import io.gendurable.impl.claim.ClaimSql;
 import io.gendurable.impl.db.SchemaName;
@@ -297,21 +301,6 @@ class PlanTest {
         return out.toString();
     }
 
-    private static List<JsonObject> nodes(JsonObject explained) {
-        List<JsonObject> out = new ArrayList<>();
-        collect((JsonObject) explained.get("Plan"), out);
-        return out;
-    }
-
-    private static void collect(JsonObject node, List<JsonObject> out) {
-        out.add(node);
-        JsonValue kids = node.get("Plans");
-        if (kids instanceof JsonArray a) {
-            for (JsonValue k : a) {
-                collect((JsonObject) k, out);
-            }
-        }
-    }
 
     private static List<String> nodeTypes(JsonObject plan) {
         JsonObject root = plan.containsKey("Plan") ? (JsonObject) plan.get("Plan") : plan;
@@ -327,16 +316,4 @@ class PlanTest {
                 * Math.max(1, scan.getJsonNumber("Actual Loops").longValue());
     }
 
-    private static List<String> seqScans(JsonObject plan) {
-        return nodes(plan).stream().filter(n -> n.getString("Node Type").equals("Seq Scan"))
-                .map(n -> n.getString("Relation Name")).toList();
-    }
-
-    /** The indexes the plan reads on {@code relation} (bitmap index scans name no relation: they count too). */
-    private static List<String> indexesOn(JsonObject plan, String relation) {
-        return nodes(plan).stream()
-                .filter(n -> relation.equals(n.getString("Relation Name", null)) || n.getString("Node Type").equals("Bitmap Index Scan"))
-                .filter(n -> n.containsKey("Index Name"))
-                .map(n -> n.getString("Index Name")).toList();
-    }
 }

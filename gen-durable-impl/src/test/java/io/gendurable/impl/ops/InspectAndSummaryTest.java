@@ -66,8 +66,6 @@ class InspectAndSummaryTest {
         }
     }
 
-    DataSource ds;
-    String schema;
     DurableTesting t;
     DurableOperations ops;
 
@@ -76,9 +74,7 @@ class InspectAndSummaryTest {
 
     @BeforeEach
     void up() {
-        ds = own.dataSource();
-        schema = own.schema();
-        t = DurableTesting.builder().dataSource(ds).schema(schema).fsms(Parent.class, Child.class, Work.class)
+        t = DurableTesting.builder().dataSource(own.dataSource()).schema(own.schema()).fsms(Parent.class, Child.class, Work.class)
                 .config("gendurable.concurrency-limits.g.limit", "2")
                 .config("gendurable.rate-limits.r.allowed", "5")
                 .config("gendurable.rate-limits.r.burst", "10")

@@ -1,5 +1,10 @@
 package io.gendurable.impl.ops;
 
+import static io.gendurable.impl.support.PlanNodes.collect;
+import static io.gendurable.impl.support.PlanNodes.indexesOn;
+import static io.gendurable.impl.support.PlanNodes.nodes;
+import static io.gendurable.impl.support.PlanNodes.scans;
+import static io.gendurable.impl.support.PlanNodes.seqScans;
 import com.zaxxer.hikari.HikariDataSource;
 import io.gendurable.DurableOperations;
 import io.gendurable.InstanceQuery;
@@ -290,23 +295,6 @@ class SearchPlanTest {
                 """.formatted(schema, rows).replace("%%", "%");
     }
 
-    // ---- plan walking (as in engine.PlanTest) ---------------------------------------------------
-
-    private static List<JsonObject> nodes(JsonObject explained) {
-        List<JsonObject> out = new ArrayList<>();
-        collect((JsonObject) explained.get("Plan"), out);
-        return out;
-    }
-
-    private static void collect(JsonObject node, List<JsonObject> out) {
-        out.add(node);
-        JsonValue kids = node.get("Plans");
-        if (kids instanceof JsonArray a) {
-            for (JsonValue k : a) {
-                collect((JsonObject) k, out);
-            }
-        }
-    }
 
     /** The plan as one line: each node's type, with the index or relation it reads, outermost first. */
     private static String shape(JsonObject plan) {
@@ -323,23 +311,6 @@ class SearchPlanTest {
         return nodes(plan).stream().map(n -> n.getString("Node Type")).toList();
     }
 
-    private static List<String> seqScans(JsonObject plan) {
-        return nodes(plan).stream().filter(n -> n.getString("Node Type").equals("Seq Scan"))
-                .map(n -> n.getString("Relation Name")).toList();
-    }
-
-    /** The scan nodes of {@code relation}, bitmap index scans (which name no relation) included. */
-    private static List<JsonObject> scans(JsonObject plan, String relation) {
-        return nodes(plan).stream()
-                .filter(n -> relation.equals(n.getString("Relation Name", null)) || n.getString("Node Type").equals("Bitmap Index Scan"))
-                .toList();
-    }
-
-    /** The indexes the plan reads on {@code relation}. */
-    private static List<String> indexesOn(JsonObject plan, String relation) {
-        return scans(plan, relation).stream().filter(n -> n.containsKey("Index Name"))
-                .map(n -> n.getString("Index Name")).distinct().toList();
-    }
 
     /**
      * Rows the plan's scans of {@code relation} produced, the ones their filters removed included,

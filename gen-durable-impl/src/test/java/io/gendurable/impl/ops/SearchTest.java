@@ -42,8 +42,6 @@ class SearchTest {
                String concurrencyKey, Long parentId, Instant insertedAt, Instant updatedAt, String lastError) {
     }
 
-    DataSource ds;
-    String schema;
     DurableTesting t;
     DurableOperations ops;
     List<Row> rows;
@@ -53,9 +51,7 @@ class SearchTest {
 
     @BeforeEach
     void up() {
-        ds = own.dataSource();
-        schema = own.schema();
-        t = DurableTesting.builder().dataSource(ds).schema(schema).build();
+        t = DurableTesting.builder().dataSource(own.dataSource()).schema(own.schema()).build();
         ops = t.operations();
         rows = load(ROWS, 42);
     }

@@ -27,15 +27,13 @@ import java.util.logging.Logger;
  * {@code setXxx(index, …)} call is replayed on the EXPLAIN statement), and records the plan.
  * Then the statement runs as it would have. Other threads are not affected.
  */
-public final class ExplainingDataSource implements DataSource {
+public final class ExplainingDataSource extends RecordingDataSource<ExplainingDataSource.Explained> {
     /** One statement as executed, and its plan ({@code EXPLAIN … FORMAT JSON}'s first element). */
     public record Explained(String sql, JsonObject plan) {
     }
 
-    private final DataSource target;
     private final Predicate<String> which;
     private final String options;
-    private final ThreadLocal<List<Explained>> recording = new ThreadLocal<>();
 
     /**
      * @param target  the real DataSource
@@ -43,34 +41,16 @@ public final class ExplainingDataSource implements DataSource {
      * @param options EXPLAIN's options, {@code FORMAT JSON} among them
      */
     public ExplainingDataSource(DataSource target, Predicate<String> which, String options) {
-        this.target = target;
+        super(target);
         this.which = which;
         this.options = options;
     }
 
-    /** Runs {@code body} on this thread; @return the plans of the statements it executed, in order. */
-    public List<Explained> record(Runnable body) {
-        List<Explained> seen = new ArrayList<>();
-        recording.set(seen);
-        try {
-            body.run();
-        } finally {
-            recording.remove();
-        }
-        return seen;
-    }
+
+
 
     @Override
-    public Connection getConnection() throws SQLException {
-        return wrap(target.getConnection());
-    }
-
-    @Override
-    public Connection getConnection(String user, String password) throws SQLException {
-        return wrap(target.getConnection(user, password));
-    }
-
-    private Connection wrap(Connection c) {
+    protected Connection wrap(Connection c) {
         return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[]{Connection.class},
                 (proxy, method, args) -> {
                     Object r = invoke(c, method, args);
@@ -94,7 +74,7 @@ public final class ExplainingDataSource implements DataSource {
                     } else if (name.equals("clearParameters")) {
                         binds.clear();
                     } else if (name.equals("executeQuery") && (args == null || args.length == 0)) {
-                        List<Explained> seen = recording.get();
+                        List<Explained> seen = recording();
                         if (seen != null) {
                             seen.add(new Explained(sql.strip(), explain(c, sql, binds)));
                         }
@@ -128,11 +108,4 @@ public final class ExplainingDataSource implements DataSource {
         }
     }
 
-    @Override public PrintWriter getLogWriter() throws SQLException { return target.getLogWriter(); }
-    @Override public void setLogWriter(PrintWriter out) throws SQLException { target.setLogWriter(out); }
-    @Override public void setLoginTimeout(int seconds) throws SQLException { target.setLoginTimeout(seconds); }
-    @Override public int getLoginTimeout() throws SQLException { return target.getLoginTimeout(); }
-    @Override public Logger getParentLogger() throws SQLFeatureNotSupportedException { return target.getParentLogger(); }
-    @Override public <T> T unwrap(Class<T> iface) throws SQLException { return target.unwrap(iface); }
-    @Override public boolean isWrapperFor(Class<?> iface) throws SQLException { return target.isWrapperFor(iface); }
 }

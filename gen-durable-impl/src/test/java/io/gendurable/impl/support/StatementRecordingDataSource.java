@@ -18,37 +18,17 @@ import java.util.logging.Logger;
  * its own thread (other threads, such as the engine's schedulers, are not recorded). Created
  * statements are recorded as {@code <createStatement>} since their SQL arrives later.
  */
-public final class StatementRecordingDataSource implements DataSource {
-    private final DataSource target;
-    private final ThreadLocal<List<String>> recording = new ThreadLocal<>();
+public final class StatementRecordingDataSource extends RecordingDataSource<String> {
 
     public StatementRecordingDataSource(DataSource target) {
-        this.target = target;
+        super(target);
     }
 
-    /** Runs {@code body} on this thread and returns the statements it prepared or created, in order. */
-    public List<String> record(Runnable body) {
-        List<String> seen = new ArrayList<>();
-        recording.set(seen);
-        try {
-            body.run();
-        } finally {
-            recording.remove();
-        }
-        return seen;
-    }
+
+
 
     @Override
-    public Connection getConnection() throws SQLException {
-        return wrap(target.getConnection());
-    }
-
-    @Override
-    public Connection getConnection(String user, String password) throws SQLException {
-        return wrap(target.getConnection(user, password));
-    }
-
-    private Connection wrap(Connection c) {
+    protected Connection wrap(Connection c) {
         InvocationHandler h = (proxy, method, args) -> {
             note(method, args);
             try {
@@ -61,7 +41,7 @@ public final class StatementRecordingDataSource implements DataSource {
     }
 
     private void note(Method method, Object[] args) {
-        List<String> seen = recording.get();
+        List<String> seen = recording();
         if (seen == null) {
             return;
         }
@@ -74,11 +54,4 @@ public final class StatementRecordingDataSource implements DataSource {
         }
     }
 
-    @Override public PrintWriter getLogWriter() throws SQLException { return target.getLogWriter(); }
-    @Override public void setLogWriter(PrintWriter out) throws SQLException { target.setLogWriter(out); }
-    @Override public void setLoginTimeout(int seconds) throws SQLException { target.setLoginTimeout(seconds); }
-    @Override public int getLoginTimeout() throws SQLException { return target.getLoginTimeout(); }
-    @Override public Logger getParentLogger() throws SQLFeatureNotSupportedException { return target.getParentLogger(); }
-    @Override public <T> T unwrap(Class<T> iface) throws SQLException { return target.unwrap(iface); }
-    @Override public boolean isWrapperFor(Class<?> iface) throws SQLException { return target.isWrapperFor(iface); }
 }
