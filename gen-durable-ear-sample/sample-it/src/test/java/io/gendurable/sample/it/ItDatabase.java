@@ -22,17 +22,26 @@ import java.sql.Statement;
  * the server.
  */
 public class ItDatabase implements LauncherSessionListener {
+    /**
+     * Between the server and the embedded PostgreSQL (the server's DataSources use
+     * {@code GENDURABLE_DB_PORT}, the proxy's; the database listens on the next port): a test cuts
+     * it to make the database unreachable for the application only. Null with an external database.
+     */
+    static volatile TcpProxy serverLink;
     private EmbeddedPostgres postgres;
 
     @Override
     public void launcherSessionOpened(LauncherSession session) {
         String url = System.getenv("GENDURABLE_TEST_DB_URL");
         if (url == null || url.isBlank()) {
-            int port = Integer.parseInt(System.getenv().getOrDefault("GENDURABLE_DB_PORT", "54339"));
+            int serverPort = Integer.parseInt(System.getenv().getOrDefault("GENDURABLE_DB_PORT", "54339"));
+            int port = serverPort + 1;
             try {
                 postgres = EmbeddedPostgres.builder().setPort(port).start();
+                serverLink = new TcpProxy("127.0.0.1", port, serverPort);
             } catch (IOException e) {
-                throw new UncheckedIOException("the tests' embedded PostgreSQL did not start on port " + port, e);
+                throw new UncheckedIOException("the tests' embedded PostgreSQL did not start on port " + port
+                        + " (or its proxy on " + serverPort + ")", e);
             }
             url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
         }
@@ -46,6 +55,9 @@ public class ItDatabase implements LauncherSessionListener {
 
     @Override
     public void launcherSessionClosed(LauncherSession session) {
+        if (serverLink != null) {
+            serverLink.close();
+        }
         if (postgres != null) {
             try {
                 postgres.close();

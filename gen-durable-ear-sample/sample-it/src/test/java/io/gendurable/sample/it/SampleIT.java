@@ -250,6 +250,9 @@ class SampleIT {
         }
         assertTrue(m.body().lines().anyMatch(l -> l.startsWith("gendurable_queue_oldest_runnable_age_seconds{")
                 && l.contains("queue=\"shipments\"")), m.body());
+        assertTrue(m.body().lines().anyMatch(l -> l.startsWith("gendurable_queue_paused{")), m.body());
+    }
+
     // ---- the admin REST API (gen-durable-admin in the sample's WAR) -----------------------------
 
     @Test
@@ -490,6 +493,37 @@ class SampleIT {
         assertEquals(1, cancelled.getInt("applied"), cancelled::toString);
         JsonObject details = AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/instances/" + parked, admin));
         assertEquals("CANCELLED", details.getJsonObject("instance").getString("status"), details::toString);
+    }
+
+    @Test
+    @Order(18)
+    @RunAsClient
+    void readinessIsDownWhileTheDatabaseIsUnreachableAndUpAgainAfter() throws Exception {
+        TcpProxy link = ItDatabase.serverLink;
+        org.junit.jupiter.api.Assumptions.assumeTrue(link != null,
+                "an external GENDURABLE_TEST_DB_URL: no proxy between the server and its database to cut");
+        assertEquals(200, get("/health/ready").statusCode());
+        link.mode(TcpProxy.Mode.REFUSE);
+        try {
+            long t0 = System.nanoTime();
+            HttpResponse<String> down = get("/health/ready");
+            while (down.statusCode() != 503 && System.nanoTime() - t0 < 15_000_000_000L) {
+                Thread.sleep(200);
+                down = get("/health/ready");
+            }
+            assertEquals(503, down.statusCode(), down.body());
+            assertTrue(down.body().replaceAll("\\s", "").contains("\"status\":\"DOWN\""), down.body());
+            assertEquals(200, get("/health/live").statusCode(), "a database outage makes the node unready, not dead");
+        } finally {
+            link.mode(TcpProxy.Mode.FORWARD);
+        }
+        long t1 = System.nanoTime();
+        HttpResponse<String> up = get("/health/ready");
+        while (up.statusCode() != 200 && System.nanoTime() - t1 < 30_000_000_000L) {
+            Thread.sleep(500);
+            up = get("/health/ready");
+        }
+        assertEquals(200, up.statusCode(), up.body());
     }
 
     @Test

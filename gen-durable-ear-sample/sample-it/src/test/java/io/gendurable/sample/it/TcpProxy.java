@@ -1,0 +1,134 @@
+package io.gendurable.sample.it;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A TCP proxy to the tests' database that a test can cut (a copy of gen-durable-impl's test proxy, with a fixed port): {@link Mode#FORWARD} passes bytes,
+ * {@link Mode#REFUSE} closes every connection and each new one at once (the database is gone),
+ * {@link Mode#BLACKHOLE} keeps the sockets open and passes nothing (a dead network: reads hang).
+ */
+public final class TcpProxy implements AutoCloseable {
+    /** What the proxy does with traffic. */
+    public enum Mode { FORWARD, REFUSE, BLACKHOLE }
+
+    private final String targetHost;
+    private final int targetPort;
+    private final ServerSocket server;
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private volatile Mode mode = Mode.FORWARD;
+
+    /** Listens on an ephemeral port of 127.0.0.1 and forwards to the target. */
+    public TcpProxy(String targetHost, int targetPort) throws IOException {
+        this(targetHost, targetPort, 0);
+    }
+
+    /** Listens on {@code listenPort} of 127.0.0.1 (0: an ephemeral one) and forwards to the target. */
+    public TcpProxy(String targetHost, int targetPort, int listenPort) throws IOException {
+        this.targetHost = targetHost;
+        this.targetPort = targetPort;
+        this.server = new ServerSocket(listenPort, 50, InetAddress.getLoopbackAddress());
+        Thread t = new Thread(this::acceptLoop, "tcp-proxy-accept");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** @return the port to connect to */
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    /** @param jdbcUrl a PostgreSQL JDBC URL @return the same URL through a new proxy */
+    public static TcpProxy to(String jdbcUrl) throws IOException {
+        var m = java.util.regex.Pattern.compile("//([^:/]+)(?::(\\d+))?/").matcher(jdbcUrl);
+        if (!m.find()) {
+            throw new IllegalArgumentException("no host in " + jdbcUrl);
+        }
+        return new TcpProxy(m.group(1), m.group(2) == null ? 5432 : Integer.parseInt(m.group(2)));
+    }
+
+    /** @param jdbcUrl a PostgreSQL JDBC URL @return it, pointed at this proxy */
+    public String rewrite(String jdbcUrl) {
+        return jdbcUrl.replaceFirst("//[^/]+/", "//127.0.0.1:" + port() + "/");
+    }
+
+    /** @param m the new mode; {@link Mode#REFUSE} also closes every open connection */
+    public void mode(Mode m) {
+        mode = m;
+        if (m == Mode.REFUSE) {
+            sockets.forEach(TcpProxy::closeQuietly);
+            sockets.clear();
+        }
+    }
+
+    private void acceptLoop() {
+        while (!server.isClosed()) {
+            try {
+                Socket client = server.accept();
+                if (mode == Mode.REFUSE) {
+                    closeQuietly(client);
+                    continue;
+                }
+                sockets.add(client);
+                if (mode == Mode.BLACKHOLE) {
+                    continue;  // held open, never answered
+                }
+                Socket upstream = new Socket(targetHost, targetPort);
+                sockets.add(upstream);
+                pump(client, upstream);
+                pump(upstream, client);
+            } catch (IOException e) {
+                // closed, or one connection failed: go on while the server is open
+            }
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread t = new Thread(() -> {
+            byte[] buf = new byte[16384];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                for (int n; (n = in.read(buf)) >= 0; ) {
+                    while (mode == Mode.BLACKHOLE && !from.isClosed()) {
+                        Thread.sleep(20);  // hold the bytes: the peer waits
+                    }
+                    if (mode == Mode.REFUSE) {
+                        break;
+                    }
+                    out.write(buf, 0, n);
+                    out.flush();
+                }
+            } catch (IOException | InterruptedException e) {
+                // a side closed
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        }, "tcp-proxy-pump");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+        sockets.forEach(TcpProxy::closeQuietly);
+    }
+}
