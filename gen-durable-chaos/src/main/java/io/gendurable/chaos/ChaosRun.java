@@ -173,7 +173,7 @@ public final class ChaosRun {
         registry.register(FsmDefinition.of(new ChaosFlow(unused)));
         EngineConfig config = ChaosWorker.config("driver").toBuilder().queues(Map.of("driver", 1)).migrateAtStart(true)
                 .reaper(new EngineConfig.ReaperConfig(false, Duration.ofSeconds(1), 1000))
-                .gc(new EngineConfig.GcConfig(false, Duration.ofSeconds(60), Duration.ofDays(1), 10_000)).build();
+                .gc(new EngineConfig.GcConfig(false, Duration.ofSeconds(60), Duration.ofDays(1), Duration.ofDays(1), 10_000)).build();
         Engine e = Engine.builder().dataSource(pool).config(config).registry(registry).timer(timer).steps(steps).build();
         e.start();
         return e;

@@ -144,7 +144,7 @@ public final class ChaosWorker {
                 .drainTimeout(Duration.ofSeconds(3))
                 .reaper(new EngineConfig.ReaperConfig(true, REAPER_INTERVAL, 1000))
                 // the GC's loop runs the gate reconciler; terminal rows stay (the checks read them)
-                .gc(new EngineConfig.GcConfig(true, Duration.ofSeconds(2), Duration.ofDays(1), 10_000))
+                .gc(new EngineConfig.GcConfig(true, Duration.ofSeconds(2), Duration.ofDays(1), Duration.ofDays(1), 10_000))
                 .poke(EngineConfig.PokeTransport.POSTGRES)
                 .flushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), 100, Duration.ofMillis(5))))
                 .limits(limits()).build();
