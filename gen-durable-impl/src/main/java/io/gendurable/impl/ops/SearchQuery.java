@@ -94,12 +94,22 @@ final class SearchQuery {
             p.put("errorContains", "%" + likeEscape(q.errorContains().toLowerCase(Locale.ROOT)) + "%");
         }
         boolean newest = q.order() == Order.NEWEST_FIRST;
+        // (counted before the cursor's clause: every page of a search is planned alike)
+        boolean prefixWithOthers = q.correlationKeyPrefix() != null && where.size() > 2;
         if (afterId != null) {
             where.add(newest ? "r.id < :afterId" : "r.id > :afterId");
             p.put("afterId", afterId);
         }
+        // A key prefix with another filter beside it reads its range of gen_durable_ops_correlation
+        // and sorts the matches by id: ordering by "id + 0" keeps the planner from walking the
+        // primary key instead, which it chose intermittently (its histogram overestimates a narrow
+        // prefix, times the other filter's share) and which then read the whole table for a page
+        // of a few rows (SearchPlanTest, "fsm and correlation prefix"). A prefix alone keeps the
+        // id order: a narrow one is planned on its index already, a wide one pages off the primary
+        // key after a few rows. Known cost: a wide prefix with another filter reads all its range.
+        String orderBy = prefixWithOthers ? "r.id + 0" : "r.id";
         String jpql = "SELECT r FROM InstanceRow r WHERE " + String.join(" AND ", where)
-                + " ORDER BY r.id " + (newest ? "DESC" : "ASC");
+                + " ORDER BY " + orderBy + (newest ? " DESC" : " ASC");
         return new SearchQuery(jpql, p);
     }
 
