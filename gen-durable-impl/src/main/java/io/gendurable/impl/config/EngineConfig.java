@@ -43,6 +43,9 @@ import static io.gendurable.impl.config.ConfigKeys.REAPER_BATCH;
 import static io.gendurable.impl.config.ConfigKeys.REAPER_ENABLED;
 import static io.gendurable.impl.config.ConfigKeys.REAPER_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.SCHEMA;
+import static io.gendurable.impl.config.ConfigKeys.LIMITER;
+import static io.gendurable.impl.config.ConfigKeys.REDIS_TIMEOUT;
+import static io.gendurable.impl.config.ConfigKeys.REDIS_URL;
 
 /**
  * The engine's effective configuration, validated: one small record per part of the engine, each
@@ -66,18 +69,48 @@ import static io.gendurable.impl.config.ConfigKeys.SCHEMA;
  * @param limits   the rate limits and concurrency gates
  * @param gauges   the queue gauges' query
  * @param health   the health checks' bounds
+ * @param limiter  where the configured gates and rate limits are admitted
+ * @param redis    the Redis of the redis limiter and poke
  */
 public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, DrainConfig drain, ReaperConfig reaper,
                            GcConfig gc, List<FlusherConfig> flushers, SchemaConfig schema, PokeConfig poke,
                            AwaitConfig await, ValuesConfig values, HistoryConfig history, LimitsConfig limits,
-                           GaugesConfig gauges, HealthConfig health) {
+                           GaugesConfig gauges, HealthConfig health, LimiterBackend limiter, RedisConfig redis) {
 
     /** How inserts and engine-driven wakes announce runnable work. */
     public enum PokeTransport {
         /** this JVM's schedulers only */
         LOCAL,
         /** every node, over PostgreSQL LISTEN/NOTIFY */
-        POSTGRES
+        POSTGRES,
+        /** every node, over Redis Pub/Sub */
+        REDIS
+    }
+
+    /** Where the configured gates and rate limits are admitted. */
+    public enum LimiterBackend {
+        /** sharded counters in {@code gen_durable_buckets} */
+        POSTGRES,
+        /** lease-scored sorted sets and token buckets in Redis */
+        REDIS
+    }
+
+    /**
+     * The Redis of {@code limiter=redis} and {@code poke=redis}.
+     * @param url     {@code redis://[user:password@]host[:port][/database]}
+     * @param timeout how long one command may take
+     */
+    public record RedisConfig(String url, Duration timeout) {
+        /** Validates both keys. */
+        public RedisConfig {
+            REDIS_URL.check(url);
+            REDIS_TIMEOUT.check(timeout);
+        }
+    }
+
+    /** @return whether this node talks to Redis (the redis limiter or the redis poke) */
+    public boolean usesRedis() {
+        return limiter == LimiterBackend.REDIS || poke.transport() == PokeTransport.REDIS;
     }
 
     /**
@@ -272,6 +305,8 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(gauges, "gauges");
         Objects.requireNonNull(health, "health");
+        LIMITER.check(limiter);
+        Objects.requireNonNull(redis, "redis");
         for (var e : node.queues().entrySet()) {
             if (poll.minDemand() > e.getValue() + poll.prefetch()) {
                 throw MIN_DEMAND.reject("", poll.minDemand(),
@@ -451,6 +486,16 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
             return set(POKE_WINDOW, v);
         }
 
+        /** @param v {@code gendurable.limiter} @return this */
+        public Builder limiter(LimiterBackend v) {
+            return set(LIMITER, v);
+        }
+
+        /** @param v {@code gendurable.redis.url} @return this */
+        public Builder redisUrl(String v) {
+            return set(REDIS_URL, v);
+        }
+
         /** @param v {@code gendurable.await.tick} @return this */
         public Builder awaitTick(Duration v) {
             return set(AWAIT_TICK, v);
@@ -496,7 +541,8 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
                     new HistoryConfig(get(HISTORY_ENABLED), get(HISTORY_INCLUDE_STATE), get(HISTORY_RETENTION)),
                     limits,
                     new GaugesConfig(get(GAUGES_ENABLED), get(GAUGES_INTERVAL)),
-                    new HealthConfig(get(HEALTH_TIMEOUT), get(HEALTH_STALL_GRACE)));
+                    new HealthConfig(get(HEALTH_TIMEOUT), get(HEALTH_STALL_GRACE)),
+                    get(LIMITER), new RedisConfig(get(REDIS_URL), get(REDIS_TIMEOUT)));
         }
     }
 }

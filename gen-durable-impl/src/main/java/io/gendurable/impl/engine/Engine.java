@@ -46,6 +46,7 @@ import io.gendurable.impl.lease.Reaper;
 import io.gendurable.impl.poke.LocalPoke;
 import io.gendurable.impl.poke.Poke;
 import io.gendurable.impl.poke.PostgresPoke;
+import io.gendurable.impl.redis.RedisBackends;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
@@ -103,6 +104,8 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final AwaitBridge awaitBridge;
     private final Signaller signaller;
     private final PostgresPoke postgresPoke;
+    /** Null unless the configuration names Redis (the limiter or the poke): its client is optional. */
+    private final RedisBackends redis;
     private final Limiter limiter;
     private final LimitsSeeder limitsSeeder;
     private final EngineEvents events;
@@ -131,7 +134,9 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.postgresPoke = config.poke().transport() == EngineConfig.PokeTransport.POSTGRES
                 ? new PostgresPoke(ctx, dataSource, localPoke::poke, this::pokeAllLocal)
                 : null;
-        Poke remote = postgresPoke != null ? postgresPoke : b.poke;
+        this.redis = config.usesRedis() ? RedisBackends.open(ctx, localPoke::poke, this::pokeAllLocal) : null;
+        Poke remote = postgresPoke != null ? postgresPoke
+                : redis != null && redis.poke() != null ? redis.poke() : b.poke;
         Poke poke = remote == null ? localPoke : q -> {
             localPoke.poke(q);
             remote.poke(q);
@@ -140,7 +145,7 @@ public final class Engine implements GenDurable, AutoCloseable {
                 new ValueSize(config.values().maxBytes()));
         CallerTransactions callerTx = b.callerTransactions == null ? CallerTransactions.NONE : b.callerTransactions;
         this.inserter = new Inserter(ctx, instanceRows, poke, callerTx);
-        this.limiter = new PostgresLimiter(ctx);
+        this.limiter = redis != null && redis.limiter() != null ? redis.limiter() : new PostgresLimiter(ctx);
         this.limitsSeeder = new LimitsSeeder(ctx);
         OutcomeEncoder encoder = new OutcomeEncoder(json, instanceRows);
         StepRunner runner = new StepRunner(ctx, encoder, new InlineContinuation(ctx, limiter, encoder));
@@ -182,6 +187,20 @@ public final class Engine implements GenDurable, AutoCloseable {
         Set<String> queues = new HashSet<>(flushed.rewoken().values());
         queues.addAll(flushed.childQueues());
         queues.forEach(poke::poke);
+        creditOutOfBand(committed);
+    }
+
+    /** Slots kept outside PostgreSQL (Redis) go back once their outcome committed; a failure leaks until their lease lapses. */
+    private void creditOutOfBand(List<Transition> committed) {
+        List<Limiter.Slot> slots = new ArrayList<>();
+        for (Transition r : committed) {
+            if (r.slot() != null && !r.slot().inBand()) {
+                slots.add(r.slot());
+            }
+        }
+        if (!slots.isEmpty()) {
+            limiter.credit(slots);
+        }
     }
 
     private void pokeAllLocal() {
@@ -214,6 +233,9 @@ public final class Engine implements GenDurable, AutoCloseable {
             awaitWatcher.start();
             if (postgresPoke != null) {
                 postgresPoke.start();
+            }
+            if (redis != null) {
+                redis.start();
             }
             if (config.gauges().enabled()) {
                 gauges.start();
@@ -285,6 +307,9 @@ public final class Engine implements GenDurable, AutoCloseable {
             pauses.stop();
             awaitWatcher.stop();
             awaitBridge.close();  // callers answer Busy with their last snapshot, never a closed-factory error
+            if (redis != null) {
+                redis.stop();
+            }
             db.close();
             LOG.log(Level.INFO, "gen-durable stopped");
         }
