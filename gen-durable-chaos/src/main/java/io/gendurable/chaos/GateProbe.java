@@ -16,6 +16,7 @@ import java.sql.Statement;
  * against the limit itself: more admitted executing rows than {@link ChaosChild#GATE_LIMIT} at
  * any sample is over-admission, whatever the counter says. The run samples every
  * {@link #INTERVAL_MILLIS} ms (an over-credit lasts until the reconciler's next round, 2 s here).
+ * With the Redis limiter the counter is the gate's sorted set in Redis ({@link #sampleRedis}).
  */
 public final class GateProbe {
     private static final String SAMPLE = """
@@ -23,6 +24,12 @@ public final class GateProbe {
                    (SELECT sum(capacity) FROM %1$s.gen_durable_buckets WHERE kind = 'conc' AND key = '%2$s'),
                    (SELECT count(*) FROM %1$s.gen_durable WHERE status = 'executing' AND concurrency_key = '%2$s'
                       AND concurrency_shard >= 0)  -- -1: claimed, not yet admitted
+            """.formatted(ChaosSchema.ENGINE, ChaosChild.GATE_KEY);
+
+    // With the Redis limiter: the admitted executing rows, read before and after the holders in Redis.
+    private static final String HELD = """
+            SELECT count(*) FROM %1$s.gen_durable WHERE status = 'executing' AND concurrency_key = '%2$s'
+              AND concurrency_shard >= 0
             """.formatted(ChaosSchema.ENGINE, ChaosChild.GATE_KEY);
 
     /** The sampling interval. */
@@ -41,9 +48,12 @@ public final class GateProbe {
                         long maxHeld, int overLimit) {
     }
 
-    /** @param ds a pool on the chaos database */
-    public GateProbe(DataSource ds) {
+    private final ChaosRedis redis;
+
+    /** @param ds a pool on the chaos database @param redis the run's Redis when the limiter is Redis's, else null */
+    public GateProbe(DataSource ds, ChaosRedis redis) {
         this.ds = ds;
+        this.redis = redis;
     }
 
     /** Takes one sample; a database error skips it (the server may be restarting). */
@@ -81,6 +91,9 @@ public final class GateProbe {
 
     /** @return {capacity - free - held (0: the truth), held} */
     private long[] sampleNow() throws SQLException {
+        if (redis != null) {
+            return sampleRedis();
+        }
         try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(SAMPLE)) {
             rs.next();
             double free = rs.getDouble(1);
@@ -91,6 +104,32 @@ public final class GateProbe {
                 return new long[] {0, held};  // a missing key is minted full by the next claim
             }
             return new long[] {Math.round(capacity - free - held), held};
+        }
+    }
+
+    /**
+     * The Redis limiter: the gate's live holders (members whose lease has not lapsed) against the
+     * admitted executing rows. The two stores cannot be read in one snapshot: PostgreSQL is read
+     * before and after Redis and the smaller count kept (an admission adds its holder before it
+     * stamps its row, a credit removes it after the row's commit, so holders never fall below that
+     * minimum unless a slot was freed while still held). More holders than rows is a leak, healed
+     * when its lease lapses.
+     */
+    private long[] sampleRedis() throws SQLException {
+        long before = held();
+        long holders = redis.liveHolders(ChaosChild.GATE_KEY);
+        long after = held();
+        if (holders < 0) {
+            throw new SQLException("Redis does not answer");  // restarting: skipped
+        }
+        long heldNow = Math.min(before, after);
+        return new long[] {holders - heldNow, Math.max(before, after)};
+    }
+
+    private long held() throws SQLException {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(HELD)) {
+            rs.next();
+            return rs.getLong(1);
         }
     }
 }

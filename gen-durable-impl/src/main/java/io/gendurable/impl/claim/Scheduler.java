@@ -194,7 +194,12 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
         wake();
     }
 
-    private void wake() {
+    /**
+     * Asks for a fill soon even while busy, and resets the idle backoff: for the rare events that
+     * every scheduler must act on at once whatever it runs (a queue paused or resumed, a poke
+     * listener back after missing messages).
+     */
+    public void wake() {
         idleDelayMillis = config.poll().interval().toMillis();
         requestFill();
     }

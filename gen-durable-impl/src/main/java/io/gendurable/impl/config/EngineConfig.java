@@ -352,7 +352,7 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
 
     /**
      * @return the effective configuration as one log line, {@code key=value} for every key the
-     * engine holds, in the catalogue's order (no secrets: none are held here)
+     * engine holds, in the catalogue's order (no secrets: a password in {@code redis.url} is masked)
      */
     public String describe() {
         StringJoiner line = new StringJoiner(" ");

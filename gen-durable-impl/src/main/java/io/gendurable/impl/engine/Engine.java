@@ -203,8 +203,9 @@ public final class Engine implements GenDurable, AutoCloseable {
         }
     }
 
+    /** Wakes every local scheduler, busy or not (a pause changed, a poke listener reconnected). */
     private void pokeAllLocal() {
-        schedulers.forEach(Scheduler::poke);
+        schedulers.forEach(Scheduler::wake);
     }
 
     /** @return a builder */
