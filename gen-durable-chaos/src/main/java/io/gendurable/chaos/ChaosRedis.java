@@ -99,6 +99,15 @@ public final class ChaosRedis implements AutoCloseable {
         }
     }
 
+    /** @return whether the limiter's epoch key exists (false after a restart, until an admission rebuilt the holders) */
+    public synchronized boolean hasEpoch() {
+        try {
+            return admin.sync().exists("gendurable:" + ChaosSchema.ENGINE + ":epoch") == 1;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
     /** @return a one-line summary of its faults */
     public String summary() {
         return "Redis restarts (kill -9, no persistence)=" + restarts.get()

@@ -26,10 +26,12 @@ public final class GateProbe {
                       AND concurrency_shard >= 0)  -- -1: claimed, not yet admitted
             """.formatted(ChaosSchema.ENGINE, ChaosChild.GATE_KEY);
 
-    // With the Redis limiter: the admitted executing rows, read before and after the holders in Redis.
+    // With the Redis limiter: the admitted executing rows whose lease runs (a row whose lease lapsed is
+    // a zombie the reaper is about to take back, and its holder lapses a heartbeat after it), read
+    // before and after the holders in Redis.
     private static final String HELD = """
-            SELECT count(*) FROM %1$s.gen_durable WHERE status = 'executing' AND concurrency_key = '%2$s'
-              AND concurrency_shard >= 0
+            SELECT count(*) FILTER (WHERE lease_expires_at > now()), count(*) FROM %1$s.gen_durable
+            WHERE status = 'executing' AND concurrency_key = '%2$s' AND concurrency_shard >= 0
             """.formatted(ChaosSchema.ENGINE, ChaosChild.GATE_KEY);
 
     /** The sampling interval. */
@@ -82,7 +84,8 @@ public final class GateProbe {
         try {
             long leak = sampleNow()[0];
             return new Stats(samples, leaking, maxLeak, overCredited, leak,
-                    leak == 0 ? "free + held = capacity (or the idle key was deleted: full)" : leak + " slots leaked",
+                    leak == 0 ? (redis != null ? "live holders in Redis = admitted live rows"
+                            : "free + held = capacity (or the idle key was deleted: full)") : leak + " slots leaked",
                     maxHeld, overLimit);
         } catch (SQLException e) {
             throw new IllegalStateException("gate probe: " + e.getMessage(), e);
@@ -116,20 +119,33 @@ public final class GateProbe {
      * when its lease lapses.
      */
     private long[] sampleRedis() throws SQLException {
-        long before = held();
+        long[] first = held();
         long holders = redis.liveHolders(ChaosChild.GATE_KEY);
-        long after = held();
+        long[] second = held();
+        long before = first[0];
+        long after = second[0];
         if (holders < 0) {
             throw new SQLException("Redis does not answer");  // restarting: skipped
         }
+        if (!redis.hasEpoch()) {
+            // Redis lost its data and no admission has rebuilt it yet: nothing can be admitted until one
+            // does, so the missing holders cannot over-admit. Not a sample.
+            throw new SQLException("Redis not rebuilt yet");
+        }
         long heldNow = Math.min(before, after);
-        return new long[] {holders - heldNow, Math.max(before, after)};
+        if (holders < heldNow) {
+            System.out.printf("%tT gate probe: %d live holders in Redis against %d/%d admitted live rows%n",
+                    System.currentTimeMillis(), holders, before, after);
+        }
+        // Against the limit: every admitted executing row, zombies included, as in the PostgreSQL mode.
+        return new long[] {holders - heldNow, Math.max(first[1], second[1])};
     }
 
-    private long held() throws SQLException {
+    /** @return {admitted executing rows whose lease runs, all admitted executing rows} */
+    private long[] held() throws SQLException {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(HELD)) {
             rs.next();
-            return rs.getLong(1);
+            return new long[] {rs.getLong(1), rs.getLong(2)};
         }
     }
 }

@@ -37,9 +37,13 @@ class RedisPokeTest {
     public record Item(int n) {
     }
 
+    /** Records when each row's step started. */
     public static class Noop implements Fsm<Item> {
+        static final java.util.Map<Integer, Long> STARTED = new java.util.concurrent.ConcurrentHashMap<>();
+
         @Override
         public Outcome step(String step, Item s, StepContext ctx) {
+            STARTED.putIfAbsent(s.n(), System.nanoTime());
             return Outcome.done(s);
         }
     }
@@ -59,12 +63,13 @@ class RedisPokeTest {
         };
     }
 
-    private static long insertOnAndTimeDoneBy(Engine a, Engine b, int n) {
-        long t0 = System.nanoTime();
+    /** @return milliseconds from the insert's return (its commit) on A to the step's start on B */
+    private static double insertOnAndTimeStartOn(Engine a, Engine b, int n) {
         long id = a.insert(Noop.class, new Item(n)).id();
+        long committed = System.nanoTime();
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(2))
                 .until(() -> b.find(id).orElseThrow().status() == Status.DONE);
-        return (System.nanoTime() - t0) / 1_000_000;
+        return (Noop.STARTED.get(n) - committed) / 1e6;
     }
 
     @Test
@@ -73,14 +78,15 @@ class RedisPokeTest {
         Engine b = h.start("B", node(true), new Noop());
         await().atMost(Duration.ofSeconds(10)).until(() -> b.metrics().picks.sum() >= 1);
         Thread.sleep(300);  // B's subscription is up
-        List<Long> ms = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            ms.add(insertOnAndTimeDoneBy(a, b, i));
+        List<Double> ms = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            ms.add(insertOnAndTimeStartOn(a, b, 100 + i));
             Thread.sleep(120);  // past the dedup window: each insert is a fresh broadcast
         }
-        List<Long> sorted = ms.stream().sorted().toList();
-        System.out.println("redis poke: insert on A -> done on B, ms " + ms + ", median " + sorted.get(5));
-        assertThat(sorted.get(5)).as("median ms").isLessThan(100);
+        List<Double> sorted = ms.stream().sorted().toList();
+        System.out.printf("redis poke: insert on A -> start on B, ms %s; median %.1f, max %.1f%n", ms, sorted.get(10),
+                sorted.get(19));
+        assertThat(sorted.get(10)).as("median ms").isLessThan(50);
         assertThat(b.metrics().pokesReceived.sum()).isGreaterThanOrEqualTo(10);
         assertThat(a.metrics().pokesReceived.sum()).as("A never hears its own pokes").isZero();
     }
@@ -123,10 +129,12 @@ class RedisPokeTest {
         RedisClient client = RedisClient.create(TestRedis.url());
         try (StatefulRedisPubSubConnection<String, String> sub = client.connectPubSub()) {
             AtomicInteger messages = new AtomicInteger();
+            List<Long> at = new java.util.concurrent.CopyOnWriteArrayList<>();
             sub.addListener(new RedisPubSubAdapter<>() {
                 @Override
                 public void message(String channel, String message) {
                     messages.incrementAndGet();
+                    at.add(System.nanoTime());
                 }
             });
             sub.sync().subscribe("gendurable:" + h.schema() + ":poke");
@@ -142,10 +150,16 @@ class RedisPokeTest {
             }
             long ms = (System.nanoTime() - t0) / 1_000_000;
             Thread.sleep(300);  // the trailing edges
-            long windows = ms / 50 + 1;
+            long windows = (ms + 300) / 50 + 1;
+            long minGapMs = Long.MAX_VALUE;
+            for (int i = 1; i < at.size(); i++) {
+                minGapMs = Math.min(minGapMs, (at.get(i) - at.get(i - 1)) / 1_000_000);
+            }
             System.out.println("redis poke: " + n + " inserts on 3 nodes over " + ms + " ms -> " + messages.get()
-                    + " broadcasts (" + windows + " windows of 50 ms)");
-            assertThat(messages.get()).isBetween(1, (int) windows + 2);
+                    + " broadcasts, the closest two " + minGapMs + " ms apart (window 50 ms)");
+            assertThat(messages.get()).isBetween(1, (int) windows);
+            // One per window, fleet-wide: two broadcasts are a window apart (less some delivery jitter).
+            assertThat(minGapMs).isGreaterThanOrEqualTo(30);
         } finally {
             client.shutdown();
         }
