@@ -178,6 +178,7 @@ public final class Engine implements GenDurable, AutoCloseable {
     }
 
     private void afterCommit(List<Transition> committed, FlushSql.Flushed flushed, Poke poke) {
+        creditOutOfBand(committed);
         Map<Long, String> statuses = new HashMap<>(committed.size() * 2);
         for (Transition r : committed) {
             statuses.put(r.id(), r.status().dbName());
@@ -187,10 +188,12 @@ public final class Engine implements GenDurable, AutoCloseable {
         Set<String> queues = new HashSet<>(flushed.rewoken().values());
         queues.addAll(flushed.childQueues());
         queues.forEach(poke::poke);
-        creditOutOfBand(committed);
     }
 
-    /** Slots kept outside PostgreSQL (Redis) go back once their outcome committed; a failure leaks until their lease lapses. */
+    /**
+     * Slots kept outside PostgreSQL (Redis) go back once their outcome committed, before the pokes
+     * (a poked scheduler finds them free); a failure leaks them until their lease lapses.
+     */
     private void creditOutOfBand(List<Transition> committed) {
         List<Limiter.Slot> slots = new ArrayList<>();
         for (Transition r : committed) {
@@ -198,8 +201,15 @@ public final class Engine implements GenDurable, AutoCloseable {
                 slots.add(r.slot());
             }
         }
-        if (!slots.isEmpty()) {
+        if (slots.isEmpty()) {
+            return;
+        }
+        try {
             limiter.credit(slots);
+        } catch (RuntimeException e) {
+            metrics.loopErrors.increment();
+            LOG.log(Level.WARNING, "gen-durable: could not give back " + slots.size()
+                    + " gate slots kept outside PostgreSQL; they lapse with their lease: " + e);
         }
     }
 

@@ -267,7 +267,7 @@ public final class RedisLimiter implements Limiter {
             gateRows.stamp(stamps);
         } catch (RuntimeException e) {
             // The claims are lost or locked: give the slots back (should this fail, they lapse with their lease).
-            creditQuietly(slots);
+            credit(slots);
             throw e;
         }
         Map<Long, Held> mine = held.computeIfAbsent(queue, q -> new ConcurrentHashMap<>());
@@ -328,15 +328,12 @@ public final class RedisLimiter implements Limiter {
             keys.add(gateKey(s.key()));
             args.add(s.holder());
         }
-        store.eval(CREDIT, ScriptOutputType.INTEGER, keys, args);
-    }
-
-    private void creditQuietly(List<Slot> slots) {
         try {
-            credit(slots);
+            store.eval(CREDIT, ScriptOutputType.INTEGER, keys, args);
         } catch (RuntimeException e) {
+            // Best-effort, as the SPI says: the holders lapse with their lease.
             ctx.metrics().loopErrors.increment();
-            LOG.log(Level.WARNING, "gen-durable: could not give back " + slots.size()
+            LOG.log(Level.WARNING, "gen-durable: could not give back " + mine.size()
                     + " Redis gate slots; they lapse with their lease: " + e);
         }
     }
