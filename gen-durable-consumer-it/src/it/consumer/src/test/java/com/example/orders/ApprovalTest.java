@@ -29,6 +29,15 @@ class ApprovalTest {
         assertTrue(jarOf(GenDurable.class).contains("gen-durable-api-"), jarOf(GenDurable.class));
     }
 
+    /** The one gen-durable-impl dependency brings Hibernate and the jboss-logging version it is tested with. */
+    @Test
+    void the_engine_brings_its_libraries_pinned() throws ClassNotFoundException {
+        assertTrue(jarOf(Class.forName("org.hibernate.Version")).contains("hibernate-core-" + System.getProperty("expected.hibernate")),
+                jarOf(Class.forName("org.hibernate.Version")));
+        assertTrue(jarOf(Class.forName("org.jboss.logging.Logger")).contains("jboss-logging-" + System.getProperty("expected.jboss-logging")),
+                jarOf(Class.forName("org.jboss.logging.Logger")));
+    }
+
     private static String jarOf(Class<?> c) {
         return c.getProtectionDomain().getCodeSource().getLocation().toString();
     }
