@@ -163,7 +163,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.signaller = new Signaller(ctx, poke, callerTx);
         this.gc = new Gc(ctx, new BucketSweeper(ctx));
         this.drainRunner = new DrainRunner(ctx, encoder, limiter, afterCommit, reaper, () -> started);
-        this.schedules = new Schedules(ctx, instanceRows, poke);
+        this.schedules = new Schedules(ctx, inserter, poke);
         Controls controls = new Controls(ctx, (statuses, queues) -> {
             awaiters.observed(statuses);
             queues.forEach(poke::poke);

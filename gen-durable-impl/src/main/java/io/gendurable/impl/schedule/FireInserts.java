@@ -5,8 +5,7 @@ import io.gendurable.Inserted;
 import io.gendurable.NewInstance;
 import io.gendurable.Status;
 import io.gendurable.impl.fsm.FsmDefinition;
-import io.gendurable.impl.insert.InsertSql;
-import io.gendurable.impl.insert.InstanceRows;
+import io.gendurable.impl.insert.Inserter;
 import io.gendurable.impl.runtime.EngineContext;
 
 import java.sql.Connection;
@@ -24,13 +23,11 @@ final class FireInserts {
     private static final Status[] EVERY_STATUS = Status.values();
 
     private final EngineContext ctx;
-    private final InstanceRows instanceRows;
-    private final InsertSql sql;
+    private final Inserter inserter;
 
-    FireInserts(EngineContext ctx, InstanceRows instanceRows) {
+    FireInserts(EngineContext ctx, Inserter inserter) {
         this.ctx = ctx;
-        this.instanceRows = instanceRows;
-        this.sql = ctx.statements().of(InsertSql.class, InsertSql::new);
+        this.inserter = inserter;
     }
 
     /** @param name a schedule @param fire one of its fire times @return the correlation key of that fire */
@@ -42,22 +39,21 @@ final class FireInserts {
      * @param c     the transaction
      * @param row   the schedule
      * @param keys  one correlation key per instance
-     * @param now   the insert time
      * @return one answer per key (a duplicate for a key already held); null entries are keys whose
      *         holder was deleted meanwhile, and count as fired
      * @throws IllegalArgumentException when the schedule's FSM is not registered on this node
      */
-    Inserted[] insert(Connection c, ScheduleSql.Row row, List<String> keys, Instant now) throws SQLException {
+    Inserted[] insert(Connection c, ScheduleSql.Row row, List<String> keys) throws SQLException {
         FsmDefinition def = ctx.registry().newest(row.fsm()).orElseThrow(() -> new IllegalArgumentException(
                 "schedule '" + row.name() + "': fsm '" + row.fsm() + "' is not registered on this node; registered: "
                         + ctx.registry().describe()));
         Object state = ctx.json().read(row.stateJson(), def.stateType());
-        List<InsertSql.Row> rows = new ArrayList<>(keys.size());
+        List<NewInstance> instances = new ArrayList<>(keys.size());
         for (String key : keys) {
             InsertOptions options = InsertOptions.builder().correlationKey(key).correlationScope(EVERY_STATUS).build();
-            rows.add(instanceRows.toRow(new NewInstance(row.fsm(), state, options), now, null));
+            instances.add(new NewInstance(row.fsm(), state, options));
         }
-        return sql.insert(c, rows, now);
+        return inserter.insertIn(c, instances);
     }
 
     /** @return the queue the schedule's instances go to */

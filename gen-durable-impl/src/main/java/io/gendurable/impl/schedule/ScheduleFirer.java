@@ -110,7 +110,7 @@ public final class ScheduleFirer implements Background {
             Instant lastFire = null;
             if (!f.fireTimes().isEmpty()) {
                 List<String> keys = f.fireTimes().stream().map(t -> FireInserts.key(row.name(), t)).toList();
-                Inserted[] answers = inserts.insert(c, row, keys, now);
+                Inserted[] answers = inserts.insert(c, row, keys);
                 for (int i = 0; i < answers.length; i++) {
                     if (answers[i] != null && !answers[i].duplicate()) {
                         lastId = answers[i].id();

@@ -5,7 +5,7 @@ import io.gendurable.Inserted;
 import io.gendurable.ScheduleDefinition;
 import io.gendurable.ScheduleStatus;
 import io.gendurable.impl.fsm.FsmDefinition;
-import io.gendurable.impl.insert.InstanceRows;
+import io.gendurable.impl.insert.Inserter;
 import io.gendurable.impl.poke.Poke;
 import io.gendurable.impl.runtime.EngineContext;
 
@@ -40,15 +40,15 @@ public final class Schedules {
      * Reads and validates the declared schedules of every registered FSM.
      *
      * @param ctx          the engine's context
-     * @param instanceRows turns the fired instances into rows
+     * @param inserter     inserts the fired instances
      * @param poke         told of the queues that got instances
      * @throws IllegalArgumentException naming the class and the field of an invalid schedule
      * @throws IllegalStateException    when two classes declare the same schedule name, naming both
      */
-    public Schedules(EngineContext ctx, InstanceRows instanceRows, Poke poke) {
+    public Schedules(EngineContext ctx, Inserter inserter, Poke poke) {
         this.ctx = ctx;
         this.sql = ctx.statements().of(ScheduleSql.class, ScheduleSql::new);
-        this.inserts = new FireInserts(ctx, instanceRows);
+        this.inserts = new FireInserts(ctx, inserter);
         this.poke = poke;
         this.declared = declared(ctx);
         this.firer = new ScheduleFirer(ctx, inserts, poke);
@@ -161,7 +161,7 @@ public final class Schedules {
         Inserted inserted = ctx.db().inTransaction(c -> {
             ScheduleSql.Row row = sql.find(c, name).orElseThrow(() -> noSuch(name, c));
             queue[0] = inserts.queue(row);
-            return inserts.insert(c, row, List.of("schedule:" + name + ":manual:" + now), now)[0];
+            return inserts.insert(c, row, List.of("schedule:" + name + ":manual:" + now))[0];
         });
         if (inserted != null && !inserted.duplicate()) {
             poke.poke(queue[0]);
