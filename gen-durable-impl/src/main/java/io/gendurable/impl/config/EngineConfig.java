@@ -33,6 +33,8 @@ import static io.gendurable.impl.config.ConfigKeys.MAX_POLL_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.MAX_VALUE_BYTES;
 import static io.gendurable.impl.config.ConfigKeys.MIGRATE_AT_START;
 import static io.gendurable.impl.config.ConfigKeys.MIN_DEMAND;
+import static io.gendurable.impl.config.ConfigKeys.NODES_BEACON_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.NODES_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.NODE_ID;
 import static io.gendurable.impl.config.ConfigKeys.POKE;
 import static io.gendurable.impl.config.ConfigKeys.POKE_WINDOW;
@@ -66,11 +68,12 @@ import static io.gendurable.impl.config.ConfigKeys.SCHEMA;
  * @param limits   the rate limits and concurrency gates
  * @param gauges   the queue gauges' query
  * @param health   the health checks' bounds
+ * @param nodes    the node beacon
  */
 public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, DrainConfig drain, ReaperConfig reaper,
                            GcConfig gc, List<FlusherConfig> flushers, SchemaConfig schema, PokeConfig poke,
                            AwaitConfig await, ValuesConfig values, HistoryConfig history, LimitsConfig limits,
-                           GaugesConfig gauges, HealthConfig health) {
+                           GaugesConfig gauges, HealthConfig health, NodesConfig nodes) {
 
     /** How inserts and engine-driven wakes announce runnable work. */
     public enum PokeTransport {
@@ -257,6 +260,22 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         }
     }
 
+    /**
+     * The node beacon. @param beaconInterval how often this node writes its row
+     * @param retention how long the row of a node that stopped writing is kept; at least three intervals
+     */
+    public record NodesConfig(Duration beaconInterval, Duration retention) {
+        /** Validates both keys, and the retention against the interval. */
+        public NodesConfig {
+            NODES_BEACON_INTERVAL.check(beaconInterval);
+            NODES_RETENTION.check(retention);
+            if (retention.compareTo(beaconInterval.multipliedBy(3)) < 0) {
+                throw NODES_RETENTION.reject("", retention, "a duration of at least three times "
+                        + NODES_BEACON_INTERVAL.key() + " (" + beaconInterval.multipliedBy(3) + ")");
+            }
+        }
+    }
+
     /** Requires every part; validates the rules across parts; messages name the key. */
     public EngineConfig {
         Objects.requireNonNull(node, "node");
@@ -272,6 +291,7 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(gauges, "gauges");
         Objects.requireNonNull(health, "health");
+        Objects.requireNonNull(nodes, "nodes");
         for (var e : node.queues().entrySet()) {
             if (poll.minDemand() > e.getValue() + poll.prefetch()) {
                 throw MIN_DEMAND.reject("", poll.minDemand(),
@@ -471,6 +491,11 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
             return set(HEALTH_TIMEOUT, v.timeout()).set(HEALTH_STALL_GRACE, v.stallGrace());
         }
 
+        /** @param v the {@code gendurable.nodes.*} keys @return this */
+        public Builder nodes(NodesConfig v) {
+            return set(NODES_BEACON_INTERVAL, v.beaconInterval()).set(NODES_RETENTION, v.retention());
+        }
+
         /** @param v the rate limits and gates, {@code gendurable.rate-limits.*} and {@code gendurable.concurrency-limits.*} @return this */
         public Builder limits(LimitsConfig v) {
             this.limits = Objects.requireNonNull(v, "limits");
@@ -496,7 +521,8 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
                     new HistoryConfig(get(HISTORY_ENABLED), get(HISTORY_INCLUDE_STATE), get(HISTORY_RETENTION)),
                     limits,
                     new GaugesConfig(get(GAUGES_ENABLED), get(GAUGES_INTERVAL)),
-                    new HealthConfig(get(HEALTH_TIMEOUT), get(HEALTH_STALL_GRACE)));
+                    new HealthConfig(get(HEALTH_TIMEOUT), get(HEALTH_STALL_GRACE)),
+                    new NodesConfig(get(NODES_BEACON_INTERVAL), get(NODES_RETENTION)));
         }
     }
 }

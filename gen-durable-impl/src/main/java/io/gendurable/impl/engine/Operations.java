@@ -11,11 +11,13 @@ import io.gendurable.InstanceSnapshot;
 import io.gendurable.InstanceStateException;
 import io.gendurable.OperationsSummary;
 import io.gendurable.NoSuchInstanceException;
+import io.gendurable.NodeStatus;
 import io.gendurable.PausedQueue;
 import io.gendurable.RetryOptions;
 import io.gendurable.events.OperatorAction;
 import io.gendurable.impl.control.Controls;
 import io.gendurable.impl.fsm.FsmDefinition;
+import io.gendurable.impl.nodes.NodeDirectory;
 import io.gendurable.impl.ops.Queries;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.ValueSize;
@@ -32,7 +34,8 @@ import java.util.function.ToIntFunction;
 import java.util.regex.Pattern;
 
 /**
- * {@link DurableOperations} over the engine: the reads go to {@link Queries}; an action validates
+ * {@link DurableOperations} over the engine: the reads go to {@link Queries} (the nodes and the
+ * summary's alerts to {@link NodeDirectory}); an action validates
  * its arguments, runs ({@link Controls}), logs it with the caller's principal in {@code io.gendurable.operations} and
  * fires an {@link OperatorAction}.
  */
@@ -49,15 +52,17 @@ final class Operations implements DurableOperations {
     private final LongFunction<Optional<InstanceSnapshot>> find;
     private final Supplier<String> principal;
     private final ValueSize valueSize;
+    private final NodeDirectory nodes;
 
     Operations(EngineContext ctx, Controls controls, Queries queries, LongFunction<Optional<InstanceSnapshot>> find,
-               Supplier<String> principal) {
+               Supplier<String> principal, NodeDirectory nodes) {
         this.ctx = ctx;
         this.controls = controls;
         this.queries = queries;
         this.find = find;
         this.principal = principal;
         this.valueSize = new ValueSize(ctx.config().values().maxBytes());
+        this.nodes = nodes;
     }
 
     @Override
@@ -72,7 +77,13 @@ final class Operations implements DurableOperations {
 
     @Override
     public OperationsSummary summary() {
-        return queries.summary();
+        OperationsSummary s = queries.summary();
+        return s.withAlerts(nodes.alerts(s));
+    }
+
+    @Override
+    public List<NodeStatus> nodes() {
+        return nodes.nodes();
     }
 
     @Override
