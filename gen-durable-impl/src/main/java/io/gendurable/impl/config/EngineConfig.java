@@ -20,6 +20,9 @@ import static io.gendurable.impl.config.ConfigKeys.GC_ENABLED;
 import static io.gendurable.impl.config.ConfigKeys.GC_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.GAUGES_ENABLED;
 import static io.gendurable.impl.config.ConfigKeys.GAUGES_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.SCHEDULES_ENABLED;
+import static io.gendurable.impl.config.ConfigKeys.SCHEDULES_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.SCHEDULES_MISFIRE_THRESHOLD;
 import static io.gendurable.impl.config.ConfigKeys.GC_FAILED_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.GC_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.HEALTH_STALL_GRACE;
@@ -33,6 +36,8 @@ import static io.gendurable.impl.config.ConfigKeys.MAX_POLL_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.MAX_VALUE_BYTES;
 import static io.gendurable.impl.config.ConfigKeys.MIGRATE_AT_START;
 import static io.gendurable.impl.config.ConfigKeys.MIN_DEMAND;
+import static io.gendurable.impl.config.ConfigKeys.NODES_BEACON_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.NODES_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.NODE_ID;
 import static io.gendurable.impl.config.ConfigKeys.POKE;
 import static io.gendurable.impl.config.ConfigKeys.POKE_WINDOW;
@@ -69,13 +74,16 @@ import static io.gendurable.impl.config.ConfigKeys.REDIS_URL;
  * @param limits   the rate limits and concurrency gates
  * @param gauges   the queue gauges' query
  * @param health   the health checks' bounds
+ * @param schedules the recurring schedules' loop
+ * @param nodes    the node beacon
  * @param limiter  where the configured gates and rate limits are admitted
  * @param redis    the Redis of the redis limiter and poke
  */
 public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, DrainConfig drain, ReaperConfig reaper,
                            GcConfig gc, List<FlusherConfig> flushers, SchemaConfig schema, PokeConfig poke,
                            AwaitConfig await, ValuesConfig values, HistoryConfig history, LimitsConfig limits,
-                           GaugesConfig gauges, HealthConfig health, LimiterBackend limiter, RedisConfig redis) {
+                           GaugesConfig gauges, HealthConfig health, SchedulesConfig schedules,
+                           NodesConfig nodes, LimiterBackend limiter, RedisConfig redis) {
 
     /** How inserts and engine-driven wakes announce runnable work. */
     public enum PokeTransport {
@@ -269,6 +277,18 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         }
     }
 
+    /**
+     * The recurring schedules. @param enabled whether this node fires them
+     * @param interval how often it looks for due ones @param misfireThreshold how late a fire time may be found
+     */
+    public record SchedulesConfig(boolean enabled, Duration interval, Duration misfireThreshold) {
+        /** Validates the keys. */
+        public SchedulesConfig {
+            SCHEDULES_INTERVAL.check(interval);
+            SCHEDULES_MISFIRE_THRESHOLD.check(misfireThreshold);
+        }
+    }
+
     /** The queue gauges. @param enabled run their query on this node @param interval between two runs */
     public record GaugesConfig(boolean enabled, Duration interval) {
         /** Validates the keys. */
@@ -290,6 +310,22 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         }
     }
 
+    /**
+     * The node beacon. @param beaconInterval how often this node writes its row
+     * @param retention how long the row of a node that stopped writing is kept; at least three intervals
+     */
+    public record NodesConfig(Duration beaconInterval, Duration retention) {
+        /** Validates both keys, and the retention against the interval. */
+        public NodesConfig {
+            NODES_BEACON_INTERVAL.check(beaconInterval);
+            NODES_RETENTION.check(retention);
+            if (retention.compareTo(beaconInterval.multipliedBy(3)) < 0) {
+                throw NODES_RETENTION.reject("", retention, "a duration of at least three times "
+                        + NODES_BEACON_INTERVAL.key() + " (" + beaconInterval.multipliedBy(3) + ")");
+            }
+        }
+    }
+
     /** Requires every part; validates the rules across parts; messages name the key. */
     public EngineConfig {
         Objects.requireNonNull(node, "node");
@@ -305,6 +341,7 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(gauges, "gauges");
         Objects.requireNonNull(health, "health");
+        Objects.requireNonNull(nodes, "nodes");
         LIMITER.check(limiter);
         Objects.requireNonNull(redis, "redis");
         for (var e : node.queues().entrySet()) {
@@ -506,6 +543,12 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
             return set(MAX_VALUE_BYTES, v);
         }
 
+        /** @param v the {@code gendurable.schedules.*} keys @return this */
+        public Builder schedules(SchedulesConfig v) {
+            return set(SCHEDULES_ENABLED, v.enabled()).set(SCHEDULES_INTERVAL, v.interval())
+                    .set(SCHEDULES_MISFIRE_THRESHOLD, v.misfireThreshold());
+        }
+
         /** @param v the {@code gendurable.gauges.*} keys @return this */
         public Builder gauges(GaugesConfig v) {
             return set(GAUGES_ENABLED, v.enabled()).set(GAUGES_INTERVAL, v.interval());
@@ -514,6 +557,11 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         /** @param v the {@code gendurable.health.*} keys @return this */
         public Builder health(HealthConfig v) {
             return set(HEALTH_TIMEOUT, v.timeout()).set(HEALTH_STALL_GRACE, v.stallGrace());
+        }
+
+        /** @param v the {@code gendurable.nodes.*} keys @return this */
+        public Builder nodes(NodesConfig v) {
+            return set(NODES_BEACON_INTERVAL, v.beaconInterval()).set(NODES_RETENTION, v.retention());
         }
 
         /** @param v the rate limits and gates, {@code gendurable.rate-limits.*} and {@code gendurable.concurrency-limits.*} @return this */
@@ -542,6 +590,8 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
                     limits,
                     new GaugesConfig(get(GAUGES_ENABLED), get(GAUGES_INTERVAL)),
                     new HealthConfig(get(HEALTH_TIMEOUT), get(HEALTH_STALL_GRACE)),
+                    new SchedulesConfig(get(SCHEDULES_ENABLED), get(SCHEDULES_INTERVAL), get(SCHEDULES_MISFIRE_THRESHOLD)),
+                    new NodesConfig(get(NODES_BEACON_INTERVAL), get(NODES_RETENTION)),
                     get(LIMITER), new RedisConfig(get(REDIS_URL), get(REDIS_TIMEOUT)));
         }
     }
