@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
 
 import java.util.Map;
@@ -27,8 +28,13 @@ import java.util.function.ToDoubleFunction;
  * exists ({@link ContainerEvents}); WildFly's Prometheus registry serves the meters at
  * {@code /prometheus} on its management port.
  *
- * <p>Meters are cached here and removed from the registry when the engine stops: a registry that
- * outlives the application would otherwise keep gauges over a stopped engine.
+ * <p>Meters are registered through the registry's own methods ({@code timer}, {@code counter},
+ * {@code summary}, {@code gauge}, {@code more().timeGauge}), not through the meter builders:
+ * WildFly 39's per-deployment {@code ApplicationRegistry} forwards only those methods to the
+ * server's registry, and a builder's {@code register} left the meter in a private registry that
+ * no endpoint serves. So the meters carry no description. They are cached here and removed from
+ * the registry when the engine stops: a registry that outlives the application (WildFly's) would
+ * otherwise keep gauges over a stopped engine, and hand them back to the next deployment.
  */
 final class MicrometerEvents implements MetricsBackend {
     private final MeterRegistry registry;
@@ -56,26 +62,24 @@ final class MicrometerEvents implements MetricsBackend {
                              boolean stale) {
         String kind = stale ? "stale" : outcome;
         Timer t = (Timer) meters.computeIfAbsent("step\0" + fsm + "\0" + step + "\0" + kind,
-                k -> Timer.builder("gendurable.step.duration").description("Time in step code, by FSM, step and outcome")
-                        .tags("fsm", fsm, "step", step, "outcome", kind).register(registry));
+                k -> registry.timer("gendurable.step.duration", Tags.of("fsm", fsm, "step", step, "outcome", kind)));
         t.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
     public void picked(String queue, int count) {
-        ((Counter) meters.computeIfAbsent("picks\0" + queue, k -> Counter.builder("gendurable.pick.count")
-                .description("Picks run, by queue").tag("queue", queue).register(registry))).increment();
-        ((Counter) meters.computeIfAbsent("picked\0" + queue, k -> Counter.builder("gendurable.picked.rows")
-                .description("Rows claimed and admitted, by queue").tag("queue", queue).register(registry))).increment(count);
+        ((Counter) meters.computeIfAbsent("picks\0" + queue,
+                k -> registry.counter("gendurable.pick.count", Tags.of("queue", queue)))).increment();
+        ((Counter) meters.computeIfAbsent("picked\0" + queue,
+                k -> registry.counter("gendurable.picked.rows", Tags.of("queue", queue)))).increment(count);
     }
 
     @Override
     public void flushed(int outcomes, long nanos) {
-        ((DistributionSummary) meters.computeIfAbsent("flush.batch", k -> DistributionSummary
-                .builder("gendurable.flush.batch.size").description("Outcomes per group-commit flush")
-                .register(registry))).record(outcomes);
-        ((Timer) meters.computeIfAbsent("flush.duration", k -> Timer.builder("gendurable.flush.duration")
-                .description("Group-commit flush transactions").register(registry))).record(nanos, TimeUnit.NANOSECONDS);
+        ((DistributionSummary) meters.computeIfAbsent("flush.batch",
+                k -> registry.summary("gendurable.flush.batch.size", Tags.empty()))).record(outcomes);
+        ((Timer) meters.computeIfAbsent("flush.duration",
+                k -> registry.timer("gendurable.flush.duration", Tags.empty()))).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -98,12 +102,11 @@ final class MicrometerEvents implements MetricsBackend {
                 Map.entry("gendurable.flush.deferred", x -> x.flushDeferred),
                 Map.entry("gendurable.loop.errors", x -> x.loopErrors),
                 Map.entry("gendurable.buckets.reconciled", x -> x.bucketsReconciled));
-        totals.forEach((name, adder) -> gauge(name, "Running total since start (see docs/metrics.md)", null, m,
-                x -> adder.apply(x).sum(), Tags.empty()));
+        totals.forEach((name, adder) -> gauge(name, m, x -> adder.apply(x).sum(), Tags.empty()));
         for (QueueActivity s : engine.queueActivity()) {
             Tags queue = Tags.of("queue", s.queue());
-            gauge("gendurable.scheduler.in_flight", "Steps running now", null, s, QueueActivity::inFlight, queue);
-            gauge("gendurable.scheduler.buffer", "Claimed rows waiting for a slot", null, s, QueueActivity::buffered, queue);
+            gauge("gendurable.scheduler.in_flight", s, QueueActivity::inFlight, queue);
+            gauge("gendurable.scheduler.buffer", s, QueueActivity::buffered, queue);
         }
         if (engine.config().gauges().enabled()) {
             QueueGauges gauges = engine.gauges();
@@ -118,21 +121,25 @@ final class MicrometerEvents implements MetricsBackend {
             return;
         }
         for (String status : QueueGauges.STATUSES) {
-            gauge("gendurable.queue.instances", "Live rows of the queue by status, cluster-wide, as of the last gauges query",
-                    null, gauges, g -> g.figures(queue).count(status), Tags.of("queue", queue, "status", status));
+            gauge("gendurable.queue.instances", gauges, g -> g.figures(queue).count(status),
+                    Tags.of("queue", queue, "status", status));
         }
-        gauge("gendurable.queue.oldest_runnable_age",
-                "How long the queue's oldest due runnable row had been due, as of the last gauges query", "seconds",
-                gauges, g -> g.figures(queue).oldestDueAge(), Tags.of("queue", queue));
-        gauge("gendurable.queue.paused",
-                "1 while the queue is paused cluster-wide (DurableOperations.pauseQueue), as this node last read it", null,
-                engine, e -> e.pausedQueues().contains(queue) ? 1 : 0, Tags.of("queue", queue));
+        // a time gauge in seconds: Prometheus names it gendurable_queue_oldest_runnable_age_seconds, as MP Metrics does
+        Tags q = Tags.of("queue", queue);
+        TimeGauge age = registry.more().timeGauge("gendurable.queue.oldest_runnable_age", q, gauges, TimeUnit.SECONDS,
+                g -> g.figures(queue).oldestDueAge());
+        meters.put("gauge\0gendurable.queue.oldest_runnable_age\0" + q, age);
+        gauge("gendurable.queue.paused", engine, e -> e.pausedQueues().contains(queue) ? 1 : 0, q);
     }
 
-    private <T> void gauge(String name, String description, String unit, T source, ToDoubleFunction<T> value, Tags tags) {
-        // the engine holds every source strongly (Micrometer's gauges reference theirs weakly)
-        Gauge g = Gauge.builder(name, source, value).description(description).baseUnit(unit).tags(tags).register(registry);
-        meters.put("gauge\0" + g.getId(), g);
+    private <T> void gauge(String name, T source, ToDoubleFunction<T> value, Tags tags) {
+        // the engine holds every source strongly (Micrometer's gauges reference theirs weakly); registry.gauge
+        // returns the source, so the gauge itself is found afterwards, for close()
+        registry.gauge(name, tags, source, value);
+        Gauge g = registry.find(name).tags(tags).gauge();
+        if (g != null) {
+            meters.put("gauge\0" + name + "\0" + tags, g);
+        }
     }
 
     @Override
