@@ -289,6 +289,22 @@ class WildFlyIT {
         assertTrue(openapi.body().contains("/gendurable/summary:"), "the OpenAPI document lists the admin paths");
     }
 
+    @Test
+    @Order(10)
+    @OperateOnDeployment(DEPLOYMENT)
+    void theEngineRunsTheBundledHibernateOnTheServersPersistenceApi() throws Exception {
+        // docs/wildfly.md, "Hibernate and Jakarta Persistence": Hibernate 6.6 from WEB-INF/lib (no
+        // persistence.xml, so WildFly's JPA subsystem deploys no unit and adds none of its Hibernate
+        // 6.6.40), the Jakarta Persistence 3.1 API from the server
+        ClassLoader war = OrderService.class.getClassLoader();
+        Class<?> version = Class.forName("org.hibernate.Version", true, war);
+        assertEquals(war, version.getClassLoader(), "Hibernate comes from the web module");
+        String v = (String) version.getMethod("getVersionString").invoke(null);
+        assertTrue(v.startsWith("6.6.") && !v.equals("6.6.40.Final"), "the bundled Hibernate, not the server's: " + v);
+        Class<?> api = Class.forName("jakarta.persistence.EntityManager", true, war);
+        assertTrue(api.getClassLoader() != war, "the Jakarta Persistence API is the server's module: " + api.getClassLoader());
+    }
+
     // ---- undeploy -------------------------------------------------------------------------------
 
     @Test
