@@ -327,4 +327,34 @@ public class DurableBean implements GenDurable, DurableOperations {
     public io.gendurable.BulkResult purge(InstanceQuery query) {
         return engine().operations().purge(query);
     }
+
+    @Override
+    public List<io.gendurable.ScheduleStatus> schedules() {
+        return engine().operations().schedules();
+    }
+
+    @Override
+    public io.gendurable.ScheduleStatus defineSchedule(io.gendurable.ScheduleDefinition definition) {
+        return engine().operations().defineSchedule(definition);
+    }
+
+    @Override
+    public boolean removeSchedule(String name) {
+        return engine().operations().removeSchedule(name);
+    }
+
+    @Override
+    public io.gendurable.ScheduleStatus pauseSchedule(String name, String reason) {
+        return engine().operations().pauseSchedule(name, reason);
+    }
+
+    @Override
+    public io.gendurable.ScheduleStatus resumeSchedule(String name) {
+        return engine().operations().resumeSchedule(name);
+    }
+
+    @Override
+    public Inserted triggerSchedule(String name) {
+        return engine().operations().triggerSchedule(name);
+    }
 }

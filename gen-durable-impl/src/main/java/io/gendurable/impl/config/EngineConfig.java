@@ -20,6 +20,9 @@ import static io.gendurable.impl.config.ConfigKeys.GC_ENABLED;
 import static io.gendurable.impl.config.ConfigKeys.GC_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.GAUGES_ENABLED;
 import static io.gendurable.impl.config.ConfigKeys.GAUGES_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.SCHEDULES_ENABLED;
+import static io.gendurable.impl.config.ConfigKeys.SCHEDULES_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.SCHEDULES_MISFIRE_THRESHOLD;
 import static io.gendurable.impl.config.ConfigKeys.GC_FAILED_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.GC_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.HEALTH_STALL_GRACE;
@@ -66,11 +69,12 @@ import static io.gendurable.impl.config.ConfigKeys.SCHEMA;
  * @param limits   the rate limits and concurrency gates
  * @param gauges   the queue gauges' query
  * @param health   the health checks' bounds
+ * @param schedules the recurring schedules' loop
  */
 public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, DrainConfig drain, ReaperConfig reaper,
                            GcConfig gc, List<FlusherConfig> flushers, SchemaConfig schema, PokeConfig poke,
                            AwaitConfig await, ValuesConfig values, HistoryConfig history, LimitsConfig limits,
-                           GaugesConfig gauges, HealthConfig health) {
+                           GaugesConfig gauges, HealthConfig health, SchedulesConfig schedules) {
 
     /** How inserts and engine-driven wakes announce runnable work. */
     public enum PokeTransport {
@@ -233,6 +237,18 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         /** Validates the key. */
         public ValuesConfig {
             MAX_VALUE_BYTES.check(maxBytes);
+        }
+    }
+
+    /**
+     * The recurring schedules. @param enabled whether this node fires them
+     * @param interval how often it looks for due ones @param misfireThreshold how late a fire time may be found
+     */
+    public record SchedulesConfig(boolean enabled, Duration interval, Duration misfireThreshold) {
+        /** Validates the keys. */
+        public SchedulesConfig {
+            SCHEDULES_INTERVAL.check(interval);
+            SCHEDULES_MISFIRE_THRESHOLD.check(misfireThreshold);
         }
     }
 
@@ -461,6 +477,12 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
             return set(MAX_VALUE_BYTES, v);
         }
 
+        /** @param v the {@code gendurable.schedules.*} keys @return this */
+        public Builder schedules(SchedulesConfig v) {
+            return set(SCHEDULES_ENABLED, v.enabled()).set(SCHEDULES_INTERVAL, v.interval())
+                    .set(SCHEDULES_MISFIRE_THRESHOLD, v.misfireThreshold());
+        }
+
         /** @param v the {@code gendurable.gauges.*} keys @return this */
         public Builder gauges(GaugesConfig v) {
             return set(GAUGES_ENABLED, v.enabled()).set(GAUGES_INTERVAL, v.interval());
@@ -496,7 +518,8 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
                     new HistoryConfig(get(HISTORY_ENABLED), get(HISTORY_INCLUDE_STATE), get(HISTORY_RETENTION)),
                     limits,
                     new GaugesConfig(get(GAUGES_ENABLED), get(GAUGES_INTERVAL)),
-                    new HealthConfig(get(HEALTH_TIMEOUT), get(HEALTH_STALL_GRACE)));
+                    new HealthConfig(get(HEALTH_TIMEOUT), get(HEALTH_STALL_GRACE)),
+                    new SchedulesConfig(get(SCHEDULES_ENABLED), get(SCHEDULES_INTERVAL), get(SCHEDULES_MISFIRE_THRESHOLD)));
         }
     }
 }

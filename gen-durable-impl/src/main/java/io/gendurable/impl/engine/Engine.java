@@ -36,6 +36,7 @@ import io.gendurable.impl.flush.Flusher;
 import io.gendurable.impl.flush.Transition;
 import io.gendurable.impl.fsm.FsmRegistry;
 import io.gendurable.impl.gc.Gc;
+import io.gendurable.impl.schedule.Schedules;
 import io.gendurable.impl.gauges.GaugesSql;
 import io.gendurable.impl.gauges.QueueGauges;
 import io.gendurable.impl.health.EngineHealth;
@@ -109,6 +110,7 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final DrainRunner drainRunner;
     private final PausedQueues pauses;
     private final Operations operations;
+    private final Schedules schedules;
     private final Object lifecycle = new Object();
     private volatile boolean started;
     private boolean prepared;
@@ -161,12 +163,13 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.signaller = new Signaller(ctx, poke, callerTx);
         this.gc = new Gc(ctx, new BucketSweeper(ctx));
         this.drainRunner = new DrainRunner(ctx, encoder, limiter, afterCommit, reaper, () -> started);
+        this.schedules = new Schedules(ctx, inserter, poke);
         Controls controls = new Controls(ctx, (statuses, queues) -> {
             awaiters.observed(statuses);
             queues.forEach(poke::poke);
         });
         this.operations = new Operations(ctx, controls, new Queries(db, json, schema, clock), this::find,
-                b.principal == null ? () -> null : b.principal);
+                b.principal == null ? () -> null : b.principal, schedules);
         this.gauges = new QueueGauges(config, db, new GaugesSql(schema), timer, clock, metrics);
         this.health = new EngineHealth(config, dataSource, schema, steps, metrics.loops,
                 () -> new EngineHealth.Lifecycle(started, stopped, startedAt));
@@ -218,6 +221,9 @@ public final class Engine implements GenDurable, AutoCloseable {
             if (config.gauges().enabled()) {
                 gauges.start();
             }
+            if (config.schedules().enabled()) {
+                schedules.firer().start();
+            }
             startedAt = System.nanoTime();
             started = true;
         }
@@ -239,6 +245,7 @@ public final class Engine implements GenDurable, AutoCloseable {
                 LOG.log(Level.INFO, "gen-durable schema " + schema.name() + ": " + applied + " migrations applied");
             }
             limitsSeeder.seed();
+            schedules.seed();
             prepared = true;
         }
     }
@@ -268,6 +275,7 @@ public final class Engine implements GenDurable, AutoCloseable {
             reaper.stop();
             gc.stop();
             gauges.stop();
+            schedules.firer().stop();
             if (postgresPoke != null) {
                 postgresPoke.stop();
             }
@@ -405,6 +413,10 @@ public final class Engine implements GenDurable, AutoCloseable {
     /** @return the engine's readiness and liveness */
     public EngineHealth health() {
         return health;
+    }
+
+    Schedules schedules() {
+        return schedules;
     }
 
     Gc gc() {

@@ -13,12 +13,16 @@ import io.gendurable.OperationsSummary;
 import io.gendurable.NoSuchInstanceException;
 import io.gendurable.PausedQueue;
 import io.gendurable.RetryOptions;
+import io.gendurable.Inserted;
+import io.gendurable.ScheduleDefinition;
+import io.gendurable.ScheduleStatus;
 import io.gendurable.events.OperatorAction;
 import io.gendurable.impl.control.Controls;
 import io.gendurable.impl.fsm.FsmDefinition;
 import io.gendurable.impl.ops.Queries;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.ValueSize;
+import io.gendurable.impl.schedule.Schedules;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -49,9 +53,11 @@ final class Operations implements DurableOperations {
     private final LongFunction<Optional<InstanceSnapshot>> find;
     private final Supplier<String> principal;
     private final ValueSize valueSize;
+    private final Schedules schedules;
 
     Operations(EngineContext ctx, Controls controls, Queries queries, LongFunction<Optional<InstanceSnapshot>> find,
-               Supplier<String> principal) {
+               Supplier<String> principal, Schedules schedules) {
+        this.schedules = schedules;
         this.ctx = ctx;
         this.controls = controls;
         this.queries = queries;
@@ -266,5 +272,57 @@ final class Operations implements DurableOperations {
                     + " characters, not blank, without NUL; got " + (value.isBlank() ? "a blank text" : value.length() + " characters"));
         }
         return value;
+    }
+
+    // ---- schedules
+
+    @Override
+    public List<ScheduleStatus> schedules() {
+        return schedules.list();
+    }
+
+    @Override
+    public ScheduleStatus defineSchedule(ScheduleDefinition definition) {
+        ScheduleStatus s = schedules.define(definition);
+        done(OperatorAction.Action.DEFINE_SCHEDULE, s.name(), null, " (" + s.fsm() + ", " + s.cron() + " " + s.zone() + ")");
+        return s;
+    }
+
+    @Override
+    public boolean removeSchedule(String name) {
+        boolean existed = schedules.remove(scheduleName(name));
+        if (existed) {
+            done(OperatorAction.Action.REMOVE_SCHEDULE, name, null, "");
+        }
+        return existed;
+    }
+
+    @Override
+    public ScheduleStatus pauseSchedule(String name, String reason) {
+        String why = reason == null ? null : reason("reason", reason);
+        ScheduleStatus s = schedules.pause(scheduleName(name), principal(), why);
+        done(OperatorAction.Action.PAUSE_SCHEDULE, name, why, "");
+        return s;
+    }
+
+    @Override
+    public ScheduleStatus resumeSchedule(String name) {
+        ScheduleStatus s = schedules.resume(scheduleName(name));
+        done(OperatorAction.Action.RESUME_SCHEDULE, name, null, "");
+        return s;
+    }
+
+    @Override
+    public Inserted triggerSchedule(String name) {
+        Inserted inserted = schedules.trigger(scheduleName(name));
+        done(OperatorAction.Action.TRIGGER_SCHEDULE, name, null, " (instance " + inserted.id() + ")");
+        return inserted;
+    }
+
+    private static String scheduleName(String name) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("name must name a schedule, got " + (name == null ? "null" : "a blank text"));
+        }
+        return name;
     }
 }
