@@ -40,12 +40,24 @@ public interface DurableOperations {
 
     /**
      * Counts the instances per queue and status, with the age of each queue's oldest due
-     * runnable instance. Reads the whole instance table (one scan): call it from a dashboard or a
-     * runbook, not per request.
+     * runnable instance, and the queues' alerts against the live nodes ({@link #nodes()}): a queue
+     * with runnable instances no live node serves, a rate-limit name no live node configures.
+     * Reads the whole instance table (one scan): call it from a dashboard or a runbook, not per
+     * request.
      *
      * @return the summary, at the engine's clock
      */
     OperationsSummary summary();
+
+    /**
+     * The nodes that wrote a beacon within {@code gendurable.nodes.retention}: what each serves
+     * (FSMs, queues, rate limits, gates), what it runs now, its done and failed outcomes per queue
+     * over the last hour and its step durations. A node is live while its beacon is no older than
+     * three of its beacon intervals; a node that stopped cleanly is gone.
+     *
+     * @return the nodes, by id, as their beacons last described them, at the engine's clock
+     */
+    List<NodeStatus> nodes();
 
 
     /**

@@ -26,6 +26,6 @@ public final class GenDurableAdmin {
     /** @return the JAX-RS classes of the admin API: its resources and its problem mapper */
     public static Set<Class<?>> classes() {
         return Set.of(InstancesResource.class, QueuesResource.class, SummaryResource.class, SignalsResource.class,
-                SchedulesResource.class, ProblemMapper.class);
+                SchedulesResource.class, NodesResource.class, ProblemMapper.class);
     }
 }

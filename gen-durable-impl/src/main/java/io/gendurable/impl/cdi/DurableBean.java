@@ -264,6 +264,11 @@ public class DurableBean implements GenDurable, DurableOperations {
     }
 
     @Override
+    public List<io.gendurable.NodeStatus> nodes() {
+        return engine().operations().nodes();
+    }
+
+    @Override
     public io.gendurable.Cancellation cancel(long id, String reason) {
         return engine().operations().cancel(id, reason);
     }

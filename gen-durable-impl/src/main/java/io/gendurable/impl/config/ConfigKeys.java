@@ -206,6 +206,17 @@ public final class ConfigKeys {
             Duration.ofSeconds(15), POSITIVE, c -> c.gauges().interval(),
             "Time between two runs of the gauges' query; the gauges show the figures of the last run.");
 
+    // ---- node beacons
+
+    /** Time between two beacons of this node. */
+    public static final ConfigKey<EngineConfig, Duration> NODES_BEACON_INTERVAL = engine("nodes.beacon-interval",
+            ValueType.DURATION, Duration.ofSeconds(10), POSITIVE, c -> c.nodes().beaconInterval(),
+            "Time between two beacons of this node: one upsert of its row in `gen_durable_nodes` (its FSMs, queues, limits, steps in flight, outcomes per minute and step durations). A node whose beacon is older than three intervals is not live.");
+    /** How long the row of a node not heard from is kept. */
+    public static final ConfigKey<EngineConfig, Duration> NODES_RETENTION = engine("nodes.retention", ValueType.DURATION,
+            Duration.ofHours(1), POSITIVE, c -> c.nodes().retention(),
+            "How long the row of a node that stopped writing beacons (without a clean stop) is kept; every beacon deletes older ones. At least three beacon intervals.");
+
     // ---- health
 
     /** The longest {@link #HEALTH_TIMEOUT}. */

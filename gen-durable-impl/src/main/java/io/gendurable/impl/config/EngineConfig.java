@@ -36,6 +36,8 @@ import static io.gendurable.impl.config.ConfigKeys.MAX_POLL_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.MAX_VALUE_BYTES;
 import static io.gendurable.impl.config.ConfigKeys.MIGRATE_AT_START;
 import static io.gendurable.impl.config.ConfigKeys.MIN_DEMAND;
+import static io.gendurable.impl.config.ConfigKeys.NODES_BEACON_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.NODES_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.NODE_ID;
 import static io.gendurable.impl.config.ConfigKeys.POKE;
 import static io.gendurable.impl.config.ConfigKeys.POKE_WINDOW;
@@ -70,11 +72,13 @@ import static io.gendurable.impl.config.ConfigKeys.SCHEMA;
  * @param gauges   the queue gauges' query
  * @param health   the health checks' bounds
  * @param schedules the recurring schedules' loop
+ * @param nodes    the node beacon
  */
 public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, DrainConfig drain, ReaperConfig reaper,
                            GcConfig gc, List<FlusherConfig> flushers, SchemaConfig schema, PokeConfig poke,
                            AwaitConfig await, ValuesConfig values, HistoryConfig history, LimitsConfig limits,
-                           GaugesConfig gauges, HealthConfig health, SchedulesConfig schedules) {
+                           GaugesConfig gauges, HealthConfig health, SchedulesConfig schedules,
+                           NodesConfig nodes) {
 
     /** How inserts and engine-driven wakes announce runnable work. */
     public enum PokeTransport {
@@ -273,6 +277,22 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         }
     }
 
+    /**
+     * The node beacon. @param beaconInterval how often this node writes its row
+     * @param retention how long the row of a node that stopped writing is kept; at least three intervals
+     */
+    public record NodesConfig(Duration beaconInterval, Duration retention) {
+        /** Validates both keys, and the retention against the interval. */
+        public NodesConfig {
+            NODES_BEACON_INTERVAL.check(beaconInterval);
+            NODES_RETENTION.check(retention);
+            if (retention.compareTo(beaconInterval.multipliedBy(3)) < 0) {
+                throw NODES_RETENTION.reject("", retention, "a duration of at least three times "
+                        + NODES_BEACON_INTERVAL.key() + " (" + beaconInterval.multipliedBy(3) + ")");
+            }
+        }
+    }
+
     /** Requires every part; validates the rules across parts; messages name the key. */
     public EngineConfig {
         Objects.requireNonNull(node, "node");
@@ -288,6 +308,7 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(gauges, "gauges");
         Objects.requireNonNull(health, "health");
+        Objects.requireNonNull(nodes, "nodes");
         for (var e : node.queues().entrySet()) {
             if (poll.minDemand() > e.getValue() + poll.prefetch()) {
                 throw MIN_DEMAND.reject("", poll.minDemand(),
@@ -493,6 +514,11 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
             return set(HEALTH_TIMEOUT, v.timeout()).set(HEALTH_STALL_GRACE, v.stallGrace());
         }
 
+        /** @param v the {@code gendurable.nodes.*} keys @return this */
+        public Builder nodes(NodesConfig v) {
+            return set(NODES_BEACON_INTERVAL, v.beaconInterval()).set(NODES_RETENTION, v.retention());
+        }
+
         /** @param v the rate limits and gates, {@code gendurable.rate-limits.*} and {@code gendurable.concurrency-limits.*} @return this */
         public Builder limits(LimitsConfig v) {
             this.limits = Objects.requireNonNull(v, "limits");
@@ -519,7 +545,8 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
                     limits,
                     new GaugesConfig(get(GAUGES_ENABLED), get(GAUGES_INTERVAL)),
                     new HealthConfig(get(HEALTH_TIMEOUT), get(HEALTH_STALL_GRACE)),
-                    new SchedulesConfig(get(SCHEDULES_ENABLED), get(SCHEDULES_INTERVAL), get(SCHEDULES_MISFIRE_THRESHOLD)));
+                    new SchedulesConfig(get(SCHEDULES_ENABLED), get(SCHEDULES_INTERVAL), get(SCHEDULES_MISFIRE_THRESHOLD)),
+                    new NodesConfig(get(NODES_BEACON_INTERVAL), get(NODES_RETENTION)));
         }
     }
 }

@@ -44,6 +44,9 @@ import io.gendurable.impl.insert.Inserter;
 import io.gendurable.impl.insert.InstanceRows;
 import io.gendurable.impl.json.Json;
 import io.gendurable.impl.lease.Reaper;
+import io.gendurable.impl.nodes.NodeActivity;
+import io.gendurable.impl.nodes.NodeBeacon;
+import io.gendurable.impl.nodes.NodeDirectory;
 import io.gendurable.impl.poke.LocalPoke;
 import io.gendurable.impl.poke.Poke;
 import io.gendurable.impl.poke.PostgresPoke;
@@ -111,6 +114,8 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final PausedQueues pauses;
     private final Operations operations;
     private final Schedules schedules;
+    private final NodeActivity activity;
+    private final NodeBeacon beacon;
     private final Object lifecycle = new Object();
     private volatile boolean started;
     private boolean prepared;
@@ -127,7 +132,8 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.json = b.json == null ? new Json() : b.json;
         this.schema = new SchemaName(config.schema().name());
         this.db = new Db(EnginePersistence.create(dataSource, schema));
-        this.events = b.events == null ? EngineEvents.NONE : b.events;
+        this.activity = new NodeActivity(clock);
+        this.events = EngineEvents.both(activity, b.events == null ? EngineEvents.NONE : b.events);
         EngineContext ctx = new EngineContext(config, registry, db, new Statements(schema), clock, metrics, events, json,
                 timer, steps);
         this.postgresPoke = config.poke().transport() == EngineConfig.PokeTransport.POSTGRES
@@ -168,8 +174,9 @@ public final class Engine implements GenDurable, AutoCloseable {
             awaiters.observed(statuses);
             queues.forEach(poke::poke);
         });
-        this.operations = new Operations(ctx, controls, new Queries(db, json, schema, clock), this::find,
-                b.principal == null ? () -> null : b.principal, schedules);
+        this.operations = new Operations(ctx, new Operations.Services(controls, new Queries(db, json, schema, clock), schedules,
+                new NodeDirectory(ctx)), this::find, b.principal == null ? () -> null : b.principal);
+        this.beacon = new NodeBeacon(ctx, activity, this::queueActivity);
         this.gauges = new QueueGauges(config, db, new GaugesSql(schema), timer, clock, metrics);
         this.health = new EngineHealth(config, dataSource, schema, steps, metrics.loops,
                 () -> new EngineHealth.Lifecycle(started, stopped, startedAt));
@@ -224,6 +231,7 @@ public final class Engine implements GenDurable, AutoCloseable {
             if (config.schedules().enabled()) {
                 schedules.firer().start();
             }
+            beacon.start();
             startedAt = System.nanoTime();
             started = true;
         }
@@ -292,6 +300,9 @@ public final class Engine implements GenDurable, AutoCloseable {
             }
             pauses.stop();
             awaitWatcher.stop();
+            if (started) {
+                beacon.stop();  // deletes this node's row: it is gone at once, not after its retention
+            }
             awaitBridge.close();  // callers answer Busy with their last snapshot, never a closed-factory error
             db.close();
             LOG.log(Level.INFO, "gen-durable stopped");
@@ -421,6 +432,10 @@ public final class Engine implements GenDurable, AutoCloseable {
 
     Gc gc() {
         return gc;
+    }
+
+    NodeBeacon beacon() {
+        return beacon;
     }
 
     /** Builds an {@link Engine}; {@code dataSource}, {@code config}, {@code registry}, {@code timer} and {@code steps} are required. */

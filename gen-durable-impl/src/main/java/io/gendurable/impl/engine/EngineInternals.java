@@ -37,6 +37,11 @@ public final class EngineInternals {
         return engine.schedules();
     }
 
+    /** @param engine an engine @return its node beacon (write one now with {@code beat}) */
+    public static io.gendurable.impl.nodes.NodeBeacon beacon(Engine engine) {
+        return engine.beacon();
+    }
+
     /** @param engine an engine @return the backend pid of its PostgreSQL poke listener, or -1 when it has none */
     public static int pokeListenerPid(Engine engine) {
         return engine.pokeListenerPid();

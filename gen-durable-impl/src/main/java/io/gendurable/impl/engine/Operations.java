@@ -11,6 +11,7 @@ import io.gendurable.InstanceSnapshot;
 import io.gendurable.InstanceStateException;
 import io.gendurable.OperationsSummary;
 import io.gendurable.NoSuchInstanceException;
+import io.gendurable.NodeStatus;
 import io.gendurable.PausedQueue;
 import io.gendurable.RetryOptions;
 import io.gendurable.Inserted;
@@ -19,6 +20,7 @@ import io.gendurable.ScheduleStatus;
 import io.gendurable.events.OperatorAction;
 import io.gendurable.impl.control.Controls;
 import io.gendurable.impl.fsm.FsmDefinition;
+import io.gendurable.impl.nodes.NodeDirectory;
 import io.gendurable.impl.ops.Queries;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.ValueSize;
@@ -36,7 +38,8 @@ import java.util.function.ToIntFunction;
 import java.util.regex.Pattern;
 
 /**
- * {@link DurableOperations} over the engine: the reads go to {@link Queries}; an action validates
+ * {@link DurableOperations} over the engine: the reads go to {@link Queries} (the nodes and the
+ * summary's alerts to {@link NodeDirectory}); an action validates
  * its arguments, runs ({@link Controls}), logs it with the caller's principal in {@code io.gendurable.operations} and
  * fires an {@link OperatorAction}.
  */
@@ -54,16 +57,29 @@ final class Operations implements DurableOperations {
     private final Supplier<String> principal;
     private final ValueSize valueSize;
     private final Schedules schedules;
+    private final NodeDirectory nodes;
 
-    Operations(EngineContext ctx, Controls controls, Queries queries, LongFunction<Optional<InstanceSnapshot>> find,
-               Supplier<String> principal, Schedules schedules) {
-        this.schedules = schedules;
+    /**
+     * What the operations run on.
+     *
+     * @param controls  the actions' statements
+     * @param queries   the reads
+     * @param schedules the recurring schedules
+     * @param nodes     the node beacons and alerts
+     */
+    record Services(Controls controls, Queries queries, Schedules schedules, NodeDirectory nodes) {
+    }
+
+    Operations(EngineContext ctx, Services services, LongFunction<Optional<InstanceSnapshot>> find,
+               Supplier<String> principal) {
+        this.schedules = services.schedules();
         this.ctx = ctx;
-        this.controls = controls;
-        this.queries = queries;
+        this.controls = services.controls();
+        this.queries = services.queries();
         this.find = find;
         this.principal = principal;
         this.valueSize = new ValueSize(ctx.config().values().maxBytes());
+        this.nodes = services.nodes();
     }
 
     @Override
@@ -78,7 +94,13 @@ final class Operations implements DurableOperations {
 
     @Override
     public OperationsSummary summary() {
-        return queries.summary();
+        OperationsSummary s = queries.summary();
+        return s.withAlerts(nodes.alerts(s));
+    }
+
+    @Override
+    public List<NodeStatus> nodes() {
+        return nodes.nodes();
     }
 
     @Override

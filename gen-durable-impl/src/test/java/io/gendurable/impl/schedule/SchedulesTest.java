@@ -149,8 +149,9 @@ class SchedulesTest {
 
     @Test
     void one_instance_per_fire_time_and_none_before_it() {
+        // tag::kit[]
         TestClock clock = new TestClock(Instant.parse("2026-01-01T00:00:30Z"));
-        DurableTesting t = node(clock, Minutely.class);
+        DurableTesting t = node(clock, Minutely.class);  // DurableTesting.builder()…clock(clock).build()
 
         assertThat(t.fireDueSchedules()).as("nothing is due before the first fire time").isEmpty();
         clock.advanceTo(Instant.parse("2026-01-01T00:01:00Z"));
@@ -160,6 +161,7 @@ class SchedulesTest {
 
         t.drain();
         assertThat(t.assertDone(fired.get(0)).as(String.class)).isEqualTo("tick@schedule:minutely:2026-01-01T00:01:00Z");
+        // end::kit[]
         ScheduleStatus s = t.operations().schedules().get(0);
         assertThat(s.name()).isEqualTo("minutely");
         assertThat(s.origin()).isEqualTo("annotation");
