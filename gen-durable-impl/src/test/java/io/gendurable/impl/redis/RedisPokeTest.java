@@ -158,8 +158,11 @@ class RedisPokeTest {
             System.out.println("redis poke: " + n + " inserts on 3 nodes over " + ms + " ms -> " + messages.get()
                     + " broadcasts, the closest two " + minGapMs + " ms apart (window 50 ms)");
             assertThat(messages.get()).isBetween(1, (int) windows);
-            // One per window, fleet-wide: two broadcasts are a window apart (less some delivery jitter).
-            assertThat(minGapMs).isGreaterThanOrEqualTo(30);
+            // One per window, fleet-wide: n broadcasts span at least n - 1 windows. Measured where they
+            // are received, so only the first's and the last's delivery delays blur it (40 ms allowed);
+            // the gap between two neighbours alone is at the mercy of one late delivery on a loaded machine.
+            long spanMs = (at.get(at.size() - 1) - at.get(0)) / 1_000_000;
+            assertThat(spanMs).as("first to last broadcast, ms").isGreaterThanOrEqualTo((at.size() - 1) * 50L - 40);
         } finally {
             client.shutdown();
         }
