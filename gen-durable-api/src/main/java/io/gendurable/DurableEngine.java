@@ -1,0 +1,54 @@
+package io.gendurable;
+
+import jakarta.enterprise.util.AnnotationLiteral;
+import jakarta.inject.Qualifier;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.util.Objects;
+
+/**
+ * Qualifier naming one of the application's engines, on {@link GenDurable} and
+ * {@link DurableOperations} injection points: {@code @Inject @DurableEngine("billing") GenDurable billing}.
+ * The default engine is injected unqualified, or as {@code @DurableEngine("default")}. Each named
+ * engine is listed in {@code gendurable.engines} and configured under
+ * {@code gendurable.engines.<name>.*} (its own schema, DataSource, queues and limits); an FSM bean
+ * joins it with {@link DurableFsm#engine()}.
+ */
+@Qualifier
+@Documented
+@Target({ElementType.TYPE, ElementType.METHOD, ElementType.FIELD, ElementType.PARAMETER})
+@Retention(RetentionPolicy.RUNTIME)
+public @interface DurableEngine {
+    /** The name of the engine configured by the plain {@code gendurable.*} keys. */
+    String DEFAULT = "default";
+
+    /** @return the engine's name, as listed in {@code gendurable.engines}; default: the default engine */
+    String value() default DEFAULT;
+
+    /** An instance of the qualifier, for programmatic lookup ({@code Instance.select(…)}). */
+    final class Literal extends AnnotationLiteral<DurableEngine> implements DurableEngine {
+        private static final long serialVersionUID = 1L;
+        private final String value;
+
+        private Literal(String value) {
+            this.value = Objects.requireNonNull(value, "value");
+        }
+
+        /**
+         * @param name an engine's name
+         * @return the qualifier naming it
+         */
+        public static Literal of(String name) {
+            return new Literal(name);
+        }
+
+        @Override
+        public String value() {
+            return value;
+        }
+    }
+}
