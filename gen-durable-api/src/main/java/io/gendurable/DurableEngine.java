@@ -1,6 +1,5 @@
 package io.gendurable;
 
-import jakarta.enterprise.util.AnnotationLiteral;
 import jakarta.inject.Qualifier;
 
 import java.lang.annotation.Documented;
@@ -8,7 +7,6 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-import java.util.Objects;
 
 /**
  * Qualifier naming one of the application's engines, on {@link GenDurable} and
@@ -28,27 +26,4 @@ public @interface DurableEngine {
 
     /** @return the engine's name, as listed in {@code gendurable.engines}; default: the default engine */
     String value() default DEFAULT;
-
-    /** An instance of the qualifier, for programmatic lookup ({@code Instance.select(…)}). */
-    final class Literal extends AnnotationLiteral<DurableEngine> implements DurableEngine {
-        private static final long serialVersionUID = 1L;
-        private final String value;
-
-        private Literal(String value) {
-            this.value = Objects.requireNonNull(value, "value");
-        }
-
-        /**
-         * @param name an engine's name
-         * @return the qualifier naming it
-         */
-        public static Literal of(String name) {
-            return new Literal(name);
-        }
-
-        @Override
-        public String value() {
-            return value;
-        }
-    }
 }

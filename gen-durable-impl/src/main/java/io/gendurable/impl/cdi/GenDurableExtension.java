@@ -137,7 +137,7 @@ public class GenDurableExtension implements Extension {
         for (String name : named) {
             event.addBean().beanClass(DurableBean.class)
                     .types(DurableBean.class, GenDurable.class, DurableOperations.class, Object.class)
-                    .qualifiers(DurableEngine.Literal.of(name), Any.Literal.INSTANCE)
+                    .qualifiers(DurableEngineLiteral.of(name), Any.Literal.INSTANCE)
                     .scope(ApplicationScoped.class)
                     .produceWith(instance -> named(name, beanManager))
                     .disposeWith((engine, instance) -> ((DurableBean) engine).stop());
@@ -156,7 +156,7 @@ public class GenDurableExtension implements Extension {
     void startNamedEngines(@Observes @Priority(jakarta.interceptor.Interceptor.Priority.PLATFORM_BEFORE + 1)
                            @Initialized(ApplicationScoped.class) Object event, BeanManager beanManager) {
         for (String name : engineNames) {
-            beanManager.createInstance().select(DurableBean.class, DurableEngine.Literal.of(name)).get().engine();
+            beanManager.createInstance().select(DurableBean.class, DurableEngineLiteral.of(name)).get().engine();
         }
     }
 

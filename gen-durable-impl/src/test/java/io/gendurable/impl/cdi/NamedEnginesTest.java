@@ -109,7 +109,7 @@ class NamedEnginesTest extends CdiTest {
 
             // the default engine does not know the billing engine's FSMs
             assertThatThrownBy(() -> a.orders.insert(Charge.class, new Count(1))).hasMessageContaining("charge");
-            assertThat(c.select(GenDurable.class, DurableEngine.Literal.of("default")).get().find(tally.id())).isPresent();
+            assertThat(c.select(GenDurable.class, DurableEngineLiteral.of("default")).get().find(tally.id())).isPresent();
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> !layerThreadsAlive());
     }
