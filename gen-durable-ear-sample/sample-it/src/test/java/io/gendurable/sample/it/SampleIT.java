@@ -8,6 +8,8 @@ import io.gendurable.Inserted;
 import io.gendurable.NewInstance;
 import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
+import io.gendurable.sample.Billing;
+import io.gendurable.sample.InvoiceJob;
 import io.gendurable.sample.OrderRejected;
 import io.gendurable.sample.OrderService;
 import io.gendurable.sample.OrderState;
@@ -571,6 +573,27 @@ class SampleIT {
     }
 
     // ---- undeploy -------------------------------------------------------------------------------
+
+    @Test
+    @Order(19)
+    @OperateOnDeployment(DEPLOYMENT)
+    void theBillingEngineRunsItsOwnJobOnItsOwnSchemaAndTheWorkNeverMixes() throws Exception {
+        GenDurable orders = CDI.current().select(GenDurable.class).get();
+        Billing billing = CDI.current().select(Billing.class).get();
+
+        Inserted invoice = billing.invoice("engines-1");
+        AwaitResult done = billing.engine().await(invoice.id(), Duration.ofSeconds(60), AwaitUntil.TERMINAL);
+        AwaitResult.Done d = assertInstanceOf(AwaitResult.Done.class, done, () -> "got " + done);
+        assertEquals("\"INV-engines-1\"", d.result().json());
+
+        DataSource ds = serverDataSource();
+        assertEquals(1, count(ds, "SELECT count(*) FROM gendurable_billing.gen_durable WHERE fsm = 'invoice'"));
+        assertEquals(0, count(ds, "SELECT count(*) FROM gendurable_billing.gen_durable WHERE fsm <> 'invoice'"));
+        assertEquals(0, countRows(ds, "fsm = 'invoice'"));
+        // the default engine does not know the billing engine's job
+        assertThrows(IllegalArgumentException.class, () -> orders.insert(InvoiceJob.class, "engines-2"));
+        assertEquals(0, countRows(ds, "fsm = 'invoice'"));
+    }
 
     @Test
     @Order(20)
