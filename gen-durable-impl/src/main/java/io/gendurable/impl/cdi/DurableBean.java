@@ -175,6 +175,11 @@ public class DurableBean implements GenDurable, DurableOperations {
                 this.events = null;
             }
             closeQuietly(e, ds, ex, failure);
+            if (named && failure instanceof IllegalStateException) {
+                // the resolvers name the plain keys; say which engine's namespace they are read from
+                throw new IllegalStateException("gen-durable engine " + engineName + " (its keys are read under "
+                        + EngineSettings.namespace(engineName) + "): " + failure.getMessage(), failure);
+            }
             throw failure;
         }
         this.dataSource = ds;

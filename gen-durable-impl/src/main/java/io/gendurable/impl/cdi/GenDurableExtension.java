@@ -155,8 +155,19 @@ public class GenDurableExtension implements Extension {
     /** Starts the named engines with the application, just after the default one. */
     void startNamedEngines(@Observes @Priority(jakarta.interceptor.Interceptor.Priority.PLATFORM_BEFORE + 1)
                            @Initialized(ApplicationScoped.class) Object event, BeanManager beanManager) {
-        for (String name : engineNames) {
-            beanManager.createInstance().select(DurableBean.class, DurableEngineLiteral.of(name)).get().engine();
+        try {
+            for (String name : engineNames) {
+                beanManager.createInstance().select(DurableBean.class, DurableEngineLiteral.of(name)).get().engine();
+            }
+        } catch (RuntimeException | Error failure) {
+            // the application will not start: leave no engine running (the default one started first)
+            stopNamedEngines(event);
+            try {
+                beanManager.createInstance().select(DurableBean.class).get().stop();
+            } catch (RuntimeException suppressed) {
+                failure.addSuppressed(suppressed);
+            }
+            throw failure;
         }
     }
 

@@ -179,6 +179,17 @@ class NamedEnginesTest extends CdiTest {
         assertThat(layerThreadsAlive()).isFalse();
     }
 
+    @Test
+    void a_named_engine_without_a_datasource_fails_naming_its_namespace() {
+        CdiTestSupport.jdbcProperties(SharedTestDatabase.newSchema("eng_nods"));
+        property("gendurable.engines", "billing");
+        property("gendurable.engines.billing.schema", SharedTestDatabase.newSchema("eng_nods_billing"));
+        assertThatThrownBy(() -> boot(Tally.class, Increments.class).close())
+                .hasStackTraceContaining("gen-durable engine billing (its keys are read under gendurable.engines.billing.)")
+                .hasStackTraceContaining("gen-durable has no DataSource");
+        await().atMost(Duration.ofSeconds(10)).until(() -> !layerThreadsAlive());
+    }
+
     private static void billingProperties(String schema, String url) {
         String p = "gendurable.engines.billing.";
         property("gendurable.engines", "billing");

@@ -649,7 +649,15 @@ class SampleIT {
 
     @Deployment(name = "bad-queues", managed = false, testable = false)
     static EnterpriseArchive badQueues() {
-        return withConfig("bad-queues.ear", "gendurable.queues=default:x\n");
+        return withConfig("bad-queues.ear", "gendurable.queues=default:x\n" + BILLING_ENGINE);
+    }
+
+    /** The sample's second engine, which its InvoiceJob needs (a copy's properties replace the sample's). */
+    private static final String BILLING_ENGINE = "gendurable.engines=billing\ngendurable.engines.billing.schema=gendurable_billing\n";
+
+    @Deployment(name = "no-billing-engine", managed = false, testable = false)
+    static EnterpriseArchive noBillingEngine() {
+        return withConfig("no-billing-engine.ear", "gendurable.queues=default:2\n");
     }
 
     @Test
@@ -657,6 +665,14 @@ class SampleIT {
     @RunAsClient
     void aBadQueuesValueFailsTheDeploymentNamingTheKey() {
         assertDeploymentFails("bad-queues", "gendurable.queues");
+    }
+
+    @Test
+    @Order(23)
+    @RunAsClient
+    void anFsmOfAnEngineTheConfigurationLacksFailsTheDeploymentNamingBoth() {
+        assertDeploymentFails("no-billing-engine", "@DurableFsm engine on io.gendurable.sample.InvoiceJob names engine billing, "
+                + "which does not exist");
     }
 
     /** Deploys, expects a failure whose messages name {@code named}, and removes the deployment. */
