@@ -50,6 +50,9 @@ public class GenDurableExtension implements Extension {
     private volatile List<String> engineNames = List.of();
     private volatile EngineSettings settings;
     private volatile Map<String, EngineSettings> namedSettings = Map.of();
+    /** Engine names and FSMs naming no engine: reported at deployment validation, with the configuration's problems
+     *  (as one-line deployment problems, which servers such as Open Liberty relay whole). */
+    private final List<RuntimeException> engineProblems = new ArrayList<>();
 
     /** Created by the container through {@link java.util.ServiceLoader}. */
     public GenDurableExtension() {
@@ -103,7 +106,7 @@ public class GenDurableExtension implements Extension {
         try {
             named = EngineSettings.engineNames();
         } catch (IllegalArgumentException e) {
-            event.addDefinitionError(e);  // names the key gendurable.engines and what it accepts
+            engineProblems.add(e);  // names the key gendurable.engines and what it accepts
             named = List.of();
         }
         List<String> names = EngineSettings.allNames(named);
@@ -118,7 +121,7 @@ public class GenDurableExtension implements Extension {
             String engine = a == null ? DurableEngine.DEFAULT : a.engine();
             FsmRegistry target = r.get(engine);
             if (target == null) {
-                event.addDefinitionError(new IllegalArgumentException("@DurableFsm engine on " + bean.getBeanClass().getName()
+                engineProblems.add(new IllegalArgumentException("@DurableFsm engine on " + bean.getBeanClass().getName()
                         + " names engine " + engine + ", which does not exist; engines: " + String.join(", ", names)
                         + " (named ones are listed in gendurable.engines)"));
                 continue;
@@ -181,6 +184,7 @@ public class GenDurableExtension implements Extension {
     }
 
     void readConfiguration(@Observes AfterDeploymentValidation event) {
+        engineProblems.forEach(event::addDeploymentProblem);
         try {
             settings = EngineSettings.load();
         } catch (IllegalArgumentException e) {
