@@ -32,7 +32,7 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
-function append(el, children) {
+function append(el, ...children) {
   for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
@@ -126,7 +126,10 @@ async function api(path, {method = 'GET', body, credentials} = {}) {
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let r;
   try {
-    r = await fetch(API + path, {method, headers, body, credentials: 'same-origin', cache: 'no-store'});
+    // With the console's own sign-in, cookies are neither sent nor stored: a session cookie the
+    // server sets on a Basic sign-in (Liberty's LTPA token) would outlive "Sign out" and win over
+    // the next user's credentials. Without it, the application's own session (cookie, SSO) is used.
+    r = await fetch(API + path, {method, headers, body, credentials: authorization ? 'omit' : 'same-origin', cache: 'no-store'});
   } catch (e) {
     throw new ApiError(0, {detail: 'The server cannot be reached: ' + e.message}, '');
   }
@@ -471,7 +474,7 @@ function queueCard(q, summary, n, live, alerts) {
       ? h('button', {type: 'button', class: 'resume', 'aria-label': 'Resume queue ' + q.queue, onclick: () => resumeQueue(q.queue)}, 'Resume')
       : h('button', {type: 'button', class: 'pause', 'aria-label': 'Pause queue ' + q.queue, onclick: () => pauseQueue(q.queue)}, 'Pause'))
     : null;
-  const age = durationSeconds(q.oldestRunnableAge);
+  const age = q.oldestRunnableSince ? durationSeconds(q.oldestRunnableAge) : null;  // none due: no age
   return h('section', {class: 'card queue' + (pause ? ' is-paused' : '') + (alerts.length ? ' has-alert' : ''),
     id: 'queue-' + q.queue, 'data-queue': q.queue, 'aria-labelledby': 'queue-title-' + q.queue},
   h('div', {class: 'card-head'},
@@ -526,7 +529,7 @@ function searchView(main, arg, params) {
     h('option', {value: 'OLDEST_FIRST', selected: params.get('order') === 'OLDEST_FIRST'}, 'oldest first'));
   const size = h('select', {name: 'pageSize'}, [20, 50, 100, 200].map(n =>
     h('option', {value: n, selected: String(n) === (params.get('pageSize') || '50')}, String(n))));
-  const instant = 'ISO-8601, e.g. 2026-12-01T00:00:00Z';
+  const instant = '2026-12-01T00:00:00Z';
   const form = h('form', {id: 'search-form', class: 'card search-form', role: 'search', 'aria-label': 'Search instances',
     onsubmit: ev => {
       ev.preventDefault();
@@ -651,6 +654,7 @@ function instanceView(main, arg) {
   const id = arg;
   const root = h('div', {id: 'instance'});
   append(main, root);
+  let shown = null;  // the answer on screen: an unchanged one is not redrawn (no flicker, focus kept)
   return {
     async update() {
       let d;
@@ -660,7 +664,11 @@ function instanceView(main, arg) {
         replace(root, h('div', {class: 'view-head'}, h('h1', {}, 'Instance ' + id)), h('p', {class: 'error', role: 'alert', id: 'view-error'}, e.message));
         return;
       }
-      renderInstance(root, d);
+      const key = JSON.stringify(d);
+      if (key !== shown) {
+        shown = key;
+        renderInstance(root, d);
+      }
     }
   };
 }
