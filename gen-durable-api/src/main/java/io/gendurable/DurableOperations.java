@@ -40,12 +40,24 @@ public interface DurableOperations {
 
     /**
      * Counts the instances per queue and status, with the age of each queue's oldest due
-     * runnable instance. Reads the whole instance table (one scan): call it from a dashboard or a
-     * runbook, not per request.
+     * runnable instance, and the queues' alerts against the live nodes ({@link #nodes()}): a queue
+     * with runnable instances no live node serves, a rate-limit name no live node configures.
+     * Reads the whole instance table (one scan): call it from a dashboard or a runbook, not per
+     * request.
      *
      * @return the summary, at the engine's clock
      */
     OperationsSummary summary();
+
+    /**
+     * The nodes that wrote a beacon within {@code gendurable.nodes.retention}: what each serves
+     * (FSMs, queues, rate limits, gates), what it runs now, its done and failed outcomes per queue
+     * over the last hour and its step durations. A node is live while its beacon is no older than
+     * three of its beacon intervals; a node that stopped cleanly is gone.
+     *
+     * @return the nodes, by id, as their beacons last described them, at the engine's clock
+     */
+    List<NodeStatus> nodes();
 
 
     /**
@@ -187,4 +199,64 @@ public interface DurableOperations {
      * @throws IllegalArgumentException when the query has no filter
      */
     BulkResult purge(InstanceQuery query);
+
+    /**
+     * Every recurring schedule in the database ({@link DurableSchedule} and {@link #defineSchedule}),
+     * by name.
+     *
+     * @return the schedules
+     */
+    List<ScheduleStatus> schedules();
+
+    /**
+     * Defines or replaces a schedule at run time; it is kept in the database, so every node that
+     * has the FSM registered fires it, across restarts, until {@link #removeSchedule}. Replacing
+     * one with another expression or zone recomputes its next fire time; a paused one stays paused.
+     *
+     * @param definition the schedule
+     * @return the schedule as stored
+     * @throws IllegalArgumentException naming the field: an invalid expression or zone, an FSM not
+     *                                  registered on this node, a state its state type cannot hold
+     */
+    ScheduleStatus defineSchedule(ScheduleDefinition definition);
+
+    /**
+     * Removes a schedule. One declared by {@link DurableSchedule} comes back when a node whose
+     * code still declares it starts.
+     *
+     * @param name the schedule
+     * @return whether it existed
+     */
+    boolean removeSchedule(String name);
+
+    /**
+     * Pauses a schedule on every node: no fire time inserts an instance until it is resumed (what
+     * was missed meanwhile follows its {@link MisfirePolicy}). Pausing a paused one updates its reason.
+     *
+     * @param name   the schedule
+     * @param reason why, or null
+     * @return the schedule
+     * @throws IllegalArgumentException when there is no such schedule
+     */
+    ScheduleStatus pauseSchedule(String name, String reason);
+
+    /**
+     * Resumes a paused schedule.
+     *
+     * @param name the schedule
+     * @return the schedule
+     * @throws IllegalArgumentException when there is no such schedule
+     */
+    ScheduleStatus resumeSchedule(String name);
+
+    /**
+     * Inserts one instance of a schedule now, outside its fire times (its correlation key is
+     * {@code schedule:<name>:manual:<now>}); the schedule's next fire time does not move, and a
+     * paused schedule can be triggered.
+     *
+     * @param name the schedule
+     * @return the inserted instance
+     * @throws IllegalArgumentException when there is no such schedule, or its FSM is not registered here
+     */
+    Inserted triggerSchedule(String name);
 }

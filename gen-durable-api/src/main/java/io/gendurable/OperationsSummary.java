@@ -6,21 +6,44 @@ import java.util.Optional;
 
 /**
  * What {@link DurableOperations#summary()} answers: per queue, the instances in each status and
- * the age of the oldest due runnable instance, as committed at one instant.
+ * the age of the oldest due runnable instance, as committed at one instant; and the queues'
+ * alerts, measured against the live nodes' beacons ({@link DurableOperations#nodes()}).
  *
  * @param at     the instant the ages are measured at (the engine's clock)
  * @param queues one line per queue that has instances, in queue name order
+ * @param alerts what needs an operator's eye, by queue name then kind: a queue with runnable
+ *               instances that no live node serves, a rate-limit name no live node configures
  */
-public record OperationsSummary(Instant at, List<QueueSummary> queues) {
+public record OperationsSummary(Instant at, List<QueueSummary> queues, List<QueueAlert> alerts) {
     /**
-     * Copies the list.
+     * Copies the lists.
      *
      * @param at the instant the ages are measured at
      * @param queues one line per queue, in name order
+     * @param alerts the alerts (null for none)
      */
     public OperationsSummary {
         java.util.Objects.requireNonNull(at, "at must not be null");
         queues = List.copyOf(queues);
+        alerts = alerts == null ? List.of() : List.copyOf(alerts);
+    }
+
+    /**
+     * A summary without alerts.
+     *
+     * @param at the instant the ages are measured at
+     * @param queues one line per queue, in name order
+     */
+    public OperationsSummary(Instant at, List<QueueSummary> queues) {
+        this(at, queues, List.of());
+    }
+
+    /**
+     * @param alerts the alerts
+     * @return this summary with {@code alerts}
+     */
+    public OperationsSummary withAlerts(List<QueueAlert> alerts) {
+        return new OperationsSummary(at, queues, alerts);
     }
 
     /**

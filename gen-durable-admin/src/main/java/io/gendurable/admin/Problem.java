@@ -27,6 +27,8 @@ public record Problem(String type, String title, int status, String detail, Stri
     public static final String TYPE_INSTANCE_STATE = "urn:gendurable:problem:instance-state";
     /** 409: a retry cannot take the correlation key again: another live instance holds it. */
     public static final String TYPE_CORRELATION_KEY_HELD = "urn:gendurable:problem:correlation-key-held";
+    /** 404: no schedule has that name. */
+    public static final String TYPE_NO_SUCH_SCHEDULE = "urn:gendurable:problem:no-such-schedule";
     /** 503: the engine is stopping or stopped (undeploy, shutdown). */
     public static final String TYPE_ENGINE_STOPPED = "urn:gendurable:problem:engine-stopped";
 }

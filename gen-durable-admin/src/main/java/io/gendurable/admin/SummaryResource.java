@@ -29,10 +29,12 @@ public class SummaryResource {
     @Inject
     DurableOperations operations;
 
-    /** @return the counts per queue and status, the oldest runnable age per queue, the paused queues */
+    /** @return the counts per queue and status, the oldest runnable age per queue, the paused queues, the alerts */
     @GET
-    @Operation(summary = "Counts per queue and status, oldest runnable age per queue, paused queues",
-            description = "Reads the whole instance table in one scan: for a dashboard or a runbook, not per request")
+    @Operation(summary = "Counts per queue and status, oldest runnable age per queue, paused queues, alerts",
+            description = "Reads the whole instance table in one scan: for a dashboard or a runbook, not per request. "
+                    + "alerts: NO_NODE_SERVES (runnable instances, no live node claims from the queue), "
+                    + "UNKNOWN_RATE_LIMIT (runnable instances carry a rate-limit name no live node configures)")
     @APIResponse(responseCode = "200", description = "the summary",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = Views.Summary.class)))
     public Views.Summary summary() {

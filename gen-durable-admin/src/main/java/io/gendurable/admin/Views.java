@@ -5,8 +5,10 @@ import io.gendurable.DurableValue;
 import io.gendurable.InstanceDetails;
 import io.gendurable.InstancePage;
 import io.gendurable.InstanceSnapshot;
+import io.gendurable.NodeStatus;
 import io.gendurable.OperationsSummary;
 import io.gendurable.PausedQueue;
+import io.gendurable.QueueAlert;
 import io.gendurable.QueueSummary;
 import io.gendurable.Signal;
 import io.gendurable.SignalResult;
@@ -200,18 +202,34 @@ public final class Views {
     }
 
     /**
-     * The summary: counts per queue and status, the oldest runnable age per queue, the paused queues.
+     * The summary: counts per queue and status, the oldest runnable age per queue, the paused
+     * queues, the alerts.
      *
      * @param at     the instant the ages are measured at (the engine's clock)
      * @param queues one line per queue that has instances, by name
      * @param paused the paused queues (a paused queue with no instance is listed here only)
+     * @param alerts what needs an operator's eye ({@code NO_NODE_SERVES}, {@code UNKNOWN_RATE_LIMIT}), by queue
      */
     @JsonbNillable
     @Schema(name = "Summary")
-    public record Summary(Instant at, List<Queue> queues, List<PausedQueue> paused) {
+    public record Summary(Instant at, List<Queue> queues, List<PausedQueue> paused, List<QueueAlert> alerts) {
         static Summary of(OperationsSummary s, List<PausedQueue> paused) {
-            return new Summary(s.at(), s.queues().stream().map(q -> Queue.of(q, q.paused())).toList(), paused);
+            return new Summary(s.at(), s.queues().stream().map(q -> Queue.of(q, q.paused())).toList(), paused,
+                    s.alerts());
         }
+    }
+
+    /**
+     * The nodes, as their beacons last described them.
+     *
+     * @param at    when they were read
+     * @param nodes the nodes seen within the retention, by id: {@code node}, {@code startedAt},
+     *              {@code seenAt}, {@code live}, {@code fsms}, {@code queues}, {@code rateLimits},
+     *              {@code gates}, {@code inFlight}, {@code throughput}, {@code stepTimings}
+     */
+    @JsonbNillable
+    @Schema(name = "Nodes")
+    public record Nodes(Instant at, List<NodeStatus> nodes) {
     }
 
     /**

@@ -3,12 +3,17 @@ package io.gendurable.admin;
 import io.gendurable.DurableValue;
 import io.gendurable.InstanceDetails;
 import io.gendurable.InstancePage;
+import io.gendurable.FsmRegistration;
 import io.gendurable.InstanceSnapshot;
+import io.gendurable.NodeStatus;
 import io.gendurable.OperationsSummary;
 import io.gendurable.PausedQueue;
+import io.gendurable.QueueAlert;
 import io.gendurable.QueueSummary;
 import io.gendurable.Signal;
 import io.gendurable.Status;
+import io.gendurable.StepTiming;
+import io.gendurable.ThroughputPoint;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -123,5 +128,64 @@ class ViewsTest {
         assertThat(first.getBoolean("paused")).isFalse();
         assertThat(j.getJsonArray("queues").getJsonObject(1).getBoolean("paused")).isTrue();
         assertThat(j.getJsonArray("paused").getJsonObject(0).getString("pausedBy")).isEqualTo("admin");
+    }
+
+    @Test
+    void theSummaryCarriesItsAlerts() {
+        OperationsSummary s = new OperationsSummary(T, List.of(
+                new QueueSummary("orders", Map.of(Status.RUNNABLE, 2L), T, Duration.ZERO, false)),
+                List.of(new QueueAlert("orders", QueueAlert.Kind.NO_NODE_SERVES, "2 runnable instances"),
+                        new QueueAlert("x", QueueAlert.Kind.UNKNOWN_RATE_LIMIT, "rate limit 'y'")));
+        JsonObject j = json(Views.Summary.of(s, List.of()));
+        assertThat(j.getJsonArray("alerts")).hasSize(2);
+        JsonObject first = j.getJsonArray("alerts").getJsonObject(0);
+        assertThat(first.getString("queue")).isEqualTo("orders");
+        assertThat(first.getString("kind")).isEqualTo("NO_NODE_SERVES");
+        assertThat(first.getString("detail")).isEqualTo("2 runnable instances");
+        assertThat(j.getJsonArray("alerts").getJsonObject(1).getString("kind")).isEqualTo("UNKNOWN_RATE_LIMIT");
+        assertThat(json(Views.Summary.of(new OperationsSummary(T, List.of()), List.of())).getJsonArray("alerts"))
+                .as("no alerts: an empty list").isEmpty();
+    }
+
+    @Test
+    void theNodesHaveTheConsolesShape() {
+        NodeStatus n = new NodeStatus("host-1", T.minusSeconds(3600), T, true,
+                List.of(new FsmRegistration("order", 2, "orders", FsmRegistration.Kind.FSM)),
+                List.of("default", "orders"), List.of("psp"), List.of("account"), Map.of("orders", 3),
+                List.of(new ThroughputPoint("orders", Instant.parse("2026-05-01T11:59:00Z"), 10, 1)),
+                List.of(new StepTiming("order", "ship", 12, Duration.ofMillis(12), Duration.ofMillis(20),
+                        Duration.ofMillis(50), Duration.ofMillis(60))));
+        JsonObject j = json(new Views.Nodes(T, List.of(n)));
+        assertThat(j.keySet()).containsExactlyInAnyOrder("at", "nodes");
+        assertThat(j.getString("at")).isEqualTo("2026-05-01T12:00:00Z");
+        JsonObject node = j.getJsonArray("nodes").getJsonObject(0);
+        assertThat(node.keySet()).containsExactlyInAnyOrder("node", "startedAt", "seenAt", "live", "fsms", "queues",
+                "rateLimits", "gates", "inFlight", "throughput", "stepTimings");
+        assertThat(node.getString("node")).isEqualTo("host-1");
+        assertThat(node.getString("startedAt")).isEqualTo("2026-05-01T11:00:00Z");
+        assertThat(node.getString("seenAt")).isEqualTo("2026-05-01T12:00:00Z");
+        assertThat(node.getBoolean("live")).isTrue();
+        JsonObject fsm = node.getJsonArray("fsms").getJsonObject(0);
+        assertThat(fsm.getString("name")).isEqualTo("order");
+        assertThat(fsm.getInt("version")).isEqualTo(2);
+        assertThat(fsm.getString("queue")).isEqualTo("orders");
+        assertThat(fsm.getString("kind")).isEqualTo("FSM");
+        assertThat(node.getJsonArray("queues").getString(1)).isEqualTo("orders");
+        assertThat(node.getJsonArray("rateLimits").getString(0)).isEqualTo("psp");
+        assertThat(node.getJsonArray("gates").getString(0)).isEqualTo("account");
+        assertThat(node.getJsonObject("inFlight").getInt("orders")).isEqualTo(3);
+        JsonObject point = node.getJsonArray("throughput").getJsonObject(0);
+        assertThat(point.getString("queue")).isEqualTo("orders");
+        assertThat(point.getString("minute")).isEqualTo("2026-05-01T11:59:00Z");
+        assertThat(point.getInt("completed")).isEqualTo(10);
+        assertThat(point.getInt("failed")).isEqualTo(1);
+        JsonObject timing = node.getJsonArray("stepTimings").getJsonObject(0);
+        assertThat(timing.getString("fsm")).isEqualTo("order");
+        assertThat(timing.getString("step")).isEqualTo("ship");
+        assertThat(timing.getInt("count")).isEqualTo(12);
+        assertThat(timing.getString("p50")).isEqualTo("PT0.012S");
+        assertThat(timing.getString("p90")).isEqualTo("PT0.02S");
+        assertThat(timing.getString("p99")).isEqualTo("PT0.05S");
+        assertThat(timing.getString("max")).isEqualTo("PT0.06S");
     }
 }

@@ -27,6 +27,16 @@ public record OperatorAction(Action action, String target, String principal, Str
         /** a queue resumed */
         RESUME_QUEUE,
         /** ended instances deleted */
-        PURGE
+        PURGE,
+        /** a schedule defined or replaced at run time */
+        DEFINE_SCHEDULE,
+        /** a schedule removed */
+        REMOVE_SCHEDULE,
+        /** a schedule paused */
+        PAUSE_SCHEDULE,
+        /** a schedule resumed */
+        RESUME_SCHEDULE,
+        /** a schedule's instance inserted now, outside its fire times */
+        TRIGGER_SCHEDULE
     }
 }

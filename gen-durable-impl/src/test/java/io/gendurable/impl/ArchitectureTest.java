@@ -43,11 +43,24 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule onlyCdiKnowsCdiJndiMicroProfile = noClasses()
-            .that().resideInAnyPackage("io.gendurable.impl..", "io.gendurable.testing..")
+            .that().resideInAPackage("io.gendurable.impl..")
             .and().resideOutsideOfPackage("io.gendurable.impl.cdi..")
             .should().dependOnClassesThat().resideInAnyPackage("jakarta.enterprise..", "jakarta.inject..",
                     "javax.naming..", "org.eclipse.microprofile..")
             .because("CDI, JNDI and MicroProfile (Config, Metrics) are adapted in impl.cdi only");
+
+    /**
+     * The runtime jar goes into WARs and EARs: the test kit that needs JUnit and the embedded
+     * PostgreSQL is gen-durable-testing's ({@code io.gendurable.testing}, compiled into this
+     * module's test classes only, so not imported here), and nothing left in the jar may refer
+     * to them.
+     */
+    @ArchTest
+    static final ArchRule runtimeJarKnowsNoTestLibrary = noClasses()
+            .that().resideInAPackage("io.gendurable..")
+            .should().dependOnClassesThat().resideInAnyPackage("org.junit..", "io.zonky..", "com.opentable..")
+            .orShould().resideInAPackage("io.gendurable.testing..")
+            .because("the test kit is the gen-durable-testing artifact; the runtime jar carries no test library");
 
     @ArchTest
     static final ArchRule noCyclesBetweenImplPackages = slices()

@@ -254,6 +254,11 @@ public class DurableBean implements GenDurable, DurableOperations {
     }
 
     @Override
+    public List<io.gendurable.NodeStatus> nodes() {
+        return engine().operations().nodes();
+    }
+
+    @Override
     public io.gendurable.Cancellation cancel(long id, String reason) {
         return engine().operations().cancel(id, reason);
     }
@@ -316,5 +321,35 @@ public class DurableBean implements GenDurable, DurableOperations {
     @Override
     public io.gendurable.BulkResult purge(InstanceQuery query) {
         return engine().operations().purge(query);
+    }
+
+    @Override
+    public List<io.gendurable.ScheduleStatus> schedules() {
+        return engine().operations().schedules();
+    }
+
+    @Override
+    public io.gendurable.ScheduleStatus defineSchedule(io.gendurable.ScheduleDefinition definition) {
+        return engine().operations().defineSchedule(definition);
+    }
+
+    @Override
+    public boolean removeSchedule(String name) {
+        return engine().operations().removeSchedule(name);
+    }
+
+    @Override
+    public io.gendurable.ScheduleStatus pauseSchedule(String name, String reason) {
+        return engine().operations().pauseSchedule(name, reason);
+    }
+
+    @Override
+    public io.gendurable.ScheduleStatus resumeSchedule(String name) {
+        return engine().operations().resumeSchedule(name);
+    }
+
+    @Override
+    public Inserted triggerSchedule(String name) {
+        return engine().operations().triggerSchedule(name);
     }
 }

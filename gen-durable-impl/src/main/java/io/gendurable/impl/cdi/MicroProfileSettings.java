@@ -1,10 +1,13 @@
 package io.gendurable.impl.cdi;
 
+import io.gendurable.impl.config.EnvironmentNames;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.spi.ConfigSource;
 
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -32,22 +35,29 @@ final class MicroProfileSettings {
 
     /**
      * Values come from the whole {@code config}, so an environment variable GENDURABLE_QUEUES
-     * still overrides gendurable.queues. The names that are checked for unknown keys and scanned
-     * for rate limits and gates skip the environment variables: SmallRye Config lists an
-     * environment variable GENDURABLE_DB_HOST (a server variable, as in Open Liberty's
-     * server.xml) as gendurable.db.host, which then failed the deployment as an unknown engine
-     * key. Keys are checked where they are spelled out: properties files, system properties,
-     * server configuration.
+     * overrides gendurable.queues. The names, which are checked for unknown keys and scanned for
+     * rate limits, gates and flushers, are the other sources' names as they are, and the
+     * environment's mapped onto the catalogue by {@link EnvironmentNames}: MicroProfile Config
+     * lists an environment variable under its own name (SmallRye Config adds a dotted lower-case
+     * form, GENDURABLE_DB_HOST as gendurable.db.host), so GENDURABLE_RATE_LIMITS_PSP_ALLOWED
+     * declares the rate limit psp, the project's own variables that are no engine keys
+     * (GENDURABLE_DB_HOST, a server variable of Open Liberty's server.xml) are skipped, and any
+     * other GENDURABLE_* variable fails as a misspelled key.
      *
      * @return the settings read from {@code config}
+     * @throws io.gendurable.impl.config.ConfigException naming a misspelled key or variable
      */
     static EngineSettings read(Config config) {
         Set<String> names = new LinkedHashSet<>();
+        List<String> environment = new ArrayList<>();
         for (ConfigSource source : config.getConfigSources()) {
-            if (!isEnvironment(source)) {
+            if (isEnvironment(source)) {
+                environment.addAll(source.getPropertyNames());
+            } else {
                 names.addAll(source.getPropertyNames());
             }
         }
+        names.addAll(EnvironmentNames.propertyNames(environment, List.copyOf(names)));
         return EngineSettings.read(key -> config.getOptionalValue(key, String.class), names);
     }
 

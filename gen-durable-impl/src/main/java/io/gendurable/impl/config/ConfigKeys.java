@@ -180,6 +180,21 @@ public final class ConfigKeys {
     public static final ConfigKey<EngineConfig, Duration> HISTORY_RETENTION = engine("history.retention", ValueType.DURATION,
             Duration.ofDays(7), ZERO_OR_MORE, c -> c.history().retention(),
             "How long a step history record is kept after its step finished; the GC deletes older ones, whatever became of the instance.");
+    // ---- schedules
+
+    /** Whether this node fires recurring schedules. */
+    public static final ConfigKey<EngineConfig, Boolean> SCHEDULES_ENABLED = engine("schedules.enabled", ValueType.BOOLEAN, true,
+            Check.any(), c -> c.schedules().enabled(),
+            "Fire the recurring schedules (`@DurableSchedule`, `defineSchedule`) of the FSMs registered on this node; a fire time is taken by one node whatever the number of nodes.");
+    /** How often the due schedules are looked for. */
+    public static final ConfigKey<EngineConfig, Duration> SCHEDULES_INTERVAL = engine("schedules.interval", ValueType.DURATION,
+            Duration.ofSeconds(1), POSITIVE, c -> c.schedules().interval(),
+            "How often this node looks for due schedules (one indexed query); an instance is inserted at most this long after its fire time.");
+    /** How late a fire time may be and still fire under the skip policy. */
+    public static final ConfigKey<EngineConfig, Duration> SCHEDULES_MISFIRE_THRESHOLD = engine("schedules.misfire-threshold",
+            ValueType.DURATION, Duration.ofMinutes(1), POSITIVE, c -> c.schedules().misfireThreshold(),
+            "A fire time found due later than this is missed: `MisfirePolicy.SKIP` drops it, `CATCH_UP` still inserts it (at most `maxCatchUp`).");
+
     // ---- gauges
 
     /** Whether this node runs the queue gauges' query. */
@@ -190,6 +205,17 @@ public final class ConfigKeys {
     public static final ConfigKey<EngineConfig, Duration> GAUGES_INTERVAL = engine("gauges.interval", ValueType.DURATION,
             Duration.ofSeconds(15), POSITIVE, c -> c.gauges().interval(),
             "Time between two runs of the gauges' query; the gauges show the figures of the last run.");
+
+    // ---- node beacons
+
+    /** Time between two beacons of this node. */
+    public static final ConfigKey<EngineConfig, Duration> NODES_BEACON_INTERVAL = engine("nodes.beacon-interval",
+            ValueType.DURATION, Duration.ofSeconds(10), POSITIVE, c -> c.nodes().beaconInterval(),
+            "Time between two beacons of this node: one upsert of its row in `gen_durable_nodes` (its FSMs, queues, limits, steps in flight, outcomes per minute and step durations). A node whose beacon is older than three intervals is not live.");
+    /** How long the row of a node not heard from is kept. */
+    public static final ConfigKey<EngineConfig, Duration> NODES_RETENTION = engine("nodes.retention", ValueType.DURATION,
+            Duration.ofHours(1), POSITIVE, c -> c.nodes().retention(),
+            "How long the row of a node that stopped writing beacons (without a clean stop) is kept; every beacon deletes older ones. At least three beacon intervals.");
 
     // ---- health
 

@@ -20,6 +20,9 @@ import static io.gendurable.impl.config.ConfigKeys.GC_ENABLED;
 import static io.gendurable.impl.config.ConfigKeys.GC_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.GAUGES_ENABLED;
 import static io.gendurable.impl.config.ConfigKeys.GAUGES_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.SCHEDULES_ENABLED;
+import static io.gendurable.impl.config.ConfigKeys.SCHEDULES_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.SCHEDULES_MISFIRE_THRESHOLD;
 import static io.gendurable.impl.config.ConfigKeys.GC_FAILED_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.GC_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.HEALTH_STALL_GRACE;
@@ -33,6 +36,8 @@ import static io.gendurable.impl.config.ConfigKeys.MAX_POLL_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.MAX_VALUE_BYTES;
 import static io.gendurable.impl.config.ConfigKeys.MIGRATE_AT_START;
 import static io.gendurable.impl.config.ConfigKeys.MIN_DEMAND;
+import static io.gendurable.impl.config.ConfigKeys.NODES_BEACON_INTERVAL;
+import static io.gendurable.impl.config.ConfigKeys.NODES_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.NODE_ID;
 import static io.gendurable.impl.config.ConfigKeys.POKE;
 import static io.gendurable.impl.config.ConfigKeys.POKE_WINDOW;
@@ -66,11 +71,14 @@ import static io.gendurable.impl.config.ConfigKeys.SCHEMA;
  * @param limits   the rate limits and concurrency gates
  * @param gauges   the queue gauges' query
  * @param health   the health checks' bounds
+ * @param schedules the recurring schedules' loop
+ * @param nodes    the node beacon
  */
 public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, DrainConfig drain, ReaperConfig reaper,
                            GcConfig gc, List<FlusherConfig> flushers, SchemaConfig schema, PokeConfig poke,
                            AwaitConfig await, ValuesConfig values, HistoryConfig history, LimitsConfig limits,
-                           GaugesConfig gauges, HealthConfig health) {
+                           GaugesConfig gauges, HealthConfig health, SchedulesConfig schedules,
+                           NodesConfig nodes) {
 
     /** How inserts and engine-driven wakes announce runnable work. */
     public enum PokeTransport {
@@ -236,6 +244,18 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         }
     }
 
+    /**
+     * The recurring schedules. @param enabled whether this node fires them
+     * @param interval how often it looks for due ones @param misfireThreshold how late a fire time may be found
+     */
+    public record SchedulesConfig(boolean enabled, Duration interval, Duration misfireThreshold) {
+        /** Validates the keys. */
+        public SchedulesConfig {
+            SCHEDULES_INTERVAL.check(interval);
+            SCHEDULES_MISFIRE_THRESHOLD.check(misfireThreshold);
+        }
+    }
+
     /** The queue gauges. @param enabled run their query on this node @param interval between two runs */
     public record GaugesConfig(boolean enabled, Duration interval) {
         /** Validates the keys. */
@@ -257,6 +277,22 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         }
     }
 
+    /**
+     * The node beacon. @param beaconInterval how often this node writes its row
+     * @param retention how long the row of a node that stopped writing is kept; at least three intervals
+     */
+    public record NodesConfig(Duration beaconInterval, Duration retention) {
+        /** Validates both keys, and the retention against the interval. */
+        public NodesConfig {
+            NODES_BEACON_INTERVAL.check(beaconInterval);
+            NODES_RETENTION.check(retention);
+            if (retention.compareTo(beaconInterval.multipliedBy(3)) < 0) {
+                throw NODES_RETENTION.reject("", retention, "a duration of at least three times "
+                        + NODES_BEACON_INTERVAL.key() + " (" + beaconInterval.multipliedBy(3) + ")");
+            }
+        }
+    }
+
     /** Requires every part; validates the rules across parts; messages name the key. */
     public EngineConfig {
         Objects.requireNonNull(node, "node");
@@ -272,6 +308,7 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(gauges, "gauges");
         Objects.requireNonNull(health, "health");
+        Objects.requireNonNull(nodes, "nodes");
         for (var e : node.queues().entrySet()) {
             if (poll.minDemand() > e.getValue() + poll.prefetch()) {
                 throw MIN_DEMAND.reject("", poll.minDemand(),
@@ -461,6 +498,12 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
             return set(MAX_VALUE_BYTES, v);
         }
 
+        /** @param v the {@code gendurable.schedules.*} keys @return this */
+        public Builder schedules(SchedulesConfig v) {
+            return set(SCHEDULES_ENABLED, v.enabled()).set(SCHEDULES_INTERVAL, v.interval())
+                    .set(SCHEDULES_MISFIRE_THRESHOLD, v.misfireThreshold());
+        }
+
         /** @param v the {@code gendurable.gauges.*} keys @return this */
         public Builder gauges(GaugesConfig v) {
             return set(GAUGES_ENABLED, v.enabled()).set(GAUGES_INTERVAL, v.interval());
@@ -469,6 +512,11 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         /** @param v the {@code gendurable.health.*} keys @return this */
         public Builder health(HealthConfig v) {
             return set(HEALTH_TIMEOUT, v.timeout()).set(HEALTH_STALL_GRACE, v.stallGrace());
+        }
+
+        /** @param v the {@code gendurable.nodes.*} keys @return this */
+        public Builder nodes(NodesConfig v) {
+            return set(NODES_BEACON_INTERVAL, v.beaconInterval()).set(NODES_RETENTION, v.retention());
         }
 
         /** @param v the rate limits and gates, {@code gendurable.rate-limits.*} and {@code gendurable.concurrency-limits.*} @return this */
@@ -496,7 +544,9 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
                     new HistoryConfig(get(HISTORY_ENABLED), get(HISTORY_INCLUDE_STATE), get(HISTORY_RETENTION)),
                     limits,
                     new GaugesConfig(get(GAUGES_ENABLED), get(GAUGES_INTERVAL)),
-                    new HealthConfig(get(HEALTH_TIMEOUT), get(HEALTH_STALL_GRACE)));
+                    new HealthConfig(get(HEALTH_TIMEOUT), get(HEALTH_STALL_GRACE)),
+                    new SchedulesConfig(get(SCHEDULES_ENABLED), get(SCHEDULES_INTERVAL), get(SCHEDULES_MISFIRE_THRESHOLD)),
+                    new NodesConfig(get(NODES_BEACON_INTERVAL), get(NODES_RETENTION)));
         }
     }
 }

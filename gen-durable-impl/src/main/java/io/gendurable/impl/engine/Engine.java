@@ -36,6 +36,7 @@ import io.gendurable.impl.flush.Flusher;
 import io.gendurable.impl.flush.Transition;
 import io.gendurable.impl.fsm.FsmRegistry;
 import io.gendurable.impl.gc.Gc;
+import io.gendurable.impl.schedule.Schedules;
 import io.gendurable.impl.gauges.GaugesSql;
 import io.gendurable.impl.gauges.QueueGauges;
 import io.gendurable.impl.health.EngineHealth;
@@ -43,6 +44,9 @@ import io.gendurable.impl.insert.Inserter;
 import io.gendurable.impl.insert.InstanceRows;
 import io.gendurable.impl.json.Json;
 import io.gendurable.impl.lease.Reaper;
+import io.gendurable.impl.nodes.NodeActivity;
+import io.gendurable.impl.nodes.NodeBeacon;
+import io.gendurable.impl.nodes.NodeDirectory;
 import io.gendurable.impl.poke.LocalPoke;
 import io.gendurable.impl.poke.Poke;
 import io.gendurable.impl.poke.PostgresPoke;
@@ -109,6 +113,9 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final DrainRunner drainRunner;
     private final PausedQueues pauses;
     private final Operations operations;
+    private final Schedules schedules;
+    private final NodeActivity activity;
+    private final NodeBeacon beacon;
     private final Object lifecycle = new Object();
     private volatile boolean started;
     private boolean prepared;
@@ -125,7 +132,8 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.json = b.json == null ? new Json() : b.json;
         this.schema = new SchemaName(config.schema().name());
         this.db = new Db(EnginePersistence.create(dataSource, schema));
-        this.events = b.events == null ? EngineEvents.NONE : b.events;
+        this.activity = new NodeActivity(clock);
+        this.events = EngineEvents.both(activity, b.events == null ? EngineEvents.NONE : b.events);
         EngineContext ctx = new EngineContext(config, registry, db, new Statements(schema), clock, metrics, events, json,
                 timer, steps);
         this.postgresPoke = config.poke().transport() == EngineConfig.PokeTransport.POSTGRES
@@ -161,12 +169,14 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.signaller = new Signaller(ctx, poke, callerTx);
         this.gc = new Gc(ctx, new BucketSweeper(ctx));
         this.drainRunner = new DrainRunner(ctx, encoder, limiter, afterCommit, reaper, () -> started);
+        this.schedules = new Schedules(ctx, inserter, poke);
         Controls controls = new Controls(ctx, (statuses, queues) -> {
             awaiters.observed(statuses);
             queues.forEach(poke::poke);
         });
-        this.operations = new Operations(ctx, controls, new Queries(db, json, schema, clock), this::find,
-                b.principal == null ? () -> null : b.principal);
+        this.operations = new Operations(ctx, new Operations.Services(controls, new Queries(db, json, schema, clock), schedules,
+                new NodeDirectory(ctx)), this::find, b.principal == null ? () -> null : b.principal);
+        this.beacon = new NodeBeacon(ctx, activity, this::queueActivity);
         this.gauges = new QueueGauges(config, db, new GaugesSql(schema), timer, clock, metrics);
         this.health = new EngineHealth(config, dataSource, schema, steps, metrics.loops,
                 () -> new EngineHealth.Lifecycle(started, stopped, startedAt));
@@ -218,6 +228,10 @@ public final class Engine implements GenDurable, AutoCloseable {
             if (config.gauges().enabled()) {
                 gauges.start();
             }
+            if (config.schedules().enabled()) {
+                schedules.firer().start();
+            }
+            beacon.start();
             startedAt = System.nanoTime();
             started = true;
         }
@@ -239,6 +253,7 @@ public final class Engine implements GenDurable, AutoCloseable {
                 LOG.log(Level.INFO, "gen-durable schema " + schema.name() + ": " + applied + " migrations applied");
             }
             limitsSeeder.seed();
+            schedules.seed();
             prepared = true;
         }
     }
@@ -268,6 +283,7 @@ public final class Engine implements GenDurable, AutoCloseable {
             reaper.stop();
             gc.stop();
             gauges.stop();
+            schedules.firer().stop();
             if (postgresPoke != null) {
                 postgresPoke.stop();
             }
@@ -284,6 +300,9 @@ public final class Engine implements GenDurable, AutoCloseable {
             }
             pauses.stop();
             awaitWatcher.stop();
+            if (started) {
+                beacon.stop();  // deletes this node's row: it is gone at once, not after its retention
+            }
             awaitBridge.close();  // callers answer Busy with their last snapshot, never a closed-factory error
             db.close();
             LOG.log(Level.INFO, "gen-durable stopped");
@@ -407,8 +426,16 @@ public final class Engine implements GenDurable, AutoCloseable {
         return health;
     }
 
+    Schedules schedules() {
+        return schedules;
+    }
+
     Gc gc() {
         return gc;
+    }
+
+    NodeBeacon beacon() {
+        return beacon;
     }
 
     /** Builds an {@link Engine}; {@code dataSource}, {@code config}, {@code registry}, {@code timer} and {@code steps} are required. */

@@ -3,6 +3,7 @@ package io.gendurable.impl.engine;
 import io.gendurable.impl.claim.Scheduler;
 import io.gendurable.impl.gc.Gc;
 import io.gendurable.impl.lease.Reaper;
+import io.gendurable.impl.schedule.Schedules;
 
 import java.util.List;
 
@@ -29,6 +30,16 @@ public final class EngineInternals {
     /** @param engine an engine @return its GC (run a sweep with {@code runOnce}, {@code reconcileGates}, …) */
     public static Gc gc(Engine engine) {
         return engine.gc();
+    }
+
+    /** @param engine an engine @return its recurring schedules (fire what is due now with {@code firer().runOnce()}) */
+    public static Schedules schedules(Engine engine) {
+        return engine.schedules();
+    }
+
+    /** @param engine an engine @return its node beacon (write one now with {@code beat}) */
+    public static io.gendurable.impl.nodes.NodeBeacon beacon(Engine engine) {
+        return engine.beacon();
     }
 
     /** @param engine an engine @return the backend pid of its PostgreSQL poke listener, or -1 when it has none */

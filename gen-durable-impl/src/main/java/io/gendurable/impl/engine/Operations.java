@@ -11,14 +11,20 @@ import io.gendurable.InstanceSnapshot;
 import io.gendurable.InstanceStateException;
 import io.gendurable.OperationsSummary;
 import io.gendurable.NoSuchInstanceException;
+import io.gendurable.NodeStatus;
 import io.gendurable.PausedQueue;
 import io.gendurable.RetryOptions;
+import io.gendurable.Inserted;
+import io.gendurable.ScheduleDefinition;
+import io.gendurable.ScheduleStatus;
 import io.gendurable.events.OperatorAction;
 import io.gendurable.impl.control.Controls;
 import io.gendurable.impl.fsm.FsmDefinition;
+import io.gendurable.impl.nodes.NodeDirectory;
 import io.gendurable.impl.ops.Queries;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.ValueSize;
+import io.gendurable.impl.schedule.Schedules;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -32,7 +38,8 @@ import java.util.function.ToIntFunction;
 import java.util.regex.Pattern;
 
 /**
- * {@link DurableOperations} over the engine: the reads go to {@link Queries}; an action validates
+ * {@link DurableOperations} over the engine: the reads go to {@link Queries} (the nodes and the
+ * summary's alerts to {@link NodeDirectory}); an action validates
  * its arguments, runs ({@link Controls}), logs it with the caller's principal in {@code io.gendurable.operations} and
  * fires an {@link OperatorAction}.
  */
@@ -49,15 +56,30 @@ final class Operations implements DurableOperations {
     private final LongFunction<Optional<InstanceSnapshot>> find;
     private final Supplier<String> principal;
     private final ValueSize valueSize;
+    private final Schedules schedules;
+    private final NodeDirectory nodes;
 
-    Operations(EngineContext ctx, Controls controls, Queries queries, LongFunction<Optional<InstanceSnapshot>> find,
+    /**
+     * What the operations run on.
+     *
+     * @param controls  the actions' statements
+     * @param queries   the reads
+     * @param schedules the recurring schedules
+     * @param nodes     the node beacons and alerts
+     */
+    record Services(Controls controls, Queries queries, Schedules schedules, NodeDirectory nodes) {
+    }
+
+    Operations(EngineContext ctx, Services services, LongFunction<Optional<InstanceSnapshot>> find,
                Supplier<String> principal) {
+        this.schedules = services.schedules();
         this.ctx = ctx;
-        this.controls = controls;
-        this.queries = queries;
+        this.controls = services.controls();
+        this.queries = services.queries();
         this.find = find;
         this.principal = principal;
         this.valueSize = new ValueSize(ctx.config().values().maxBytes());
+        this.nodes = services.nodes();
     }
 
     @Override
@@ -72,7 +94,13 @@ final class Operations implements DurableOperations {
 
     @Override
     public OperationsSummary summary() {
-        return queries.summary();
+        OperationsSummary s = queries.summary();
+        return s.withAlerts(nodes.alerts(s));
+    }
+
+    @Override
+    public List<NodeStatus> nodes() {
+        return nodes.nodes();
     }
 
     @Override
@@ -266,5 +294,57 @@ final class Operations implements DurableOperations {
                     + " characters, not blank, without NUL; got " + (value.isBlank() ? "a blank text" : value.length() + " characters"));
         }
         return value;
+    }
+
+    // ---- schedules
+
+    @Override
+    public List<ScheduleStatus> schedules() {
+        return schedules.list();
+    }
+
+    @Override
+    public ScheduleStatus defineSchedule(ScheduleDefinition definition) {
+        ScheduleStatus s = schedules.define(definition);
+        done(OperatorAction.Action.DEFINE_SCHEDULE, s.name(), null, " (" + s.fsm() + ", " + s.cron() + " " + s.zone() + ")");
+        return s;
+    }
+
+    @Override
+    public boolean removeSchedule(String name) {
+        boolean existed = schedules.remove(scheduleName(name));
+        if (existed) {
+            done(OperatorAction.Action.REMOVE_SCHEDULE, name, null, "");
+        }
+        return existed;
+    }
+
+    @Override
+    public ScheduleStatus pauseSchedule(String name, String reason) {
+        String why = reason == null ? null : reason("reason", reason);
+        ScheduleStatus s = schedules.pause(scheduleName(name), principal(), why);
+        done(OperatorAction.Action.PAUSE_SCHEDULE, name, why, "");
+        return s;
+    }
+
+    @Override
+    public ScheduleStatus resumeSchedule(String name) {
+        ScheduleStatus s = schedules.resume(scheduleName(name));
+        done(OperatorAction.Action.RESUME_SCHEDULE, name, null, "");
+        return s;
+    }
+
+    @Override
+    public Inserted triggerSchedule(String name) {
+        Inserted inserted = schedules.trigger(scheduleName(name));
+        done(OperatorAction.Action.TRIGGER_SCHEDULE, name, null, " (instance " + inserted.id() + ")");
+        return inserted;
+    }
+
+    private static String scheduleName(String name) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("name must name a schedule, got " + (name == null ? "null" : "a blank text"));
+        }
+        return name;
     }
 }

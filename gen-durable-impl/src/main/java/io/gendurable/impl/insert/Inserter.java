@@ -7,6 +7,8 @@ import io.gendurable.impl.db.CallerTransactions;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.poke.Poke;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -85,6 +87,24 @@ public final class Inserter {
             pokeDueQueues(rows, out, now);
         }
         return Arrays.asList(out);
+    }
+
+    /**
+     * Inserts in a transaction an engine service holds (the schedules' firing loop), validated as
+     * {@link #insertAll}; announces nothing: the caller pokes the queues after its commit.
+     *
+     * @param c         the service's transaction
+     * @param instances the instances
+     * @return one answer per instance; a null entry is a key whose holder was deleted meanwhile
+     * @throws SQLException when the statement fails
+     */
+    public Inserted[] insertIn(Connection c, List<NewInstance> instances) throws SQLException {
+        Instant now = ctx.clock().instant();
+        List<InsertSql.Row> rows = new ArrayList<>(instances.size());
+        for (NewInstance ni : instances) {
+            rows.add(instanceRows.toRow(ni, now, null));
+        }
+        return sql.insert(c, rows, now);
     }
 
     private void pokeDueQueues(List<InsertSql.Row> rows, Inserted[] out, Instant now) {

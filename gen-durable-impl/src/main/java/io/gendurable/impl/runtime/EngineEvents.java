@@ -48,6 +48,54 @@ public interface EngineEvents {
     default void operated(io.gendurable.events.OperatorAction action) {
     }
 
+    /**
+     * @param first  told first; a failure is logged and does not keep {@code second} from being told
+     * @param second told second (may be {@link #NONE})
+     * @return observers telling both
+     */
+    static EngineEvents both(EngineEvents first, EngineEvents second) {
+        return new EngineEvents() {
+            private static final System.Logger LOG = System.getLogger("io.gendurable.engine");
+
+            private void guard(Runnable r) {
+                try {
+                    r.run();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "gen-durable: an engine observer failed: " + e);
+                }
+            }
+
+            @Override
+            public void stepFinished(long id, String fsm, String step, String queue, String outcome, long nanos,
+                                     String error, boolean stale) {
+                try {  // no lambda here: once per step
+                    first.stepFinished(id, fsm, step, queue, outcome, nanos, error, stale);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "gen-durable: an engine observer failed: " + e);
+                }
+                second.stepFinished(id, fsm, step, queue, outcome, nanos, error, stale);
+            }
+
+            @Override
+            public void picked(String queue, int count) {
+                guard(() -> first.picked(queue, count));
+                second.picked(queue, count);
+            }
+
+            @Override
+            public void flushed(int outcomes, long nanos) {
+                guard(() -> first.flushed(outcomes, nanos));
+                second.flushed(outcomes, nanos);
+            }
+
+            @Override
+            public void operated(io.gendurable.events.OperatorAction action) {
+                guard(() -> first.operated(action));
+                second.operated(action);
+            }
+        };
+    }
+
     /** Observes nothing. */
     EngineEvents NONE = new EngineEvents() {
     };

@@ -1,12 +1,14 @@
 package io.gendurable.impl.cdi;
 
 import io.gendurable.impl.config.ConfigException;
+import io.gendurable.impl.config.EnvironmentNames;
 import io.smallrye.config.EnvConfigSource;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,5 +40,85 @@ class MicroProfileSettingsTest {
         assertThatThrownBy(() -> MicroProfileSettings.read(c))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("gendurable.queuez");
+    }
+
+    /*
+     * The environment below is SmallRye Config's own EnvConfigSource fed a map (ordinal 300, as
+     * the real one): it lists each variable under its name and a dotted lower-case form, as it
+     * does in Open Liberty and WildFly, so the mapping is tested against what the engine sees.
+     */
+
+    @Test
+    void rate_limits_and_gates_declared_only_in_the_environment_are_discovered() {
+        SmallRyeConfig c = config(Map.of("GENDURABLE_RATE_LIMITS_PSP_ALLOWED", "5", "GENDURABLE_RATE_LIMITS_PSP_PERIOD", "PT2S",
+                "GENDURABLE_CONCURRENCY_LIMITS_STRIPE_LIMIT", "3", "GENDURABLE_LEASE_TTL", "PT90S"), Map.of());
+
+        EngineSettings s = MicroProfileSettings.read(c);
+
+        assertThat(s.config().limits().rateLimits()).containsOnlyKeys("psp");
+        assertThat(s.config().limits().rateLimits().get("psp").allowed()).isEqualTo(5.0);
+        assertThat(s.config().limits().rateLimits().get("psp").period()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(s.config().limits().concurrencyLimits()).containsOnlyKeys("stripe");
+        assertThat(s.config().limits().concurrencyLimits().get("stripe").limit()).isEqualTo(3);
+        assertThat(s.config().lease().ttl()).isEqualTo(Duration.ofSeconds(90));
+    }
+
+    @Test
+    void an_environment_variable_overrides_a_declared_limit_whose_name_has_a_dash() {
+        SmallRyeConfig c = config(Map.of("GENDURABLE_RATE_LIMITS_PSP_EU_ALLOWED", "9"),
+                Map.of("gendurable.rate-limits.psp-eu.allowed", "5"));
+
+        EngineSettings s = MicroProfileSettings.read(c);
+
+        assertThat(s.config().limits().rateLimits()).containsOnlyKeys("psp-eu");
+        assertThat(s.config().limits().rateLimits().get("psp-eu").allowed()).isEqualTo(9.0);
+    }
+
+    @Test
+    void a_misspelled_environment_only_key_fails_naming_the_variable() {
+        SmallRyeConfig c = config(Map.of("GENDURABLE_QUEUEZ", "default:3"), Map.of());
+
+        assertThatThrownBy(() -> MicroProfileSettings.read(c))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("GENDURABLE_QUEUEZ")
+                .hasMessageContaining("unknown key");
+    }
+
+    @Test
+    void a_misspelled_member_key_in_the_environment_fails_too() {
+        SmallRyeConfig c = config(Map.of("GENDURABLE_RATE_LIMITS_PSP_ALOWED", "5"), Map.of());
+
+        assertThatThrownBy(() -> MicroProfileSettings.read(c))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("GENDURABLE_RATE_LIMITS_PSP_ALOWED");
+    }
+
+    @Test
+    void an_environment_declared_limit_is_checked_like_a_property_declared_one() {
+        SmallRyeConfig c = config(Map.of("GENDURABLE_RATE_LIMITS_PSP_BURST", "5"), Map.of());
+
+        assertThatThrownBy(() -> MicroProfileSettings.read(c))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("gendurable.rate-limits.psp.allowed: is required for rate limit psp");
+    }
+
+    @Test
+    void flushers_in_the_environment_are_numbered_like_properties() {
+        SmallRyeConfig c = config(Map.of("GENDURABLE_FLUSHERS_1__MAX_BATCH", "5"), Map.of());
+
+        assertThatThrownBy(() -> MicroProfileSettings.read(c))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("flushers[1]");
+    }
+
+    @Test
+    void the_projects_own_variables_are_not_engine_keys() {
+        Map<String, String> env = new java.util.HashMap<>();
+        EnvironmentNames.NOT_ENGINE_KEYS.forEach(v -> env.put(v, "x"));
+        env.put("PATH", "/usr/bin");
+
+        EngineSettings s = MicroProfileSettings.read(config(env, Map.of()));
+
+        assertThat(s.config().limits().isEmpty()).isTrue();
     }
 }

@@ -64,7 +64,8 @@ class ConfigValidationTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"gendurable.poll-interval", "gendurable.heartbeat-interval", "gendurable.reaper.interval",
-            "gendurable.gc.interval", "gendurable.gauges.interval", "gendurable.health.timeout"})
+            "gendurable.gc.interval", "gendurable.gauges.interval", "gendurable.health.timeout",
+            "gendurable.nodes.beacon-interval", "gendurable.nodes.retention"})
     void a_duration_below_one_millisecond_is_rejected_because_the_engine_schedules_in_milliseconds(String key) {
         // PT0.0005S would become a 0 ms poll (a hot loop) or a 0 ms fixed delay (refused by the executor at start-up)
         ConfigException e = rejected(key, "PT0.0005S");
@@ -225,7 +226,8 @@ class ConfigValidationTest {
             "gendurable.max-poll-interval", "gendurable.drain-timeout", "gendurable.reaper.interval",
             "gendurable.gc.interval", "gendurable.gc.retention", "gendurable.gc.failed-retention", "gendurable.await.tick", "gendurable.poke.window",
             "gendurable.flushers[0].max-delay", "gendurable.rate-limits.psp.period", "gendurable.gauges.interval",
-            "gendurable.health.timeout", "gendurable.health.stall-grace", "gendurable.history.retention"})
+            "gendurable.health.timeout", "gendurable.health.stall-grace", "gendurable.history.retention",
+            "gendurable.nodes.beacon-interval", "gendurable.nodes.retention"})
     void every_duration_key_rejects_garbage_and_durations_over_a_thousand_years_naming_the_key(String key) {
         String[] extra = key.startsWith("gendurable.rate-limits.") ? new String[]{"gendurable.rate-limits.psp.allowed", "5"}
                 : new String[0];

@@ -78,7 +78,7 @@ class UpgradeFromV1Test {
                 .reaper(new EngineConfig.ReaperConfig(true, Duration.ofMillis(200), 100))
                 .limits(new LimitsConfig(Map.of(), Map.of("api", new LimitsConfig.Gate("api", 2, 1)))),
                 new Upgraded());
-        assertThat(h.queryLong("SELECT max(version::int) FROM " + Migrations.HISTORY_TABLE)).as("every version up to the latest").isEqualTo(6);
+        assertThat(h.queryLong("SELECT max(version::int) FROM " + Migrations.HISTORY_TABLE)).as("every version up to the latest").isEqualTo(Long.parseLong(Migrations.EXPECTED_VERSION));
         assertThat(h.queryLong("SELECT claim_token FROM gen_durable WHERE id = 2")).as("the old claim was fenced").isPositive();
 
         e.signal(SignalTarget.id(3), "go", Map.of());

@@ -157,6 +157,20 @@ public final class DurableTesting implements AutoCloseable {
         return runner.fireDueTimeouts();
     }
 
+    /**
+     * Fires the recurring schedules ({@code @DurableSchedule}, {@code defineSchedule}) due by the
+     * clock, as a node's schedules loop would, without moving the clock (move it first with
+     * {@link TestClock#advance}); the inserted instances are runnable, {@link #drain()} runs them.
+     * Schedules of FSMs registered with {@link #register} after the build are stored first.
+     *
+     * @return the ids of the instances inserted, in fire-time order per schedule
+     */
+    public List<Long> fireDueSchedules() {
+        io.gendurable.impl.schedule.Schedules schedules = EngineInternals.schedules(engine);
+        schedules.seed();
+        return schedules.firer().runOnce().stream().flatMap(f -> f.inserted().stream()).toList();
+    }
+
     // ---- reading and asserting -------------------------------------------------------------
 
     /**

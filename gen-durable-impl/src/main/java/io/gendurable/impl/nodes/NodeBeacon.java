@@ -1,0 +1,124 @@
+package io.gendurable.impl.nodes;
+
+import io.gendurable.FsmRegistration;
+import io.gendurable.Job;
+import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.fsm.FsmDefinition;
+import io.gendurable.impl.runtime.Background;
+import io.gendurable.impl.runtime.EngineContext;
+import io.gendurable.impl.runtime.Loops;
+import io.gendurable.impl.runtime.Periodic;
+import io.gendurable.impl.runtime.QueueActivity;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+/**
+ * This node's beacon: every {@code gendurable.nodes.beacon-interval} one statement upserts its row
+ * in {@code gen_durable_nodes} (its FSMs, queues, rate-limit and gate names, steps in flight per
+ * queue, done and failed outcomes per queue per minute, step durations) and deletes the rows of
+ * nodes not heard from for {@code gendurable.nodes.retention}. The first beacon is written at start;
+ * a clean stop deletes the row.
+ */
+public final class NodeBeacon implements Background {
+    private static final Logger LOG = System.getLogger("io.gendurable.nodes");
+
+    private final EngineContext ctx;
+    private final NodeActivity activity;
+    private final Supplier<List<QueueActivity>> queues;
+    private final NodeSql sql;
+    private final EngineConfig.NodesConfig config;
+    private final Periodic loop;
+    private volatile Instant startedAt;
+    private boolean stopped;
+
+    /**
+     * @param ctx      the engine's context
+     * @param activity what the node did recently
+     * @param queues   what each of the node's queues runs now
+     */
+    public NodeBeacon(EngineContext ctx, NodeActivity activity, Supplier<List<QueueActivity>> queues) {
+        this.ctx = ctx;
+        this.activity = activity;
+        this.queues = queues;
+        this.sql = ctx.statements().of(NodeSql.class, NodeSql::new);
+        this.config = ctx.config().nodes();
+        this.loop = new Periodic(ctx.requireTimer(), config.beaconInterval(),
+                () -> Loops.guarded(LOG, "node beacon", ctx.metrics(), this::beat));
+    }
+
+    @Override
+    public Periodic loop() {
+        return loop;
+    }
+
+    /** Writes the first beacon now, then one every interval. */
+    @Override
+    public void start() {
+        startedAt = ctx.clock().instant().truncatedTo(ChronoUnit.MICROS);  // as stored: the stop's delete matches it
+        Loops.guarded(LOG, "node beacon", ctx.metrics(), this::beat);
+        loop.start();
+    }
+
+    /** Stops the loop and deletes this node's row (a node that stops cleanly is gone at once). */
+    @Override
+    public void stop() {
+        loop.stop();
+        synchronized (this) {  // after a beat in flight, never before it (it would write the row again)
+            stopped = true;
+        }
+        Instant started = startedAt;
+        if (started == null) {
+            return;
+        }
+        try {
+            ctx.db().inTransaction(c -> sql.remove(c, ctx.config().node().id(), started));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "gen-durable: could not delete this node's beacon at stop (it ages out after "
+                    + config.retention() + "): " + e);
+        }
+    }
+
+    /** Writes this node's beacon now (the loop's iteration; tests call it). */
+    public synchronized void beat() {
+        Instant started = startedAt;
+        if (started == null) {
+            throw new IllegalStateException("the beacon has not started");
+        }
+        if (stopped) {
+            return;
+        }
+        Instant now = ctx.clock().instant();
+        String json = ctx.json().write(info(now));
+        String node = ctx.config().node().id();
+        ctx.db().inTransaction(c -> {
+            sql.beacon(c, node, started, now, json, now.minus(config.retention()));
+            return null;
+        });
+    }
+
+    /** @return what the beacon says at {@code now} */
+    NodeInfo info(Instant now) {
+        EngineConfig cfg = ctx.config();
+        List<FsmRegistration> fsms = ctx.registry().all().stream()
+                .sorted(Comparator.comparing(FsmDefinition::name).thenComparingInt(FsmDefinition::version))
+                .map(d -> new FsmRegistration(d.name(), d.version(), d.queue(), Job.class.isAssignableFrom(d.beanClass())
+                        ? FsmRegistration.Kind.JOB : FsmRegistration.Kind.FSM))
+                .toList();
+        Map<String, Integer> inFlight = new TreeMap<>();
+        for (QueueActivity q : queues.get()) {
+            inFlight.put(q.queue(), q.inFlight());
+        }
+        return new NodeInfo(config.beaconInterval(), fsms, List.copyOf(cfg.node().queues().keySet()),
+                cfg.limits().rateLimits().keySet().stream().sorted().toList(),
+                cfg.limits().concurrencyLimits().keySet().stream().sorted().toList(),
+                inFlight, activity.throughput(now), activity.timings(now));
+    }
+}
