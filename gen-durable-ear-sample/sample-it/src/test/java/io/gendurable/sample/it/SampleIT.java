@@ -236,7 +236,7 @@ class SampleIT {
         assertEquals(200, ready.statusCode(), ready.body());
         String readyBody = ready.body().replaceAll("\\s", "");
         assertTrue(readyBody.contains("\"name\":\"gendurable\""), ready.body());
-        assertTrue(readyBody.contains("\"schemaversion\":\"6\""), ready.body());
+        assertTrue(readyBody.contains("\"schemaversion\":\"8\""), ready.body());
         HttpResponse<String> live = get("/health/live");
         assertEquals(200, live.statusCode(), live.body());
         assertTrue(live.body().replaceAll("\\s", "").contains("\"name\":\"gendurable-loops\""), live.body());
