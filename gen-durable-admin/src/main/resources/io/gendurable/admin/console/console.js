@@ -85,6 +85,7 @@ function durationSeconds(iso) {
 
 function fmtSeconds(secs) {
   if (secs === null || secs === undefined) return '—';
+  if (secs > 0 && secs < 0.001) return '< 1 ms';
   if (secs < 1) return Math.round(secs * 1000) + ' ms';
   if (secs < 60) return (secs < 10 ? secs.toFixed(1).replace(/\.0$/, '') : Math.round(secs)) + ' s';
   if (secs < 3600) return Math.floor(secs / 60) + ' min ' + Math.round(secs % 60) + ' s';

@@ -172,6 +172,15 @@ final class ConsoleBrowser implements AutoCloseable {
         until(d -> !d.findElement(By.id("updated")).getText().equals(before));
     }
 
+    /** Asserts that the view does not refresh within {@code quiet} (auto-refresh paused). */
+    void assertNoRefreshFor(Duration quiet) {
+        String before = driver.findElement(By.id("updated")).getText();
+        org.junit.jupiter.api.Assertions.assertThrows(org.openqa.selenium.TimeoutException.class,
+                () -> new WebDriverWait(driver, quiet, Duration.ofMillis(200))
+                        .until(d -> !d.findElement(By.id("updated")).getText().equals(before)),
+                "no refresh while paused");
+    }
+
     Object script(String js, Object... args) {
         return ((JavascriptExecutor) driver).executeScript(js, args);
     }
@@ -190,6 +199,7 @@ final class ConsoleBrowser implements AutoCloseable {
      */
     Path screenshot(String name) {
         Dimension before = driver.manage().window().getSize();
+        script("const t = document.getElementById('toast'); if (t) t.hidden = true;");  // a passing notice
         try {
             long height = ((Number) script("return Math.max(document.documentElement.scrollHeight, window.innerHeight)"
                     + " + (window.outerHeight - window.innerHeight);")).longValue();

@@ -311,6 +311,14 @@ final class ConsoleScenarios {
         b.go("#/queues");
         b.find("#queue-default");
         assertEquals(0, b.driver.findElements(By.cssSelector("#queues button")).size(), "no pause or resume");
+        // the auto-refresh pauses and resumes
+        b.click("#refresh-toggle");
+        assertEquals("true", b.attribute("#refresh-toggle", "aria-pressed"));
+        assertEquals("Resume refresh", b.text("#refresh-toggle"));
+        b.assertNoRefreshFor(Duration.ofSeconds(7));
+        b.click("#refresh-toggle");
+        assertEquals("false", b.attribute("#refresh-toggle", "aria-pressed"));
+        b.awaitRefresh();
         b.go("#/instance/" + id);
         awaitStatus(b, "awaiting_signal");
         assertEquals(0, b.driver.findElements(By.cssSelector("#instance-actions, #instance button")).size(), "no action control");
