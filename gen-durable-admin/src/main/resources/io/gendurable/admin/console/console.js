@@ -860,11 +860,61 @@ function fsmsView(main) {
               h('td', {}, f.nodes.map(x => h('span', {class: 'node-chip'}, x.node))),
               h('td', {}, h('a', {href: '#/search?' + new URLSearchParams({fsm: f.name, fsmVersion: f.version})}, 'instances')))))))
             : h('p', {class: 'muted'}, 'No FSM registered on a reporting node.')),
+        h('section', {class: 'card', 'aria-labelledby': 'h-schedules'}, h('h2', {id: 'h-schedules'}, 'Schedules'),
+          schedulesTable(await schedules())),
         h('section', {class: 'card', 'aria-labelledby': 'h-timings'}, h('h2', {id: 'h-timings'}, 'Step durations'),
           h('p', {class: 'muted'}, 'Per node, recent window: the bar spans p50 to p90, the tick is p99, the line reaches the max.'),
           stepTimings(n.nodes)));
     }
   };
+}
+
+/** @return the recurring schedules, or null when the server's admin API has no schedules endpoint */
+async function schedules() {
+  try {
+    return await api('schedules');
+  } catch (e) {
+    if (e.status === 404 || e.status === 405) return null;
+    throw e;
+  }
+}
+
+function schedulesTable(list) {
+  if (list === null) return h('p', {class: 'muted'}, 'This server\'s admin API has no schedules endpoint.');
+  if (!list.length) return h('p', {class: 'muted', id: 'no-schedules'}, 'No recurring schedule (@DurableSchedule, defineSchedule).');
+  return h('div', {class: 'table-wrap'}, h('table', {id: 'schedules-table'},
+    h('thead', {}, h('tr', {}, ['Schedule', 'FSM', 'Cron', 'Misfires', 'Next fire', 'Last fire', 'State', me.admin ? 'Actions' : null]
+      .filter(c => c !== null).map(c => h('th', {scope: 'col'}, c)))),
+    h('tbody', {}, list.map(sc => h('tr', {'data-schedule': sc.name},
+      h('td', {}, h('strong', {}, sc.name), h('div', {class: 'muted'}, sc.origin === 'api' ? 'defined at run time' : 'declared')),
+      h('td', {}, sc.fsm), h('td', {}, h('code', {}, sc.cron), ' ', h('span', {class: 'muted'}, sc.zone)),
+      h('td', {}, sc.misfire === 'CATCH_UP' ? 'catch up ' + sc.maxCatchUp : 'skip'),
+      h('td', {}, fmtInstant(sc.nextFireAt)),
+      h('td', {}, sc.lastFireAt ? fmtInstant(sc.lastFireAt) : '—',
+        sc.lastInstanceId ? [' ', h('a', {href: '#/instance/' + sc.lastInstanceId}, '#' + sc.lastInstanceId)] : null),
+      h('td', {}, sc.paused
+        ? h('span', {class: 'badge paused', title: `paused by ${sc.pausedBy || '?'}${sc.reason ? ': ' + sc.reason : ''}`}, 'paused')
+        : h('span', {class: 'badge live'}, 'active')),
+      me.admin ? h('td', {}, h('div', {class: 'actions'},
+        sc.paused
+          ? h('button', {type: 'button', class: 'resume', 'aria-label': 'Resume schedule ' + sc.name, onclick: () => scheduleAction(sc, 'resume')}, 'Resume')
+          : h('button', {type: 'button', class: 'pause', 'aria-label': 'Pause schedule ' + sc.name, onclick: () => scheduleAction(sc, 'pause')}, 'Pause'),
+        h('button', {type: 'button', class: 'trigger', 'aria-label': 'Trigger schedule ' + sc.name + ' now', onclick: () => scheduleAction(sc, 'trigger')}, 'Trigger now')))
+        : null)))));
+}
+
+function scheduleAction(sc, verb) {
+  const path = 'schedules/' + encodeURIComponent(sc.name) + (verb === 'trigger' ? '/trigger' : '/pause');
+  const text = {
+    pause: ['Pause schedule ' + sc.name, 'No fire time inserts an instance until it is resumed, on every node; missed fire times follow its misfire policy.', 'Pause schedule'],
+    resume: ['Resume schedule ' + sc.name, 'Its next fire times insert instances again.', 'Resume schedule'],
+    trigger: ['Trigger schedule ' + sc.name, 'Inserts one instance of ' + sc.fsm + ' now; the next fire time does not move.', 'Trigger now']
+  }[verb];
+  confirmAction(text[0], h('p', {}, text[1]), text[2], async () => {
+    const answer = await api(path, {method: verb === 'pause' ? 'PUT' : verb === 'resume' ? 'DELETE' : 'POST',
+      body: verb === 'pause' ? '{}' : undefined});
+    return verb === 'trigger' ? 'Instance ' + answer.id + ' inserted.' : 'Schedule ' + sc.name + (verb === 'pause' ? ' paused.' : ' resumed.');
+  });
 }
 
 function stepTimings(nodeList) {

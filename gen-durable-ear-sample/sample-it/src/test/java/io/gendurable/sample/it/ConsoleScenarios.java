@@ -296,7 +296,14 @@ final class ConsoleScenarios {
         b.find("#fsm-table tr[data-fsm='it-slow']");
         b.find("#timings tr[data-step='order/charge'] svg");
         b.find("#timings tr[data-step^='shipment/'] svg");
+        b.find("#schedules-table tr[data-schedule='nightly-audit'] .badge.live");
         b.screenshot("fsms");
+        // the admin triggers the nightly audit now: one instance, the schedule's next fire time unmoved
+        b.click("#schedules-table tr[data-schedule='nightly-audit'] button.trigger");
+        b.click("#dialog-confirm");
+        String notice = b.find("#toast").getText();
+        assertTrue(notice.matches("Instance \\d+ inserted\\."), notice);
+        b.find("#schedules-table tr[data-schedule='nightly-audit'] button.pause");
         b.assertNoConsoleErrors();
     }
 
