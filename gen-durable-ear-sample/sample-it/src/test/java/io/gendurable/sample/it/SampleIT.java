@@ -746,9 +746,11 @@ class SampleIT {
     @Test
     @Order(30)
     @RunAsClient
-    void anFsmOfAnEngineTheConfigurationLacksFailsTheDeploymentNamingBoth() {
-        assertDeploymentFails("no-billing-engine", "@DurableFsm engine on io.gendurable.sample.InvoiceJob names engine billing, "
-                + "which does not exist");
+    void anEngineTheConfigurationLacksFailsTheDeployment() {
+        // the sample injects @DurableEngine("billing"): CDI's own validation reports that first (the
+        // extension's "@DurableFsm engine on …InvoiceJob names engine billing, which does not exist" follows
+        // in messages.log); NamedEnginesTest checks the extension's message alone
+        assertDeploymentFails("no-billing-engine", "Unsatisfied dependencies for type GenDurable with qualifiers @DurableEngine");
     }
 
     /** Deploys, expects a failure whose messages name {@code named}, and removes the deployment. */
