@@ -747,9 +747,9 @@ class SampleIT {
     @Order(30)
     @RunAsClient
     void anEngineTheConfigurationLacksFailsTheDeployment() {
-        // the sample injects @DurableEngine("billing"): CDI's own validation reports that first (the
-        // extension's "@DurableFsm engine on …InvoiceJob names engine billing, which does not exist" follows
-        // in messages.log); NamedEnginesTest checks the extension's message alone
+        // the sample injects @DurableEngine("billing"): CDI's own validation fails on that injection point
+        // before the extension reports "@DurableFsm engine on …InvoiceJob names engine billing, which does not
+        // exist" (NamedEnginesTest checks that message, with no injection point of the missing engine)
         assertDeploymentFails("no-billing-engine", "Unsatisfied dependencies for type GenDurable with qualifiers @DurableEngine");
     }
 
