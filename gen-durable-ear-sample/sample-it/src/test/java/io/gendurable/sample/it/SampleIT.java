@@ -200,6 +200,36 @@ class SampleIT {
     }
 
     @Test
+    @Order(5)
+    @RunAsClient
+    void aStepsSpanContinuesTheTraceOfTheRequestThatInsertedItsInstance() throws Exception {
+        // the caller's trace: Liberty's server span for the POST continues it, and the engine
+        // stores that span's context with the row; each step's span is its child (docs/tracing.md)
+        String traceId = java.util.HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(16)
+                .putLong(System.nanoTime()).putLong(0x9e3779b97f4a7c15L ^ System.currentTimeMillis()).array());
+        HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(uri("/sample/api/orders/traced-1"))
+                .timeout(Duration.ofSeconds(60)).header("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01")
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(201, created.statusCode(), created.body());
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        List<OtlpReceiver.ReceivedSpan> steps = List.of();
+        while (steps.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            steps = OtlpReceiver.SPANS.stream()
+                    .filter(sp -> sp.traceId().equals(traceId) && sp.name().startsWith("gendurable.step "))
+                    .toList();
+        }
+        assertFalse(steps.isEmpty(), () -> "no step span with the request's trace id " + traceId + " among "
+                + OtlpReceiver.SPANS.size() + " received spans: " + OtlpReceiver.SPANS.stream()
+                .map(OtlpReceiver.ReceivedSpan::name).distinct().toList());
+        List<String> serverSpans = OtlpReceiver.SPANS.stream().filter(sp -> sp.traceId().equals(traceId)
+                && sp.parentSpanId().equals("00f067aa0ba902b7")).map(OtlpReceiver.ReceivedSpan::spanId).toList();
+        assertTrue(steps.stream().anyMatch(sp -> serverSpans.contains(sp.parentSpanId())
+                        || sp.parentSpanId().equals("00f067aa0ba902b7")),
+                () -> "a step span hangs under the request's server span " + serverSpans + ": " + steps);
+    }
+
+    @Test
     @Order(6)
     @RunAsClient
     void theRestEndpointsRejectBadInput() throws Exception {
