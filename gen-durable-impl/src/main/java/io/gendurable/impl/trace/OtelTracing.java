@@ -1,6 +1,5 @@
 package io.gendurable.impl.trace;
 
-import io.gendurable.impl.step.ClaimedRow;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
@@ -81,10 +80,10 @@ public final class OtelTracing implements Tracing {
     }
 
     @Override
-    public StepSpan startStep(ClaimedRow row) {
+    public StepSpan startStep(StepAttributes row) {
         Span span = tracer.spanBuilder("gendurable.step " + row.fsm() + "." + row.step())
                 .setSpanKind(SpanKind.INTERNAL)
-                .setParent(parse(row.traceparent(), row.tracestate()))
+                .setParent(parse(row.stored().traceparent(), row.stored().tracestate()))
                 .setAttribute(FSM, row.fsm())
                 .setAttribute(STEP, row.step())
                 .setAttribute(ID, row.id())

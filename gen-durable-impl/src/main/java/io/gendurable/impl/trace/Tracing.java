@@ -1,7 +1,5 @@
 package io.gendurable.impl.trace;
 
-import io.gendurable.impl.step.ClaimedRow;
-
 /**
  * Where the engine's traces go (docs/tracing.md): {@link #NONE} when the application has no
  * OpenTelemetry API or telemetry is off, else {@link OtelTracing}, the only class that touches
@@ -16,7 +14,7 @@ public interface Tracing {
         }
 
         @Override
-        public StepSpan startStep(ClaimedRow row) {
+        public StepSpan startStep(StepAttributes step) {
             return StepSpan.NONE;
         }
     };
@@ -26,13 +24,13 @@ public interface Tracing {
 
     /**
      * Starts the span of one step with the instance's stored context as its parent (and the
-     * context of each waking signal as a link) and makes it current in this thread until
+     * context of each waking signal as a link, not yet implemented) and makes it current in this thread until
      * {@link StepSpan#end}.
      *
-     * @param row the claimed step
+     * @param step the claimed step
      * @return the running span; {@link StepSpan#NONE} when tracing is off
      */
-    StepSpan startStep(ClaimedRow row);
+    StepSpan startStep(StepAttributes step);
 
     /** One step's span, current in the step's thread until {@link #end}. */
     interface StepSpan {
