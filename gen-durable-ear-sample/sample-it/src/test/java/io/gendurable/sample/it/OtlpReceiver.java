@@ -21,10 +21,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * for the tests: each span's trace id, span id, parent span id and name.
  */
 public class OtlpReceiver implements LauncherSessionListener {
-    /** One exported span. */
-    public record ReceivedSpan(String traceId, String spanId, String parentSpanId, String name) {
-    }
-
     static final List<ReceivedSpan> SPANS = new CopyOnWriteArrayList<>();
     private HttpServer server;
 

@@ -86,7 +86,7 @@ class SampleIT {
         File ear = new File(System.getProperty("sample.ear", "target/app/gen-durable-sample-ear.ear"));
         EnterpriseArchive archive = ShrinkWrap.createFromZipFile(EnterpriseArchive.class, ear);
         WebArchive war = archive.getAsType(WebArchive.class, "sample.war");
-        war.addClasses(SampleIT.class, SlowSteps.class, SlowSteps.Countdown.class, AdminHttp.class);
+        war.addClasses(SampleIT.class, ReceivedSpan.class, SlowSteps.class, SlowSteps.Countdown.class, AdminHttp.class);
         return archive;
     }
 
@@ -213,7 +213,7 @@ class SampleIT {
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(201, created.statusCode(), created.body());
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        List<OtlpReceiver.ReceivedSpan> steps = List.of();
+        List<ReceivedSpan> steps = List.of();
         while (steps.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(200);
             steps = OtlpReceiver.SPANS.stream()
@@ -222,10 +222,10 @@ class SampleIT {
         }
         assertFalse(steps.isEmpty(), () -> "no step span with the request's trace id " + traceId + " among "
                 + OtlpReceiver.SPANS.size() + " received spans: " + OtlpReceiver.SPANS.stream()
-                .map(OtlpReceiver.ReceivedSpan::name).distinct().toList());
+                .map(ReceivedSpan::name).distinct().toList());
         List<String> serverSpans = OtlpReceiver.SPANS.stream().filter(sp -> sp.traceId().equals(traceId)
-                && sp.parentSpanId().equals("00f067aa0ba902b7")).map(OtlpReceiver.ReceivedSpan::spanId).toList();
-        List<OtlpReceiver.ReceivedSpan> found = steps;
+                && sp.parentSpanId().equals("00f067aa0ba902b7")).map(ReceivedSpan::spanId).toList();
+        List<ReceivedSpan> found = steps;
         assertTrue(found.stream().anyMatch(sp -> serverSpans.contains(sp.parentSpanId())
                         || sp.parentSpanId().equals("00f067aa0ba902b7")),
                 () -> "a step span hangs under the request's server span " + serverSpans + ": " + found);
@@ -268,7 +268,7 @@ class SampleIT {
         assertEquals(200, ready.statusCode(), ready.body());
         String readyBody = ready.body().replaceAll("\\s", "");
         assertTrue(readyBody.contains("\"name\":\"gendurable\""), ready.body());
-        assertTrue(readyBody.contains("\"schemaversion\":\"8\""), ready.body());
+        assertTrue(readyBody.contains("\"schemaversion\":\"9\""), ready.body());
         HttpResponse<String> live = get("/health/live");
         assertEquals(200, live.statusCode(), live.body());
         assertTrue(live.body().replaceAll("\\s", "").contains("\"name\":\"gendurable-loops\""), live.body());
