@@ -163,6 +163,7 @@ public class DurableBean implements GenDurable, DurableOperations {
                     + events.metricsOrigin());
             e = Engine.builder().config(settings.config()).dataSource(ds.dataSource()).registry(extension.registry(engineName))
                     .timer(ex.timer()).steps(ex.steps()).events(events).principal(DurableBean::callerPrincipal)
+                    .tracing(tracing())
                     .callerTransactions(JtaCallerTransactions.lookup(jndi,
                             settings.reader().get(ConfigKeys.JTA_DATASOURCE)))
                     .build();
@@ -185,6 +186,13 @@ public class DurableBean implements GenDurable, DurableOperations {
         this.dataSource = ds;
         this.executors = ex;
         return e;
+    }
+
+    /** @return step spans through the container's OpenTelemetry when its API is visible, else none (docs/tracing.md) */
+    private static io.gendurable.impl.trace.Tracing tracing() {
+        // a lambda-free guard: OpenTelemetryLookup (and the API) load only when the API is visible
+        return GenDurableExtension.apiPresent("io.opentelemetry.api.OpenTelemetry") ? OpenTelemetryLookup.tracing()
+                : io.gendurable.impl.trace.Tracing.NONE;
     }
 
     /** @return the caller's principal name (CDI's built-in {@code Principal} bean), or null when unauthenticated */

@@ -35,7 +35,7 @@ import java.util.Map;
  * both classes), reads and validates the {@code gendurable.*} configuration before anything
  * starts, and adds {@link DurableBean} when bean discovery has not found it, and the beans that need an
  * optional API (MicroProfile Metrics: {@link MetricRegistryLookup}; Micrometer: {@link MeterRegistryLookup};
- * MicroProfile Health: {@link ReadinessCheck} and {@link LivenessCheck}) only when that API is on the class path.
+ * OpenTelemetry: {@link OpenTelemetryLookup}; MicroProfile Health: {@link ReadinessCheck} and {@link LivenessCheck}) only when that API is on the class path.
  * For each named engine of {@code gendurable.engines} it adds a {@link DurableBean} qualified
  * {@link DurableEngine @DurableEngine(name)} with its own FSM registry (the FSM beans whose
  * {@link DurableFsm#engine()} names it), starts it with the application and drains it before the
@@ -74,13 +74,17 @@ public class GenDurableExtension implements Extension {
         if (apiPresent("io.micrometer.core.instrument.MeterRegistry")) {
             event.addAnnotatedType(MeterRegistryLookup.class, GenDurableExtension.class.getName() + "#MeterRegistryLookup");
         }
+        if (apiPresent("io.opentelemetry.api.OpenTelemetry")) {
+            event.addAnnotatedType(OpenTelemetryLookup.class, GenDurableExtension.class.getName() + "#OpenTelemetryLookup");
+        }
         if (apiPresent("org.eclipse.microprofile.health.HealthCheck")) {
             event.addAnnotatedType(ReadinessCheck.class, GenDurableExtension.class.getName() + "#ReadinessCheck");
             event.addAnnotatedType(LivenessCheck.class, GenDurableExtension.class.getName() + "#LivenessCheck");
         }
     }
 
-    private static boolean apiPresent(String className) {
+    /** @return whether {@code className} is visible to the engine's class loader */
+    static boolean apiPresent(String className) {
         try {
             Class.forName(className, false, GenDurableExtension.class.getClassLoader());
             return true;

@@ -75,7 +75,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SampleIT {
     private static final String DEPLOYMENT = "sample";
-    private static final String SCHEMA = "gendurable_it";  // GENDURABLE_SCHEMA in the failsafe configuration
+    /** GENDURABLE_SCHEMA in the failsafe configuration (it.schema), which the server inherits. */
+    private static final String SCHEMA = System.getenv().getOrDefault("GENDURABLE_SCHEMA", "gendurable_it");
     private static final int SLOW_INSTANCES = 8;
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -87,7 +88,7 @@ class SampleIT {
         File ear = new File(System.getProperty("sample.ear", "target/app/gen-durable-sample-ear.ear"));
         EnterpriseArchive archive = ShrinkWrap.createFromZipFile(EnterpriseArchive.class, ear);
         WebArchive war = archive.getAsType(WebArchive.class, "sample.war");
-        war.addClasses(SampleIT.class, SlowSteps.class, SlowSteps.Countdown.class, AdminHttp.class);
+        war.addClasses(SampleIT.class, ReceivedSpan.class, SlowSteps.class, SlowSteps.Countdown.class, AdminHttp.class);
         return archive;
     }
 
@@ -202,6 +203,37 @@ class SampleIT {
     }
 
     @Test
+    @Order(5)
+    @RunAsClient
+    void aStepsSpanContinuesTheTraceOfTheRequestThatInsertedItsInstance() throws Exception {
+        // the caller's trace: Liberty's server span for the POST continues it, and the engine
+        // stores that span's context with the row; each step's span is its child (docs/tracing.md)
+        String traceId = java.util.HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(16)
+                .putLong(System.nanoTime()).putLong(0x9e3779b97f4a7c15L ^ System.currentTimeMillis()).array());
+        HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(uri("/sample/api/orders/traced-1"))
+                .timeout(Duration.ofSeconds(60)).header("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01")
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(201, created.statusCode(), created.body());
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        List<ReceivedSpan> steps = List.of();
+        while (steps.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            steps = OtlpReceiver.SPANS.stream()
+                    .filter(sp -> sp.traceId().equals(traceId) && sp.name().startsWith("gendurable.step "))
+                    .toList();
+        }
+        assertFalse(steps.isEmpty(), () -> "no step span with the request's trace id " + traceId + " among "
+                + OtlpReceiver.SPANS.size() + " received spans: " + OtlpReceiver.SPANS.stream()
+                .map(ReceivedSpan::name).distinct().toList());
+        List<String> serverSpans = OtlpReceiver.SPANS.stream().filter(sp -> sp.traceId().equals(traceId)
+                && sp.parentSpanId().equals("00f067aa0ba902b7")).map(ReceivedSpan::spanId).toList();
+        List<ReceivedSpan> found = steps;
+        assertTrue(found.stream().anyMatch(sp -> serverSpans.contains(sp.parentSpanId())
+                        || sp.parentSpanId().equals("00f067aa0ba902b7")),
+                () -> "a step span hangs under the request's server span " + serverSpans + ": " + found);
+    }
+
+    @Test
     @Order(6)
     @RunAsClient
     void theRestEndpointsRejectBadInput() throws Exception {
@@ -238,7 +270,7 @@ class SampleIT {
         assertEquals(200, ready.statusCode(), ready.body());
         String readyBody = ready.body().replaceAll("\\s", "");
         assertTrue(readyBody.contains("\"name\":\"gendurable\""), ready.body());
-        assertTrue(readyBody.contains("\"schemaversion\":\"8\""), ready.body());
+        assertTrue(readyBody.contains("\"schemaversion\":\"9\""), ready.body());
         HttpResponse<String> live = get("/health/live");
         assertEquals(200, live.statusCode(), live.body());
         assertTrue(live.body().replaceAll("\\s", "").contains("\"name\":\"gendurable-loops\""), live.body());
