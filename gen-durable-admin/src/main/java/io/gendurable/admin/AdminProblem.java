@@ -15,8 +15,11 @@ import java.util.Objects;
 public final class AdminProblem extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** the problem type URI */
     private final String type;
+    /** its summary */
     private final String title;
+    /** the HTTP status */
     private final int status;
     private final transient Map<String, Object> extensions;
 
