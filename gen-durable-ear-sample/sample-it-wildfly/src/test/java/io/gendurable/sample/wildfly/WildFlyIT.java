@@ -358,7 +358,12 @@ class WildFlyIT {
     @Deployment(name = "bad-queues", managed = false, testable = false)
     static EnterpriseArchive badQueues() {
         EnterpriseArchive archive = ShrinkWrap.createFromZipFile(EnterpriseArchive.class, sampleEar());
-        archive.getAsType(WebArchive.class, "sample.war").addAsResource(new StringAsset("gendurable.queues=default:x\n"),
+        archive.getAsType(WebArchive.class, "sample.war").addAsResource(new StringAsset("gendurable.queues=default:x\n"
+                        // the sample injects @DurableEngine("billing"): without the engine, CDI's unsatisfied
+                        // injection point would fail the deployment before the engine's configuration does
+                        + "gendurable.engines=billing\ngendurable.engines.billing.schema=gendurable_billing\n"
+                        + "gendurable.engines.billing.datasource=jdbc/gendurable\n"
+                        + "gendurable.engines.billing.jta-datasource=jdbc/gendurableTx\n"),
                 "META-INF/microprofile-config.properties");
         return ShrinkWrap.create(EnterpriseArchive.class, "bad-queues.ear").merge(archive);
     }
