@@ -40,7 +40,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (buffered and running, until their outcome is durable) are kept alive by the heartbeat.
  * A slot counts a step while its code runs: once the last step of a chain has handed its outcome
  * to the flusher, the slot runs another step while that thread waits for the flush (at most
- * {@code concurrency} such waiters), so a node is not capped at concurrency ÷ commit time.
+ * {@link #awaitCap} such waiters), so a node is not capped at concurrency ÷ commit time.
  */
 public final class Scheduler implements LocalPoke.Target, QueueActivity {
     private static final Logger LOG = System.getLogger("io.gendurable.claim");
@@ -68,8 +68,9 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
     private final Map<Long, Long> claimed = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
     // steps whose code is done and whose thread waits for the outcome's flush: their slot runs
-    // another step meanwhile; at most `concurrency` of them, so the claimed rows stay bounded
+    // another step meanwhile; at most awaitCap of them, so the claimed rows and threads stay bounded
     private final AtomicInteger awaitingFlush = new AtomicInteger();
+    private final int awaitCap;
     private final AtomicBoolean fillRequested = new AtomicBoolean();
     private final AtomicBoolean fillRunning = new AtomicBoolean();
     private final Object pollLock = new Object();
@@ -98,6 +99,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
                     + config.node().queues().keySet());
         }
         this.concurrency = slots;
+        this.awaitCap = awaitCap(slots);
         this.prefetch = config.poll().prefetchFor(slots);
         this.minDemand = config.poll().minDemandFor(slots);
         this.workerPrefix = config.node().id() + ":" + queue + "@";
@@ -110,6 +112,18 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
         this.timer = ctx.requireTimer();
         this.steps = ctx.requireSteps();
         this.idleDelayMillis = config.poll().interval().toMillis();
+    }
+
+    /**
+     * How many steps of a queue may wait for their outcome's flush while their slots run other
+     * steps: four times the concurrency (so flush batches grow past the concurrency), at most 128,
+     * at least the concurrency.
+     *
+     * @param concurrency the queue's concurrency
+     * @return the bound
+     */
+    public static int awaitCap(int concurrency) {
+        return Math.max(concurrency, Math.min(4 * concurrency, 128));
     }
 
     /** @return the queue this scheduler feeds */
@@ -287,7 +301,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
     private void dispatch() {
         while (running && !pauses.isPaused(queue)) {
             int n = inFlight.get();
-            if (n >= concurrency || awaitingFlush.get() >= concurrency) {
+            if (n >= concurrency || awaitingFlush.get() >= awaitCap) {
                 return;
             }
             if (!inFlight.compareAndSet(n, n + 1)) {
