@@ -126,7 +126,7 @@ final class MetricsEvents implements EngineEvents {
         for (QueueActivity s : engine.queueActivity()) {
             Tag queue = new Tag("queue", s.queue());
             registry.gauge(Metadata.builder().withName("gendurable.scheduler.in_flight")
-                    .withDescription("Steps running now").build(), s, QueueActivity::inFlight, queue);
+                    .withDescription("Steps running now or waiting for their flush").build(), s, QueueActivity::inFlight, queue);
             registry.gauge(Metadata.builder().withName("gendurable.scheduler.buffer")
                     .withDescription("Claimed rows waiting for a slot").build(), s, QueueActivity::buffered, queue);
         }
