@@ -88,8 +88,13 @@ public final class ChaosRun {
         List<WorkerProcess> workers = new ArrayList<>();
         ScheduledExecutorService timer = Executors.newScheduledThreadPool(2);
         ExecutorService steps = Executors.newCachedThreadPool();
+        ChaosRedis redis = ChaosRedis.enabled() ? new ChaosRedis(new File(logs, "redis.log")) : null;
         try (ChaosDatabase db = new ChaosDatabase(new File(s.dir(), "pg-data"))) {
             db.start();
+            if (redis != null) {
+                redis.start();
+                say("Redis limiter and poke: " + ChaosRedis.url());
+            }
             HikariDataSource pool = ChaosWorker.pool(db.url(), "chaos-driver", 8);
             Engine driver = driverEngine(pool, timer, steps);
             ChaosSchema.create(pool);
@@ -104,12 +109,14 @@ public final class ChaosRun {
             say("workers ready; chaos window starts");
             Workload workload = new Workload(driver);
             Saboteur saboteur = new Saboteur(db, workers, s.seed(), s.plan());
-            GateProbe gate = new GateProbe(pool);
+            GateProbe gate = new GateProbe(pool, redis);
             var probing = timer.scheduleWithFixedDelay(gate::sample, GateProbe.INTERVAL_MILLIS, GateProbe.INTERVAL_MILLIS,
                     java.util.concurrent.TimeUnit.MILLISECONDS);
             long t0 = System.currentTimeMillis();
             workload.start();
             saboteur.start();
+            List<java.util.concurrent.ScheduledFuture<?>> redisFaults = redis == null ? List.of()
+                    : redisFaults(timer, redis, s.window().toMillis());
             while (System.currentTimeMillis() - t0 < s.window().toMillis()) {
                 Thread.sleep(Math.min(10_000, s.window().toMillis() - (System.currentTimeMillis() - t0) + 1));
                 say("inserted " + workload.inserted() + " orders; non-terminal rows " + safeCount(pool,
@@ -117,7 +124,8 @@ public final class ChaosRun {
             }
             workload.stopFeeding();
             saboteur.stop();
-            say("chaos window over: " + saboteur.summary());
+            redisFaults.forEach(f -> f.cancel(false));
+            say("chaos window over: " + saboteur.summary() + (redis == null ? "" : ", " + redis.summary()));
             int relaunched = 0;
             for (WorkerProcess w : workers) {
                 relaunched += w.awaitReadyOrRelaunch(120_000) ? 1 : 0;
@@ -126,7 +134,7 @@ public final class ChaosRun {
             long settleStart = System.currentTimeMillis();
             long settled = waitFor(pool, "SELECT count(*) FROM " + ChaosSchema.ENGINE
                     + ".gen_durable WHERE status NOT IN ('done', 'failed')", s.settleMillis());
-            long gateLeft = waitFor(pool, "SELECT count(*) FROM " + ChaosSchema.ENGINE
+            long gateLeft = redis != null ? waitForHolders(redis, 30_000) : waitFor(pool, "SELECT count(*) FROM " + ChaosSchema.ENGINE
                     + ".gen_durable_buckets WHERE kind = 'conc' AND available <> capacity", 30_000);
             long settleMillis = System.currentTimeMillis() - settleStart;
             probing.cancel(false);
@@ -146,7 +154,8 @@ public final class ChaosRun {
                     + workload.parents().size() * ChaosParent.CHILDREN + " children), " + workload.flows().size()
                     + " inline flows (" + workload.nudges().size() + " nudged), " + workload.duplicatesSent()
                     + " duplicate signals, " + workload.retries() + " driver calls retried\n"
-                    + "  faults: " + saboteur.summary() + "\n"
+                    + "  faults: " + saboteur.summary() + (redis == null ? "" : ", " + redis.summary()) + "\n"
+                    + "  limiter: " + (redis == null ? "postgres" : "redis (and redis pokes)") + "\n"
                     + "  recovery: " + Recovery.scan(logs) + "\n"
                     + (relaunched > 0 ? "  NOTE: " + relaunched + " worker JVMs never got ready after the window and were launched again (see their logs)\n" : "")
                     + report
@@ -157,6 +166,9 @@ public final class ChaosRun {
         } finally {
             for (WorkerProcess w : workers) {
                 w.kill9();
+            }
+            if (redis != null) {
+                redis.close();
             }
             timer.shutdownNow();
             steps.shutdownNow();
@@ -177,6 +189,39 @@ public final class ChaosRun {
         Engine e = Engine.builder().dataSource(pool).config(config).registry(registry).timer(timer).steps(steps).build();
         e.start();
         return e;
+    }
+
+    /**
+     * The Redis faults: its client connections killed about every 9 s from 5 s on, and one restart
+     * (SIGKILL, no persistence: every holder lost) at 45 % of the window.
+     */
+    private static List<java.util.concurrent.ScheduledFuture<?>> redisFaults(ScheduledExecutorService timer, ChaosRedis redis,
+                                                                             long windowMillis) {
+        java.util.concurrent.TimeUnit ms = java.util.concurrent.TimeUnit.MILLISECONDS;
+        return List.of(
+                timer.scheduleWithFixedDelay(() -> {
+                    redis.dropConnections();
+                    say("Redis: client connections killed");
+                }, 5_000, 9_000, ms),
+                timer.schedule(() -> {
+                    try {
+                        redis.restart();
+                        say("Redis restarted (kill -9, no persistence)");
+                    } catch (Exception e) {
+                        say("Redis restart failed: " + e);
+                    }
+                }, windowMillis * 45 / 100, ms));
+    }
+
+    /** Waits until the gate has no live holder in Redis; @return the holders left */
+    private static long waitForHolders(ChaosRedis redis, long timeoutMillis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        long n = redis.liveHolders(ChaosChild.GATE_KEY);
+        while (n != 0 && System.currentTimeMillis() < deadline) {
+            Thread.sleep(250);
+            n = redis.liveHolders(ChaosChild.GATE_KEY);
+        }
+        return n;
     }
 
     private static long waitFor(HikariDataSource pool, String countSql, long timeoutMillis) throws InterruptedException {

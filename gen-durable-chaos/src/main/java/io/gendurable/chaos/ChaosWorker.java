@@ -145,7 +145,9 @@ public final class ChaosWorker {
                 .reaper(new EngineConfig.ReaperConfig(true, REAPER_INTERVAL, 1000))
                 // the GC's loop runs the gate reconciler; terminal rows stay (the checks read them)
                 .gc(new EngineConfig.GcConfig(true, Duration.ofSeconds(2), Duration.ofDays(1), Duration.ofDays(1), 10_000))
-                .poke(EngineConfig.PokeTransport.POSTGRES)
+                .poke(ChaosRedis.enabled() ? EngineConfig.PokeTransport.REDIS : EngineConfig.PokeTransport.POSTGRES)
+                .limiter(ChaosRedis.enabled() ? EngineConfig.LimiterBackend.REDIS : EngineConfig.LimiterBackend.POSTGRES)
+                .redisUrl(ChaosRedis.url())
                 .flushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), 100, Duration.ofMillis(5))))
                 .limits(limits()).build();
     }

@@ -398,7 +398,9 @@ public final class Invariants {
             violate("gate " + ChaosChild.GATE + " ran " + peak + " executions at once (limit " + ChaosChild.GATE_LIMIT + ")");
         }
         if (probe.overCredited() > 0) {
-            violate(probe.overCredited() + " gate samples had more free slots plus holders than the capacity");
+            violate(probe.overCredited() + (ChaosRedis.enabled()
+                    ? " gate samples had fewer live holders in Redis than admitted rows with a live lease"
+                    : " gate samples had more free slots plus holders than the capacity"));
         }
         if (probe.overLimit() > 0) {
             violate(probe.overLimit() + " gate samples saw more admitted executing rows than the limit " + ChaosChild.GATE_LIMIT
@@ -411,7 +413,8 @@ public final class Invariants {
                 + ", zombies aside); counter samples " + probe.samples() + " (every " + GateProbe.INTERVAL_MILLIS
                 + " ms), admitted holders at most " + probe.maxHeld() + ", above the limit " + probe.overLimit()
                 + ", with leaked slots " + probe.leaking() + " (max "
-                + probe.maxLeak() + ", healed by the reconciler), over-credited " + probe.overCredited()
+                + probe.maxLeak() + (ChaosRedis.enabled() ? ", healed by their lease" : ", healed by the reconciler")
+                + "), over-credited " + probe.overCredited()
                 + "; at the end: " + probe.finalState());
     }
 

@@ -72,6 +72,7 @@ public final class WorkerProcess {
                 "-Xmx192m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
                 "-Djava.util.logging.config.file=" + loggingConfig().getPath(),
                 "-D" + StepLog.HOLD_DIR + "=" + logDir.getPath(),
+                "-D" + ChaosRedis.LIMITER_PROPERTY + "=" + System.getProperty(ChaosRedis.LIMITER_PROPERTY, "postgres"),
                 "-cp", System.getProperty("java.class.path"),
                 ChaosWorker.class.getName(), url, node));
         try {

@@ -32,7 +32,7 @@ class ArchitectureTest {
 
     /** What a container provides: the core must run without one (unit tests, the test kit, a plain main). */
     private static final String[] CONTAINER = {"jakarta.enterprise..", "jakarta.inject..", "jakarta.ejb..",
-            "jakarta.transaction..", "javax.naming..", "org.eclipse.microprofile.."};
+            "jakarta.transaction..", "javax.naming..", "org.eclipse.microprofile..", "io.micrometer.."};
 
     @ArchTest
     static final ArchRule coreImportsNoContainerType = noClasses()
@@ -46,8 +46,8 @@ class ArchitectureTest {
             .that().resideInAPackage("io.gendurable.impl..")
             .and().resideOutsideOfPackage("io.gendurable.impl.cdi..")
             .should().dependOnClassesThat().resideInAnyPackage("jakarta.enterprise..", "jakarta.inject..",
-                    "javax.naming..", "org.eclipse.microprofile..")
-            .because("CDI, JNDI and MicroProfile (Config, Metrics) are adapted in impl.cdi only");
+                    "javax.naming..", "org.eclipse.microprofile..", "io.micrometer..")
+            .because("CDI, JNDI, MicroProfile (Config, Metrics) and Micrometer are adapted in impl.cdi only");
 
     /**
      * The runtime jar goes into WARs and EARs: the test kit that needs JUnit and the embedded

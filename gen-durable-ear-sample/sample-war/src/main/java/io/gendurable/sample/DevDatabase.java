@@ -21,8 +21,8 @@ import java.util.Optional;
  * {@code GENDURABLE_DB_HOST} is set (as an environment variable or a Java system property). It
  * listens on {@code GENDURABLE_DB_PORT} (default 54329), where the server's
  * {@code jdbc/gendurable} and {@code jdbc/gendurableTx} DataSources point by default, and keeps
- * its data under the server's output folder ({@code gendurable-dev-db/}), so orders survive a
- * restart. A real application has no such class: its DataSources point at its database.
+ * its data under the server's output folder (Open Liberty's server folder, WildFly's
+ * {@code standalone/data}: {@code gendurable-dev-db/}), so orders survive a restart. A real application has no such class: its DataSources point at its database.
  */
 public class DevDatabase implements Extension {
     /** The port the server's DataSources use by default. */
@@ -46,7 +46,9 @@ public class DevDatabase implements Extension {
                     + setting("GENDURABLE_DB_PORT").orElse("") + "'"));
             return;
         }
-        Path home = Path.of(System.getProperty("server.output.dir", System.getProperty("user.dir")), "gendurable-dev-db");
+        // Open Liberty's server output folder, else WildFly's standalone/data
+        Path home = Path.of(System.getProperty("server.output.dir",
+                System.getProperty("jboss.server.data.dir", System.getProperty("user.dir"))), "gendurable-dev-db");
         try {
             long t0 = System.nanoTime();
             postgres = EmbeddedPostgres.builder()

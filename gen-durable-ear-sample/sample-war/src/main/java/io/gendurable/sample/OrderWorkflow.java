@@ -24,7 +24,9 @@ import java.util.stream.IntStream;
  *   <li>{@code start}: reserve the stock; the charge that follows is admitted through the
  *       {@code psp} rate limit and holds the concurrency key {@code psp:<account>}, a gate of
  *       {@code gendurable.concurrency-limits.psp.limit} charges at once per account;</li>
- *   <li>{@code charge}: ask the payment provider to charge, then release the key;</li>
+ *   <li>{@code charge}: ask the payment provider to charge, then release the key; while the
+ *       provider is down the step fails, and after {@code sample.charge-attempts} attempts the
+ *       order ends {@code FAILED} with the error and its stack trace ({@link #onError});</li>
  *   <li>{@code await_payment}: park until the {@code payment_settled} signal arrives, or
  *       {@code sample.payment-timeout} passes;</li>
  *   <li>{@code ship}: fan out one {@link ShipmentJob} per parcel and park until all finish
@@ -42,14 +44,23 @@ public class OrderWorkflow implements Fsm<OrderState> {
     @ConfigProperty(name = "sample.payment-timeout", defaultValue = "PT10M")
     Duration paymentTimeout;
 
+    @Inject
+    @ConfigProperty(name = "sample.charge-attempts", defaultValue = "3")
+    int chargeAttempts;
+
+    @Inject
+    PaymentProvider provider;
+
     @Override
     public Outcome step(String step, OrderState s, StepContext ctx) {
         return switch (step) {
             case "start" -> Outcome.next("charge", s.reservedNow())
                     .rateLimit("psp")
                     .concurrencyKey("psp:" + s.account());
-            // a real step calls the provider here, with "order-" + ctx.id() as its idempotency key
-            case "charge" -> Outcome.next("await_payment", s.chargedNow()).releaseConcurrencyKey();
+            case "charge" -> {
+                provider.charge(s.orderId(), "order-" + ctx.id());
+                yield Outcome.next("await_payment", s.chargedNow()).releaseConcurrencyKey();
+            }
             case "await_payment" -> Outcome.await(Set.of(PAYMENT_SETTLED), "ship", s, paymentTimeout);
             case "ship" -> ctx.awaited().isEmpty()
                     ? Outcome.stop("payment not settled within " + paymentTimeout)  // the await timed out
@@ -57,6 +68,34 @@ public class OrderWorkflow implements Fsm<OrderState> {
             case "finish" -> finish(s, ctx.children());
             default -> Outcome.stop("unknown step " + step);
         };
+    }
+
+    /**
+     * A charge the provider refused is retried with the default backoff up to
+     * {@code sample.charge-attempts} attempts; then the order stops with the error and the top of
+     * its stack trace, which the operator reads in the console before retrying it. Other errors
+     * take the default.
+     */
+    @Override
+    public Outcome onError(String step, OrderState s, StepContext ctx, Throwable error) {
+        if (error instanceof PaymentProviderUnavailable && ctx.attempt() >= chargeAttempts) {
+            return Outcome.stop(withStackTrace(error));
+        }
+        return Fsm.super.onError(step, s, ctx, error);
+    }
+
+    /** @return the error's class and message, then its first stack frames */
+    static String withStackTrace(Throwable error) {
+        StringBuilder b = new StringBuilder(error.getClass().getName()).append(": ").append(error.getMessage());
+        StackTraceElement[] frames = error.getStackTrace();
+        int shown = Math.min(frames.length, 12);
+        for (int i = 0; i < shown; i++) {
+            b.append("\n\tat ").append(frames[i]);
+        }
+        if (frames.length > shown) {
+            b.append("\n\t... ").append(frames.length - shown).append(" more");
+        }
+        return b.toString();
     }
 
     private static List<NewInstance> shipments(OrderState s) {

@@ -3,6 +3,7 @@ package io.gendurable.sample;
 import io.gendurable.GenDurable;
 import io.gendurable.InsertOptions;
 import io.gendurable.Inserted;
+import io.gendurable.RetryOptions;
 import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
 import io.gendurable.testing.DrainResult;
@@ -27,10 +28,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 @GenDurableTest(fsms = ShipmentJob.class, configFile = "META-INF/microprofile-config.properties")
 class OrderWorkflowTest {
 
+    private final PaymentProvider provider = new PaymentProvider();
+
     @BeforeEach
     void registerTheWorkflow(DurableTesting t) {
         OrderWorkflow workflow = new OrderWorkflow();
         workflow.paymentTimeout = Duration.ofMinutes(10);   // what @ConfigProperty injects in the server
+        workflow.chargeAttempts = 3;
+        workflow.provider = provider;                       // what CDI injects in the server
         t.register(workflow);
     }
     // end::registered[]
@@ -103,5 +108,24 @@ class OrderWorkflowTest {
         assertThat(t.instances(OrderWorkflow.class)).hasSize(14)
                 .allSatisfy(s -> assertThat(s.awaits()).containsExactly(OrderWorkflow.PAYMENT_SETTLED));
         assertThat(Duration.between(start, t.now())).isBetween(Duration.ofMillis(800), Duration.ofMinutes(1));
+    }
+
+    @Test
+    void a_charge_refused_during_an_outage_fails_the_order_with_its_stack_trace_and_a_retry_resumes_it(
+            GenDurable durable, DurableTesting t) {
+        provider.outage(true);
+        long id = order(durable, "45", "acme", 1);
+
+        t.drain();
+
+        String error = t.assertFailed(id, "PaymentProviderUnavailable: payment provider unavailable");
+        assertThat(error).contains("\n\tat io.gendurable.sample.PaymentProvider.charge(");
+        assertThat(t.instance(id).step()).isEqualTo("charge");
+        assertThat(t.instance(id).attempt()).isEqualTo(3);
+
+        provider.outage(false);
+        t.operations().retry(id, RetryOptions.defaults());
+        t.drain();
+        t.assertAwaiting(id, OrderWorkflow.PAYMENT_SETTLED);
     }
 }

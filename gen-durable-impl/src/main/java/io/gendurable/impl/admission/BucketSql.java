@@ -66,6 +66,7 @@ public final class BucketSql {
     private final String totalsSql;
     private final String rewriteSql;
     private final String backfillSql;
+    private final String holdersSql;
 
     public BucketSql(SchemaName schema) {
         String b = schema.qualify("gen_durable_buckets");
@@ -164,6 +165,12 @@ public final class BucketSql {
                 ORDER BY key, shard
                 ON CONFLICT DO NOTHING
                 """.formatted(b, GATE_SHARDS.as("u"));
+        // Every gated claim, admitted (shard >= 0) or not yet (-1): what a limiter outside
+        // PostgreSQL that lost its state must count as held. Index: gen_durable_lease.
+        this.holdersSql = """
+                SELECT concurrency_key, id, claim_token FROM %1$s
+                WHERE status = 'executing' AND concurrency_shard IS NOT NULL AND concurrency_key IS NOT NULL
+                """.formatted(t);
         // Index: gen_durable_concurrency_active (executing K = 1 holders only).
         this.capturedSql = """
                 SELECT concurrency_name, count(*) FROM %1$s
@@ -279,6 +286,21 @@ public final class BucketSql {
             input.bind(c, ps, 1, rows);
             ps.executeUpdate();
         }
+    }
+
+    /** A gated claim: its key, row and fencing token. */
+    public record Holder(String key, long id, long token) {
+    }
+
+    /** @return every executing gated claim (admitted or not yet) */
+    public List<Holder> holders(Connection c) throws SQLException {
+        List<Holder> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(holdersSql); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(new Holder(rs.getString(1), rs.getLong(2), rs.getLong(3)));
+            }
+        }
+        return out;
     }
 
     /** An admitted row's drawn gate shard, stamped while its claim (fencing token) holds. */

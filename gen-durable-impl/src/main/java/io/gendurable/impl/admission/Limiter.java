@@ -7,9 +7,11 @@ import java.util.Set;
 /**
  * Admission for configured limits (gates and rate limits), out of band of the claim. The
  * scheduler claims first, then asks {@link #admit}; it releases the denied rows and keeps the
- * admitted ones. Freed slots go back through {@link #credit}; the PostgreSQL backend's counters
- * are credited by the flush itself, in the transaction that frees the slot, and a stale outcome
- * credits nothing (the reconciler heals such leaks). The K = 1
+ * admitted ones. The PostgreSQL backend's counters are credited by the flush itself, in the
+ * transaction that frees the slot ({@link Slot#inBand()}), and a stale outcome credits nothing (the
+ * reconciler heals such leaks). A backend in another store (Redis) hands out slots with a holder:
+ * those go back through {@link #credit} after the transaction that frees them commits, so a failure
+ * between the two leaks a slot until its lease lapses and never frees one still held. The K = 1
  * exclusion of unconfigured keys is not the limiter's business: the claim and its unique index
  * settle it. An unlimited pick never calls the limiter.
  */
@@ -30,10 +32,21 @@ public interface Limiter {
     /**
      * A gate slot held by an executing row.
      *
-     * @param key   the concurrency key
-     * @param shard the counter shard it was drawn from
+     * @param key    the concurrency key
+     * @param shard  the counter shard it was drawn from (stamped on the row; 0 for a backend without shards)
+     * @param holder null for a PostgreSQL counter slot (credited in the transaction that frees it);
+     *               else its holder's name in the backend's store, credited by {@link #credit} after that commit
      */
-    record Slot(String key, int shard) {
+    record Slot(String key, int shard, String holder) {
+        /** A PostgreSQL counter slot. @param key the concurrency key @param shard its counter shard */
+        public Slot(String key, int shard) {
+            this(key, shard, null);
+        }
+
+        /** @return whether the transaction that frees it credits it (else {@link #credit} does, after that commit) */
+        public boolean inBand() {
+            return holder == null;
+        }
     }
 
     /**
@@ -55,9 +68,23 @@ public interface Limiter {
      */
     Admission admit(List<Candidate> candidates, String queue);
 
-    /** @param slots slots freed by committed outcomes */
+    /**
+     * Returns slots that are not {@link Slot#inBand()}, after the transaction that freed them
+     * committed. Best-effort: a slot not credited heals when its lease lapses.
+     *
+     * @param slots slots freed by committed outcomes, releases or cancels
+     */
     void credit(List<Slot> slots);
 
-    /** @param slots slots still held by running steps (a lease-based backend extends them) */
-    void renew(List<Slot> slots);
+    /**
+     * Extends the leases of the slots the rows {@code held} hold (a lease-based backend), before
+     * the heartbeat extends the rows' own leases; forgets this node's admissions in {@code queue}
+     * that are no longer held.
+     *
+     * @param queue the heartbeating queue
+     * @param held  the rows its scheduler still holds
+     * @return the rows whose slot could not be renewed: the heartbeat leaves their leases to lapse,
+     *         so a row never outlives its slot
+     */
+    Set<Long> renew(String queue, Set<Long> held);
 }

@@ -248,6 +248,8 @@ public final class PostgresLimiter implements Limiter {
 
     @Override
     public void credit(List<Slot> slots) {
+        // Its slots are in-band: the flush, release or cancel that frees one credits it. This serves
+        // callers that hold a slot outside such a transaction.
         if (slots.isEmpty()) {
             return;
         }
@@ -258,7 +260,7 @@ public final class PostgresLimiter implements Limiter {
     }
 
     @Override
-    public void renew(List<Slot> slots) {
-        // Counters do not expire: nothing to renew. (A lease-based backend would extend its holders here.)
+    public Set<Long> renew(String queue, Set<Long> held) {
+        return Set.of();  // counters do not expire: nothing to renew
     }
 }

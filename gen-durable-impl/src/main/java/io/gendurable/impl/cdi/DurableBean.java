@@ -60,6 +60,7 @@ public class DurableBean implements GenDurable, DurableOperations {
     private volatile boolean stopped;
     private ResolvedDataSource dataSource;
     private EngineExecutors executors;
+    private ContainerEvents events;
 
     /** For the container. */
     public DurableBean() {
@@ -127,16 +128,22 @@ public class DurableBean implements GenDurable, DurableOperations {
         try {
             ds = new DataSourceResolver(settings.reader(), settings.config(), jndi)
                     .resolve(DataSourceResolver.bean(applicationDataSource));
-            LOG.log(Level.INFO, "gen-durable uses " + ds.origin() + "; executors " + ex.origin());
             ContainerEvents events = ContainerEvents.create(cdiEvents);
+            LOG.log(Level.INFO, "gen-durable uses " + ds.origin() + "; executors " + ex.origin() + "; "
+                    + events.metricsOrigin());
             e = Engine.builder().config(settings.config()).dataSource(ds.dataSource()).registry(extension.registry())
                     .timer(ex.timer()).steps(ex.steps()).events(events).principal(DurableBean::callerPrincipal)
                     .callerTransactions(JtaCallerTransactions.lookup(jndi,
                             settings.reader().get(ConfigKeys.JTA_DATASOURCE)))
                     .build();
             events.registerGauges(e);
+            this.events = events;
             e.start();
         } catch (RuntimeException | Error failure) {
+            if (this.events != null) {
+                this.events.close();
+                this.events = null;
+            }
             closeQuietly(e, ds, ex, failure);
             throw failure;
         }
@@ -182,6 +189,9 @@ public class DurableBean implements GenDurable, DurableOperations {
         try {
             engine.stop();
         } finally {
+            if (events != null) {
+                events.close();
+            }
             executors.close();
             dataSource.close();
             extension.releaseFsmInstances();

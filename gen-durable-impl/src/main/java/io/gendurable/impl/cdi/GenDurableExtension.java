@@ -23,8 +23,8 @@ import java.util.List;
  * {@link io.gendurable.Job}), fails the deployment when two claim one name and version (naming
  * both classes), reads and validates the {@code gendurable.*} configuration before anything
  * starts, and adds {@link DurableBean} when bean discovery has not found it, and the beans that need an
- * optional MicroProfile API (Metrics: {@link MetricRegistryLookup}; Health: {@link ReadinessCheck} and
- * {@link LivenessCheck}) only when that API is on the class path.
+ * optional API (MicroProfile Metrics: {@link MetricRegistryLookup}; Micrometer: {@link MeterRegistryLookup};
+ * MicroProfile Health: {@link ReadinessCheck} and {@link LivenessCheck}) only when that API is on the class path.
  */
 public class GenDurableExtension implements Extension {
     private final List<Bean<?>> fsmBeans = new ArrayList<>();
@@ -49,6 +49,9 @@ public class GenDurableExtension implements Extension {
         }
         if (apiPresent("org.eclipse.microprofile.metrics.MetricRegistry")) {
             event.addAnnotatedType(MetricRegistryLookup.class, GenDurableExtension.class.getName() + "#MetricRegistryLookup");
+        }
+        if (apiPresent("io.micrometer.core.instrument.MeterRegistry")) {
+            event.addAnnotatedType(MeterRegistryLookup.class, GenDurableExtension.class.getName() + "#MeterRegistryLookup");
         }
         if (apiPresent("org.eclipse.microprofile.health.HealthCheck")) {
             event.addAnnotatedType(ReadinessCheck.class, GenDurableExtension.class.getName() + "#ReadinessCheck");

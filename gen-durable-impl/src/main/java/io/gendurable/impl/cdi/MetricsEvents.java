@@ -3,7 +3,6 @@ package io.gendurable.impl.cdi;
 import io.gendurable.impl.runtime.QueueActivity;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.gauges.QueueGauges;
-import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
 import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Histogram;
@@ -27,7 +26,7 @@ import java.util.function.Function;
  * queue gauges (rows by status, oldest due row) of every queue. Loaded only where the MicroProfile
  * Metrics API exists ({@link ContainerEvents}).
  */
-final class MetricsEvents implements EngineEvents {
+final class MetricsEvents implements MetricsBackend {
     private final MetricRegistry registry;
     private final Set<String> queueGauges = ConcurrentHashMap.newKeySet();
     private final Map<StepKey, Timer> stepTimers = new ConcurrentHashMap<>();
@@ -46,6 +45,11 @@ final class MetricsEvents implements EngineEvents {
         var lookup = jakarta.enterprise.inject.spi.CDI.current().select(MetricRegistryLookup.class);
         MetricRegistry registry = lookup.isResolvable() ? lookup.get().registry() : null;
         return registry == null ? null : new MetricsEvents(registry);
+    }
+
+    @Override
+    public String describe() {
+        return "MicroProfile Metrics";
     }
 
     @Override
@@ -99,7 +103,8 @@ final class MetricsEvents implements EngineEvents {
     }
 
     /** Registers the gauges over the engine's counters and schedulers. */
-    void registerGauges(Engine engine) {
+    @Override
+    public void registerGauges(Engine engine) {
         if (registry == null) {
             return;
         }

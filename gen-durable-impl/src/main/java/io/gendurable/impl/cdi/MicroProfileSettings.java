@@ -26,11 +26,35 @@ final class MicroProfileSettings {
     static Optional<EngineSettings> read() {
         Config config;
         try {
-            config = ConfigProvider.getConfig();
+            config = ConfigProvider.getConfig(configClassLoader());
         } catch (IllegalStateException e) {
             return Optional.empty();  // "no ConfigProviderResolver implementation found"
         }
         return Optional.of(read(config));
+    }
+
+    /**
+     * The class loader whose configuration the engine reads: the thread's context class loader when
+     * it sees the engine's own classes (a WAR, or an EAR whose library folder holds the engine),
+     * else the engine's class loader. WildFly starts the CDI container of an EAR with the EAR's
+     * class loader as context, which does not see a web module's
+     * {@code WEB-INF/classes/META-INF/microprofile-config.properties}: read there, an engine
+     * bundled in the WAR ran on its defaults.
+     *
+     * @return where to read the application's configuration
+     */
+    static ClassLoader configClassLoader() {
+        ClassLoader own = MicroProfileSettings.class.getClassLoader();
+        ClassLoader context = Thread.currentThread().getContextClassLoader();
+        if (context == null || context == own) {
+            return own;
+        }
+        try {
+            return Class.forName(MicroProfileSettings.class.getName(), false, context) == MicroProfileSettings.class
+                    ? context : own;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return own;
+        }
     }
 
     /**

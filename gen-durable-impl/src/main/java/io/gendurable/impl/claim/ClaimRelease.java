@@ -2,6 +2,7 @@ package io.gendurable.impl.claim;
 
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.admission.BucketSql;
+import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.lease.LeaseSql;
 import io.gendurable.impl.step.Picked;
@@ -19,16 +20,22 @@ import java.util.Set;
  * token-guarded release and the credit of the gate slots of exactly the rows it released. A row
  * whose claim was lost meanwhile (reaped, maybe claimed again by another node, which now holds
  * the slot count) is not released and credits nothing: crediting it would admit more than the
- * gate's limit.
+ * gate's limit. Slots of a backend outside PostgreSQL ({@link Limiter.Slot#inBand()} false) are
+ * credited through the limiter once that transaction has committed.
  */
 public final class ClaimRelease {
     private final EngineContext ctx;
     private final LeaseSql leaseSql;
     private final BucketSql bucketSql;
+    private final Limiter limiter;
 
-    /** @param ctx the engine's context (its database, statements and clock) */
-    public ClaimRelease(EngineContext ctx) {
+    /**
+     * @param ctx     the engine's context (its database, statements and clock)
+     * @param limiter credits the released rows' slots that live outside PostgreSQL
+     */
+    public ClaimRelease(EngineContext ctx, Limiter limiter) {
         this.ctx = ctx;
+        this.limiter = limiter;
         this.leaseSql = ctx.statements().of(LeaseSql.class, LeaseSql::new);
         this.bucketSql = ctx.statements().of(BucketSql.class, BucketSql::new);
     }
@@ -55,12 +62,14 @@ public final class ClaimRelease {
     }
 
     private int release(String worker, List<Picked> rows, Map<Long, Long> claims, boolean skipLocked) {
-        return ctx.db().inTransaction(c -> {
+        List<Limiter.Slot> outOfBand = new ArrayList<>();
+        int n = ctx.db().inTransaction(c -> {
+            outOfBand.clear();
             Set<Long> released = leaseSql.release(c, worker, claims, ctx.clock().instant(), skipLocked);
-            List<io.gendurable.impl.admission.Limiter.Slot> slots = new ArrayList<>();
+            List<Limiter.Slot> slots = new ArrayList<>();
             for (Picked p : rows) {
                 if (p.slot() != null && released.contains(p.row().id())) {
-                    slots.add(p.slot());
+                    (p.slot().inBand() ? slots : outOfBand).add(p.slot());
                 }
             }
             if (!slots.isEmpty()) {
@@ -68,5 +77,9 @@ public final class ClaimRelease {
             }
             return released.size();
         });
+        if (!outOfBand.isEmpty()) {
+            limiter.credit(outOfBand);  // after the commit: a failure leaks until the lease lapses
+        }
+        return n;
     }
 }

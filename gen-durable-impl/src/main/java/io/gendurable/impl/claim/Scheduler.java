@@ -56,6 +56,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
     private final LeaseSql leaseSql;
     private final ClaimRelease releases;
     private final Picker picker;
+    private final Limiter limiter;
     private final PausedQueues pauses;
     private final StepRunner runner;
     private final Flusher flusher;
@@ -105,8 +106,9 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
         this.workerPrefix = config.node().id() + ":" + queue + "@";
         this.worker = workerPrefix + UUID.randomUUID().toString().substring(0, 8);
         this.leaseSql = ctx.statements().of(LeaseSql.class, LeaseSql::new);
-        this.releases = new ClaimRelease(ctx);
+        this.releases = new ClaimRelease(ctx, limiter);
         this.picker = new Picker(ctx, queue, worker, releases, limiter);
+        this.limiter = limiter;
         this.runner = runner;
         this.flusher = flusher;
         this.timer = ctx.requireTimer();
@@ -159,7 +161,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
         long hb = config.lease().heartbeatInterval().toMillis();
         heartbeat = timer.scheduleWithFixedDelay(() -> Loops.guarded(LOG, "heartbeat of queue " + queue, ctx.metrics(),
                 this::heartbeatOnce), hb, hb, TimeUnit.MILLISECONDS);
-        poke();
+        wake();
     }
 
     /**
@@ -203,8 +205,25 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
         return left;
     }
 
-    /** Asks for a fill soon; bursts coalesce into one pick. Resets the idle backoff. */
+    /**
+     * Asks an idle scheduler for a fill soon; bursts coalesce into one pick. Resets the idle
+     * backoff. A busy one (steps in flight) drops the poke: each finishing step asks for a fill
+     * anyway (completion refill) and the poll stays the floor, so a stream of pokes from every
+     * node does not turn into a pick per poke per node.
+     */
     public void poke() {
+        if (inFlight.get() > 0) {
+            return;
+        }
+        wake();
+    }
+
+    /**
+     * Asks for a fill soon even while busy, and resets the idle backoff: for the rare events that
+     * every scheduler must act on at once whatever it runs (a queue paused or resumed, a poke
+     * listener back after missing messages).
+     */
+    public void wake() {
         idleDelayMillis = config.poll().interval().toMillis();
         requestFill();
     }
@@ -355,10 +374,14 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
 
     /** Extends the leases of every row this scheduler holds. Package-visible for tests. */
     void heartbeatOnce() {
-        if (claimed.isEmpty()) {
+        Map<Long, Long> claims = new java.util.HashMap<>(claimed);
+        // Slots first (a lease-based limiter), then the rows: a row whose slot could not be renewed
+        // keeps its old lease and lapses with it, so no row outlives its slot.
+        java.util.Set<Long> unrenewed = limiter.renew(queue, java.util.Set.copyOf(claims.keySet()));
+        claims.keySet().removeAll(unrenewed);
+        if (claims.isEmpty()) {
             return;
         }
-        Map<Long, Long> claims = Map.copyOf(claimed);
         ctx.db().inTransaction(c -> leaseSql.heartbeat(c, worker, claims, ctx.clock().instant().plus(config.lease().ttl())));
     }
 

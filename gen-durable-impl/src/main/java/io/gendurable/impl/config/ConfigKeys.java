@@ -3,6 +3,7 @@ package io.gendurable.impl.config;
 import io.gendurable.impl.config.ConfigKey.Check;
 import io.gendurable.impl.config.ConfigKey.Family;
 import io.gendurable.impl.config.EngineConfig.FlusherConfig;
+import io.gendurable.impl.config.EngineConfig.LimiterBackend;
 import io.gendurable.impl.config.EngineConfig.PokeTransport;
 import io.gendurable.impl.config.LimitsConfig.Gate;
 import io.gendurable.impl.config.LimitsConfig.RateLimit;
@@ -156,8 +157,8 @@ public final class ConfigKeys {
 
     /** How runnable work is announced: this JVM, or every node. */
     public static final ConfigKey<EngineConfig, PokeTransport> POKE = engine("poke", ValueType.oneOf(PokeTransport.class),
-            PokeTransport.LOCAL, Check.that(t -> true, "local or postgres"), c -> c.poke().transport(),
-            "How inserts and engine-driven wakes reach idle schedulers: `local`, only this JVM's; `postgres`, every node's, over `LISTEN/NOTIFY`.");
+            PokeTransport.LOCAL, Check.that(t -> true, "local, postgres or redis"), c -> c.poke().transport(),
+            "How inserts and engine-driven wakes reach idle schedulers: `local`, only this JVM's; `postgres`, every node's, over `LISTEN/NOTIFY`; `redis`, every node's, over Redis Pub/Sub (`gendurable.redis.url`; needs `io.lettuce:lettuce-core`).");
     /** The longest {@link #POKE_WINDOW}: beyond it, pokes would lag the default poll. */
     public static final Duration MAX_POKE_WINDOW = Duration.ofSeconds(1);
     private static final Duration DEFAULT_POKE_WINDOW = Duration.ofMillis(50);
@@ -166,7 +167,24 @@ public final class ConfigKeys {
             DEFAULT_POKE_WINDOW, Check.that(w -> !w.isNegative() && w.compareTo(MAX_POKE_WINDOW) <= 0,
                     "a duration from 0 to " + MAX_POKE_WINDOW + " (default " + DEFAULT_POKE_WINDOW + ")"),
             c -> c.poke().window(),
-            "With `poke=postgres`, the shortest time between two notifications of this node: the first poke after a quiet window is sent at once, pokes within the window go out together when it ends.");
+            "With `poke=postgres`, the shortest time between two notifications of this node: the first poke after a quiet window is sent at once, pokes within the window go out together when it ends. With `poke=redis`, the fleet-wide window: at most one broadcast per queue per window, whichever node sends it.");
+
+    // ---- limiter and Redis
+
+    /** Where the configured gates and rate limits are admitted. */
+    public static final ConfigKey<EngineConfig, LimiterBackend> LIMITER = engine("limiter", ValueType.oneOf(LimiterBackend.class),
+            LimiterBackend.POSTGRES, Check.that(t -> true, "postgres or redis"), EngineConfig::limiter,
+            "Where configured gates and rate limits are admitted: `postgres`, the sharded counters of `gen_durable_buckets`; `redis`, lease-scored sorted sets and token buckets in the Redis at `gendurable.redis.url` (single-node Redis; needs `io.lettuce:lettuce-core`). K = 1 keys stay in PostgreSQL either way.");
+    /** The Redis of {@code limiter=redis} and {@code poke=redis}. */
+    public static final ConfigKey<EngineConfig, String> REDIS_URL = engine("redis.url", ValueType.URL,
+            "redis://127.0.0.1:6379", Check.that(u -> u.startsWith("redis://") || u.startsWith("rediss://"),
+                    "a redis:// or rediss:// URL (redis://[user:password@]host[:port][/database])"),
+            c -> c.redis().url(),
+            "The Redis used by `limiter=redis` and `poke=redis` (one single-node server or primary; not Redis Cluster). Keys are prefixed with `gendurable:<schema>:`.");
+    /** How long a Redis command may take. */
+    public static final ConfigKey<EngineConfig, Duration> REDIS_TIMEOUT = engine("redis.timeout", ValueType.DURATION,
+            Duration.ofSeconds(2), POSITIVE, c -> c.redis().timeout(),
+            "How long one Redis command may take; an admission that times out admits nothing (the claimed rows go back).");
 
     // ---- await
 

@@ -48,6 +48,9 @@ import static io.gendurable.impl.config.ConfigKeys.REAPER_BATCH;
 import static io.gendurable.impl.config.ConfigKeys.REAPER_ENABLED;
 import static io.gendurable.impl.config.ConfigKeys.REAPER_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.SCHEMA;
+import static io.gendurable.impl.config.ConfigKeys.LIMITER;
+import static io.gendurable.impl.config.ConfigKeys.REDIS_TIMEOUT;
+import static io.gendurable.impl.config.ConfigKeys.REDIS_URL;
 
 /**
  * The engine's effective configuration, validated: one small record per part of the engine, each
@@ -73,19 +76,49 @@ import static io.gendurable.impl.config.ConfigKeys.SCHEMA;
  * @param health   the health checks' bounds
  * @param schedules the recurring schedules' loop
  * @param nodes    the node beacon
+ * @param limiter  where the configured gates and rate limits are admitted
+ * @param redis    the Redis of the redis limiter and poke
  */
 public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, DrainConfig drain, ReaperConfig reaper,
                            GcConfig gc, List<FlusherConfig> flushers, SchemaConfig schema, PokeConfig poke,
                            AwaitConfig await, ValuesConfig values, HistoryConfig history, LimitsConfig limits,
                            GaugesConfig gauges, HealthConfig health, SchedulesConfig schedules,
-                           NodesConfig nodes) {
+                           NodesConfig nodes, LimiterBackend limiter, RedisConfig redis) {
 
     /** How inserts and engine-driven wakes announce runnable work. */
     public enum PokeTransport {
         /** this JVM's schedulers only */
         LOCAL,
         /** every node, over PostgreSQL LISTEN/NOTIFY */
-        POSTGRES
+        POSTGRES,
+        /** every node, over Redis Pub/Sub */
+        REDIS
+    }
+
+    /** Where the configured gates and rate limits are admitted. */
+    public enum LimiterBackend {
+        /** sharded counters in {@code gen_durable_buckets} */
+        POSTGRES,
+        /** lease-scored sorted sets and token buckets in Redis */
+        REDIS
+    }
+
+    /**
+     * The Redis of {@code limiter=redis} and {@code poke=redis}.
+     * @param url     {@code redis://[user:password@]host[:port][/database]}
+     * @param timeout how long one command may take
+     */
+    public record RedisConfig(String url, Duration timeout) {
+        /** Validates both keys. */
+        public RedisConfig {
+            REDIS_URL.check(url);
+            REDIS_TIMEOUT.check(timeout);
+        }
+    }
+
+    /** @return whether this node talks to Redis (the redis limiter or the redis poke) */
+    public boolean usesRedis() {
+        return limiter == LimiterBackend.REDIS || poke.transport() == PokeTransport.REDIS;
     }
 
     /**
@@ -326,6 +359,8 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         Objects.requireNonNull(gauges, "gauges");
         Objects.requireNonNull(health, "health");
         Objects.requireNonNull(nodes, "nodes");
+        LIMITER.check(limiter);
+        Objects.requireNonNull(redis, "redis");
         for (var e : node.queues().entrySet()) {
             if (poll.minDemandFor(e.getValue()) > e.getValue() + poll.prefetchFor(e.getValue())) {
                 throw MIN_DEMAND.reject("", poll.minDemand(),
@@ -371,7 +406,7 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
 
     /**
      * @return the effective configuration as one log line, {@code key=value} for every key the
-     * engine holds, in the catalogue's order (no secrets: none are held here)
+     * engine holds, in the catalogue's order (no secrets: a password in {@code redis.url} is masked)
      */
     public String describe() {
         StringJoiner line = new StringJoiner(" ");
@@ -505,6 +540,16 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
             return set(POKE_WINDOW, v);
         }
 
+        /** @param v {@code gendurable.limiter} @return this */
+        public Builder limiter(LimiterBackend v) {
+            return set(LIMITER, v);
+        }
+
+        /** @param v {@code gendurable.redis.url} @return this */
+        public Builder redisUrl(String v) {
+            return set(REDIS_URL, v);
+        }
+
         /** @param v {@code gendurable.await.tick} @return this */
         public Builder awaitTick(Duration v) {
             return set(AWAIT_TICK, v);
@@ -563,7 +608,8 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
                     new GaugesConfig(get(GAUGES_ENABLED), get(GAUGES_INTERVAL)),
                     new HealthConfig(get(HEALTH_TIMEOUT), get(HEALTH_STALL_GRACE)),
                     new SchedulesConfig(get(SCHEDULES_ENABLED), get(SCHEDULES_INTERVAL), get(SCHEDULES_MISFIRE_THRESHOLD)),
-                    new NodesConfig(get(NODES_BEACON_INTERVAL), get(NODES_RETENTION)));
+                    new NodesConfig(get(NODES_BEACON_INTERVAL), get(NODES_RETENTION)),
+                    get(LIMITER), new RedisConfig(get(REDIS_URL), get(REDIS_TIMEOUT)));
         }
     }
 }

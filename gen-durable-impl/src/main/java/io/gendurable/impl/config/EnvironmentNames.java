@@ -29,7 +29,7 @@ import java.util.stream.Collectors;
  *       {@code GENDURABLE_RATE_LIMITS_PSP_EU_ALLOWED} overrides a declared {@code psp-eu}), else
  *       the variable's part in lower case ({@code psp_eu});</li>
  *   <li>the project's own variables that are not engine keys ({@link #NOT_ENGINE_KEYS}: the
- *       Liberty {@code server.xml}'s DataSource and user variables, the test and benchmark
+ *       Liberty {@code server.xml}'s and WildFly {@code configure.cli}'s DataSource and user variables, the test and benchmark
  *       databases) are skipped;</li>
  *   <li>any other {@code GENDURABLE_*} variable is a misspelled key and fails like a misspelled
  *       property, naming the variable.</li>
@@ -44,7 +44,7 @@ public final class EnvironmentNames {
             "GENDURABLE_DB_URL", "GENDURABLE_DB_HOST", "GENDURABLE_DB_PORT", "GENDURABLE_DB_NAME",
             "GENDURABLE_DB_USER", "GENDURABLE_DB_PASSWORD",
             "GENDURABLE_ADMIN_PASSWORD", "GENDURABLE_VIEWER_PASSWORD",
-            "GENDURABLE_TEST_DB_URL", "GENDURABLE_BENCH_DB_URL");
+            "GENDURABLE_TEST_DB_URL", "GENDURABLE_TEST_REDIS_URL", "GENDURABLE_BENCH_DB_URL");
 
     private static final String ENV_PREFIX = envForm(ConfigKey.PREFIX);
     private static final String MARKER = "MEMBER";

@@ -26,6 +26,10 @@ public record ValueType<T>(BiFunction<String, String, T> parser, Function<T, Str
     /** Text as written. */
     public static final ValueType<String> TEXT = new ValueType<>((k, v) -> v, String::valueOf);
 
+    /** A URL that may carry a password ({@code redis://user:secret@host}): the password is masked when printed. */
+    public static final ValueType<String> URL = new ValueType<>((k, v) -> v,
+            v -> v.replaceFirst("^([a-z]+://[^:@/]*:)[^@/]*@", "$1***@"));
+
     /** ISO-8601 ({@code PT60S}, {@code P1D}) or plain milliseconds; see {@link Durations}. */
     public static final ValueType<Duration> DURATION = new ValueType<>(Durations::parse, Duration::toString);
 

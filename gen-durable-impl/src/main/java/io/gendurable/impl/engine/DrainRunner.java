@@ -94,7 +94,7 @@ public final class DrainRunner {
         this.registry = ctx.registry();
         this.json = ctx.json();
         this.db = ctx.db();
-        this.releases = new ClaimRelease(ctx);
+        this.releases = new ClaimRelease(ctx, limiter);
         this.drainSql = ctx.statements().of(DrainSql.class, DrainSql::new);
         this.limiter = limiter;
         this.reaper = reaper;

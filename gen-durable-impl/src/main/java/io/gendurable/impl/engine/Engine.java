@@ -50,6 +50,7 @@ import io.gendurable.impl.nodes.NodeDirectory;
 import io.gendurable.impl.poke.LocalPoke;
 import io.gendurable.impl.poke.Poke;
 import io.gendurable.impl.poke.PostgresPoke;
+import io.gendurable.impl.redis.RedisBackends;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
@@ -107,6 +108,8 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final AwaitBridge awaitBridge;
     private final Signaller signaller;
     private final PostgresPoke postgresPoke;
+    /** Null unless the configuration names Redis (the limiter or the poke): its client is optional. */
+    private final RedisBackends redis;
     private final Limiter limiter;
     private final LimitsSeeder limitsSeeder;
     private final EngineEvents events;
@@ -139,7 +142,9 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.postgresPoke = config.poke().transport() == EngineConfig.PokeTransport.POSTGRES
                 ? new PostgresPoke(ctx, dataSource, localPoke::poke, this::pokeAllLocal)
                 : null;
-        Poke remote = postgresPoke != null ? postgresPoke : b.poke;
+        this.redis = config.usesRedis() ? RedisBackends.open(ctx, localPoke::poke, this::pokeAllLocal) : null;
+        Poke remote = postgresPoke != null ? postgresPoke
+                : redis != null && redis.poke() != null ? redis.poke() : b.poke;
         Poke poke = remote == null ? localPoke : q -> {
             localPoke.poke(q);
             remote.poke(q);
@@ -148,7 +153,7 @@ public final class Engine implements GenDurable, AutoCloseable {
                 new ValueSize(config.values().maxBytes()));
         CallerTransactions callerTx = b.callerTransactions == null ? CallerTransactions.NONE : b.callerTransactions;
         this.inserter = new Inserter(ctx, instanceRows, poke, callerTx);
-        this.limiter = new PostgresLimiter(ctx);
+        this.limiter = redis != null && redis.limiter() != null ? redis.limiter() : new PostgresLimiter(ctx);
         this.limitsSeeder = new LimitsSeeder(ctx);
         OutcomeEncoder encoder = new OutcomeEncoder(json, instanceRows);
         StepRunner runner = new StepRunner(ctx, encoder, new InlineContinuation(ctx, limiter, encoder));
@@ -183,6 +188,7 @@ public final class Engine implements GenDurable, AutoCloseable {
     }
 
     private void afterCommit(List<Transition> committed, FlushSql.Flushed flushed, Poke poke) {
+        creditOutOfBand(committed);
         Map<Long, String> statuses = new HashMap<>(committed.size() * 2);
         for (Transition r : committed) {
             statuses.put(r.id(), r.status().dbName());
@@ -194,8 +200,32 @@ public final class Engine implements GenDurable, AutoCloseable {
         queues.forEach(poke::poke);
     }
 
+    /**
+     * Slots kept outside PostgreSQL (Redis) go back once their outcome committed, before the pokes
+     * (a poked scheduler finds them free); a failure leaks them until their lease lapses.
+     */
+    private void creditOutOfBand(List<Transition> committed) {
+        List<Limiter.Slot> slots = new ArrayList<>();
+        for (Transition r : committed) {
+            if (r.slot() != null && !r.slot().inBand()) {
+                slots.add(r.slot());
+            }
+        }
+        if (slots.isEmpty()) {
+            return;
+        }
+        try {
+            limiter.credit(slots);
+        } catch (RuntimeException e) {
+            metrics.loopErrors.increment();
+            LOG.log(Level.WARNING, "gen-durable: could not give back " + slots.size()
+                    + " gate slots kept outside PostgreSQL; they lapse with their lease: " + e);
+        }
+    }
+
+    /** Wakes every local scheduler, busy or not (a pause changed, a poke listener reconnected). */
     private void pokeAllLocal() {
-        schedulers.forEach(Scheduler::poke);
+        schedulers.forEach(Scheduler::wake);
     }
 
     /** @return a builder */
@@ -224,6 +254,9 @@ public final class Engine implements GenDurable, AutoCloseable {
             awaitWatcher.start();
             if (postgresPoke != null) {
                 postgresPoke.start();
+            }
+            if (redis != null) {
+                redis.start();
             }
             if (config.gauges().enabled()) {
                 gauges.start();
@@ -304,6 +337,9 @@ public final class Engine implements GenDurable, AutoCloseable {
                 beacon.stop();  // deletes this node's row: it is gone at once, not after its retention
             }
             awaitBridge.close();  // callers answer Busy with their last snapshot, never a closed-factory error
+            if (redis != null) {
+                redis.stop();
+            }
             db.close();
             LOG.log(Level.INFO, "gen-durable stopped");
         }

@@ -288,9 +288,10 @@ public final class FlushSql {
         }
         // Gate slots return in the same transaction the rows leave executing: the reconciler's
         // truth (executing rows) and the counters can never disagree about a committed outcome.
+        // (A Redis slot is not in-band: the engine credits it after this commit.)
         List<Limiter.Slot> slots = new ArrayList<>();
         for (Transition r : rows) {
-            if (r.slot() != null && committed.contains(r.id())) {
+            if (r.slot() != null && r.slot().inBand() && committed.contains(r.id())) {
                 slots.add(r.slot());
             }
         }

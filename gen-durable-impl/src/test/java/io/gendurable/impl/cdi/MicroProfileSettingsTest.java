@@ -42,6 +42,25 @@ class MicroProfileSettingsTest {
                 .hasMessageContaining("gendurable.queuez");
     }
 
+    @Test
+    void the_configuration_is_read_where_the_engine_lives_when_the_context_class_loader_cannot_see_it() throws Exception {
+        // WildFly boots an EAR's CDI with the EAR's loader as context: it does not see the WAR that holds the engine
+        Thread t = Thread.currentThread();
+        ClassLoader before = t.getContextClassLoader();
+        ClassLoader own = MicroProfileSettings.class.getClassLoader();
+        try (java.net.URLClassLoader blind = new java.net.URLClassLoader(new java.net.URL[0], null);
+             java.net.URLClassLoader child = new java.net.URLClassLoader(new java.net.URL[0], own)) {
+            t.setContextClassLoader(blind);
+            assertThat(MicroProfileSettings.configClassLoader()).isSameAs(own);
+            t.setContextClassLoader(child);  // a WAR whose EAR library holds the engine: the WAR's configuration
+            assertThat(MicroProfileSettings.configClassLoader()).isSameAs(child);
+            t.setContextClassLoader(null);
+            assertThat(MicroProfileSettings.configClassLoader()).isSameAs(own);
+        } finally {
+            t.setContextClassLoader(before);
+        }
+    }
+
     /*
      * The environment below is SmallRye Config's own EnvConfigSource fed a map (ordinal 300, as
      * the real one): it lists each variable under its name and a dotted lower-case form, as it

@@ -224,7 +224,7 @@ class ConfigValidationTest {
     @ParameterizedTest
     @ValueSource(strings = {"gendurable.lease-ttl", "gendurable.heartbeat-interval", "gendurable.poll-interval",
             "gendurable.max-poll-interval", "gendurable.drain-timeout", "gendurable.reaper.interval",
-            "gendurable.gc.interval", "gendurable.gc.retention", "gendurable.gc.failed-retention", "gendurable.await.tick", "gendurable.poke.window",
+            "gendurable.gc.interval", "gendurable.gc.retention", "gendurable.gc.failed-retention", "gendurable.await.tick", "gendurable.poke.window", "gendurable.redis.timeout",
             "gendurable.flushers[0].max-delay", "gendurable.rate-limits.psp.period", "gendurable.gauges.interval",
             "gendurable.health.timeout", "gendurable.health.stall-grace", "gendurable.history.retention",
             "gendurable.nodes.beacon-interval", "gendurable.nodes.retention"})

@@ -37,8 +37,33 @@ class InputEdgesTest {
                 .read();
         assertThat(c.poke().transport()).isEqualTo(EngineConfig.PokeTransport.POSTGRES);
         assertThat(c.await().tick()).isEqualTo(Duration.ofMillis(50));
-        assertThatThrownBy(() -> ConfigReader.of(java.util.Map.of("gendurable.poke", "redis")).read())
-                .isInstanceOf(ConfigException.class).hasMessageContaining("gendurable.poke").hasMessageContaining("local or postgres");
+        assertThatThrownBy(() -> ConfigReader.of(java.util.Map.of("gendurable.poke", "cluster")).read())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("gendurable.poke")
+                .hasMessageContaining("local, postgres or redis");
+    }
+
+    @Test
+    void the_limiter_and_redis_keys_are_read_validated_and_default_to_postgres_and_the_local_redis() {
+        EngineConfig defaults = ConfigReader.of(java.util.Map.of()).read();
+        assertThat(defaults.limiter()).isEqualTo(EngineConfig.LimiterBackend.POSTGRES);
+        assertThat(defaults.redis().url()).isEqualTo("redis://127.0.0.1:6379");
+        assertThat(defaults.redis().timeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(defaults.usesRedis()).isFalse();
+        EngineConfig c = ConfigReader.of(java.util.Map.of("gendurable.limiter", "Redis",
+                "gendurable.redis.url", "rediss://cache.internal:6380/1", "gendurable.redis.timeout", "PT0.5S")).read();
+        assertThat(c.limiter()).isEqualTo(EngineConfig.LimiterBackend.REDIS);
+        assertThat(c.redis().url()).isEqualTo("rediss://cache.internal:6380/1");
+        assertThat(c.redis().timeout()).isEqualTo(Duration.ofMillis(500));
+        assertThat(c.usesRedis()).isTrue();
+        assertThatThrownBy(() -> ConfigReader.of(java.util.Map.of("gendurable.limiter", "memory")).read())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("gendurable.limiter=memory")
+                .hasMessageContaining("postgres or redis");
+        assertThatThrownBy(() -> ConfigReader.of(java.util.Map.of("gendurable.redis.url", "http://cache:6379")).read())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("gendurable.redis.url")
+                .hasMessageContaining("a redis:// or rediss:// URL");
+        assertThatThrownBy(() -> ConfigReader.of(java.util.Map.of("gendurable.redis.timeout", "0")).read())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("gendurable.redis.timeout")
+                .hasMessageContaining("at least 1 ms");
     }
 
     @Test

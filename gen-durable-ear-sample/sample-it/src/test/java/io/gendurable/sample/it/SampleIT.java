@@ -62,7 +62,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * commits and rolls back (EJB and UserTransaction); the REST flow over HTTP; {@code /metrics};
  * the admin REST API (gen-durable-admin in the WAR: roles, search and inspect, signals, cancel and
  * retry, queue pause with reschedule, problem answers, the OpenAPI document, through
- * {@link AdminHttp}); then undeploy while steps are in flight, after which no row is left {@code executing}; last, a
+ * {@link AdminHttp}); the web console in headless Chromium ({@link ConsoleScenarios}); then undeploy while steps are in flight, after which no row is left {@code executing}; last, a
  * copy of the EAR with {@code gendurable.queues=default:x} fails to deploy, naming the key.
  *
  * <p>In-container tests (no {@code @RunAsClient}) run inside the sample's WAR, where this class
@@ -236,7 +236,7 @@ class SampleIT {
         assertEquals(200, ready.statusCode(), ready.body());
         String readyBody = ready.body().replaceAll("\\s", "");
         assertTrue(readyBody.contains("\"name\":\"gendurable\""), ready.body());
-        assertTrue(readyBody.contains("\"schemaversion\":\"6\""), ready.body());
+        assertTrue(readyBody.contains("\"schemaversion\":\"8\""), ready.body());
         HttpResponse<String> live = get("/health/live");
         assertEquals(200, live.statusCode(), live.body());
         assertTrue(live.body().replaceAll("\\s", "").contains("\"name\":\"gendurable-loops\""), live.body());
@@ -496,7 +496,7 @@ class SampleIT {
     }
 
     @Test
-    @Order(18)
+    @Order(26)
     @RunAsClient
     void readinessIsDownWhileTheDatabaseIsUnreachableAndUpAgainAfter() throws Exception {
         TcpProxy link = ItDatabase.serverLink;
@@ -570,10 +570,85 @@ class SampleIT {
         return Long.parseLong(field(r.body(), "id"));
     }
 
-    // ---- undeploy -------------------------------------------------------------------------------
+    // ---- the web console in a real browser (ConsoleScenarios: Selenium, client side only) --------
+
+    @Test
+    @Order(18)
+    @OperateOnDeployment(DEPLOYMENT)
+    void workThatNoNodeRunsWaitsForTheConsolesAlerts() {
+        // a job routed to a queue no node claims from, and one whose rate limit no node configures:
+        // both stay runnable, and the summary's alerts (NO_NODE_SERVES, UNKNOWN_RATE_LIMIT) name them
+        GenDurable durable = CDI.current().select(GenDurable.class).get();
+        durable.insert(io.gendurable.sample.ShipmentJob.class, new io.gendurable.sample.Shipment("ui-alert", 1),
+                InsertOptions.builder().queue("overnight").build());
+        durable.insert(io.gendurable.sample.ShipmentJob.class, new io.gendurable.sample.Shipment("ui-alert", 2),
+                InsertOptions.builder().rateLimit("carrier-api").build());
+    }
+
+    @Test
+    @Order(18)
+    @RunAsClient
+    void theConsoleIsServedAndMeAnswersWithoutABasicChallenge() throws Exception {
+        ConsoleScenarios.theConsoleIsServedAndMeAnswersWithoutABasicChallenge();
+    }
+
+    @Test
+    @Order(19)
+    @RunAsClient
+    void consoleAWrongPasswordShowsTheFormsMessage() {
+        ConsoleScenarios.aWrongPasswordShowsTheFormsMessage();
+    }
 
     @Test
     @Order(20)
+    @RunAsClient
+    void consoleAnAdminFindsAFailedOrderReadsItsErrorRetriesItAndSeesItDone() throws Exception {
+        ConsoleScenarios.anAdminFindsAFailedOrderReadsItsErrorRetriesItAndSeesItDone();
+    }
+
+    @Test
+    @Order(21)
+    @RunAsClient
+    void consoleAnAdminCancelsAParkedOrder() throws Exception {
+        ConsoleScenarios.anAdminCancelsAParkedOrder();
+    }
+
+    @Test
+    @Order(22)
+    @RunAsClient
+    void consoleAnAdminPausesAndResumesAQueueAndSeesTheCountsStopAndMove() throws Exception {
+        ConsoleScenarios.anAdminPausesAndResumesAQueueAndSeesTheCountsStopAndMove();
+    }
+
+    @Test
+    @Order(23)
+    @RunAsClient
+    void consoleABadSignalPayloadShowsTheApisMessage() throws Exception {
+        ConsoleScenarios.aBadSignalPayloadShowsTheApisMessage();
+    }
+
+    @Test
+    @Order(24)
+    @RunAsClient
+    void consoleTheFsmView() {
+        ConsoleScenarios.theFsmView();
+    }
+
+    @Test
+    @Order(25)
+    @RunAsClient
+    void consoleAViewerSeesNoActionsAndADirectPostIsRefused() throws Exception {
+        try {
+            ConsoleScenarios.aViewerSeesNoActionsAndADirectPostIsRefused();
+        } finally {
+            ConsoleScenarios.close();
+        }
+    }
+
+    // ---- undeploy -------------------------------------------------------------------------------
+
+    @Test
+    @Order(27)
     @OperateOnDeployment(DEPLOYMENT)
     void slowWorkIsInFlight() throws Exception {
         GenDurable durable = CDI.current().select(GenDurable.class).get();
@@ -593,7 +668,7 @@ class SampleIT {
     }
 
     @Test
-    @Order(21)
+    @Order(28)
     @RunAsClient
     void undeployDrainsAndLeavesNoRowExecuting() throws Exception {
         String url = System.getProperty("it.db.url");
@@ -630,7 +705,7 @@ class SampleIT {
     }
 
     @Test
-    @Order(22)
+    @Order(29)
     @RunAsClient
     void aBadQueuesValueFailsTheDeploymentNamingTheKey() {
         assertDeploymentFails("bad-queues", "gendurable.queues");

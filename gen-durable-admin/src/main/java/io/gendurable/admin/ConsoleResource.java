@@ -1,0 +1,75 @@
+package io.gendurable.admin;
+
+import jakarta.annotation.security.PermitAll;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.core.CacheControl;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.EntityTag;
+import jakarta.ws.rs.core.Request;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+/**
+ * The web console, at {@code <application path>/gendurable/console/}: its static files (HTML,
+ * JavaScript, CSS) from this jar, open to everyone ({@code @PermitAll}); every data call the
+ * console makes goes to the admin API beside it and needs one of the {@link AdminRoles}.
+ *
+ * <p>{@code GET console} redirects to {@code console/} so that the page's relative API calls
+ * ({@code ../summary}) resolve. Files are revalidated on each load ({@code Cache-Control: no-cache}
+ * with an {@code ETag}), so a new jar's console is picked up at once.
+ */
+@Path(GenDurableAdmin.PATH + "/console")
+@ApplicationScoped
+@PermitAll
+@Tag(name = "gen-durable console", description = "The web console's static files")
+public class ConsoleResource {
+    /** The page's own policy: its files, calls to its own origin, nothing inline, no framing. */
+    static final String CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            + "connect-src 'self'; form-action 'self'; base-uri 'self'; frame-ancestors 'none'";
+
+    private final ConsoleAssets assets = new ConsoleAssets();
+
+    /**
+     * @param uri     the request's URI
+     * @param request the request, for its preconditions
+     * @return index.html, or a redirect to {@code console/}
+     */
+    @GET
+    @Operation(summary = "The web console's page", hidden = true)
+    public Response index(@Context UriInfo uri, @Context Request request) {
+        if (!uri.getRequestUri().getRawPath().endsWith("/")) {
+            return Response.seeOther(uri.getRequestUriBuilder().replacePath(uri.getRequestUri().getRawPath() + "/")
+                    .build()).build();
+        }
+        return file("index.html", request);
+    }
+
+    /**
+     * @param name    the file's name
+     * @param request the request, for its preconditions
+     * @return the file (304 when the client's copy is current), or 404
+     */
+    @GET
+    @Path("{file}")
+    @Operation(summary = "A static file of the web console", hidden = true)
+    public Response file(@PathParam("file") String name, @Context Request request) {
+        ConsoleAssets.Asset asset = assets.find(name).orElseThrow(NotFoundException::new);
+        CacheControl cache = new CacheControl();
+        cache.setNoCache(true);
+        EntityTag tag = new EntityTag(asset.etag());
+        Response.ResponseBuilder notModified = request.evaluatePreconditions(tag);
+        Response.ResponseBuilder b = notModified != null ? notModified
+                : Response.ok(asset.bytes(), asset.contentType()).tag(tag);
+        return b.cacheControl(cache)
+                .header("X-Content-Type-Options", "nosniff")
+                .header("Content-Security-Policy", CSP)
+                .header("Referrer-Policy", "no-referrer")
+                .build();
+    }
+}

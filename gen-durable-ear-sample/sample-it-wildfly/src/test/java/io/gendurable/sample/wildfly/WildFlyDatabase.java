@@ -1,0 +1,56 @@
+package io.gendurable.sample.wildfly;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.junit.platform.launcher.LauncherSession;
+import org.junit.platform.launcher.LauncherSessionListener;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * The tests' PostgreSQL, up before Arquillian starts WildFly and until the last test ends: the
+ * server named by {@code GENDURABLE_TEST_DB_URL} when set, else an embedded one on
+ * {@code GENDURABLE_DB_PORT} (where the server's DataSources point, from the failsafe
+ * configuration). It lives in the test JVM, so the tests still read the tables after the
+ * application is undeployed. Its URL goes to the {@code it.db.url} system property; the schema
+ * the application uses ({@code it.schema}) is dropped first. A JUnit launcher session listener:
+ * it runs once per test JVM and never inside the server.
+ */
+public class WildFlyDatabase implements LauncherSessionListener {
+    private EmbeddedPostgres postgres;
+
+    @Override
+    public void launcherSessionOpened(LauncherSession session) {
+        String url = System.getenv("GENDURABLE_TEST_DB_URL");
+        if (url == null || url.isBlank()) {
+            int port = Integer.parseInt(System.getenv().getOrDefault("GENDURABLE_DB_PORT", "54349"));
+            try {
+                postgres = EmbeddedPostgres.builder().setPort(port).start();
+            } catch (IOException e) {
+                throw new UncheckedIOException("the tests' embedded PostgreSQL did not start on port " + port, e);
+            }
+            url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
+        }
+        System.setProperty("it.db.url", url);
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            s.execute("DROP SCHEMA IF EXISTS " + System.getProperty("it.schema", "gendurable_it_wildfly") + " CASCADE");
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot prepare the tests' database " + url, e);
+        }
+    }
+
+    @Override
+    public void launcherSessionClosed(LauncherSession session) {
+        if (postgres != null) {
+            try {
+                postgres.close();
+            } catch (IOException ignored) {
+                // the JVM ends next
+            }
+        }
+    }
+}

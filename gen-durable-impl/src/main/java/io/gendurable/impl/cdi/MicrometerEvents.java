@@ -1,0 +1,151 @@
+package io.gendurable.impl.cdi;
+
+import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.gauges.QueueGauges;
+import io.gendurable.impl.runtime.EngineMetrics;
+import io.gendurable.impl.runtime.QueueActivity;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.Timer;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The engine's telemetry as Micrometer meters, with the names and tags of {@link MetricsEvents}
+ * (docs/metrics.md maps them): a timer per (fsm, step, outcome), pick counters per queue, the
+ * flush batch summary and timer, a gauge per engine counter, the in-flight and buffer gauges of
+ * each queue this node runs, and the cluster-wide queue gauges. Loaded only where Micrometer
+ * exists ({@link ContainerEvents}); WildFly's Prometheus registry serves the meters at
+ * {@code /prometheus} on its management port.
+ *
+ * <p>Meters are registered through the registry's own methods ({@code timer}, {@code counter},
+ * {@code summary}, {@code gauge}, {@code more().timeGauge}), not through the meter builders:
+ * WildFly 39's per-deployment {@code ApplicationRegistry} forwards only those methods to the
+ * server's registry, and a builder's {@code register} left the meter in a private registry that
+ * no endpoint serves. So the meters carry no description. They are cached here and removed from
+ * the registry when the engine stops: a registry that outlives the application (WildFly's) would
+ * otherwise keep gauges over a stopped engine, and hand them back to the next deployment.
+ */
+final class MicrometerEvents implements MetricsBackend {
+    private final MeterRegistry registry;
+    private final Map<String, Meter> meters = new ConcurrentHashMap<>();
+    private final Set<String> queueGauges = ConcurrentHashMap.newKeySet();
+
+    MicrometerEvents(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** @return meters on the application's registry, or null when none is resolvable */
+    static MicrometerEvents fromContainer() {
+        var lookup = jakarta.enterprise.inject.spi.CDI.current().select(MeterRegistryLookup.class);
+        MeterRegistry registry = lookup.isResolvable() ? lookup.get().registry() : null;
+        return registry == null ? null : new MicrometerEvents(registry);
+    }
+
+    @Override
+    public String describe() {
+        return "Micrometer (" + registry.getClass().getSimpleName() + ")";
+    }
+
+    @Override
+    public void stepFinished(long id, String fsm, String step, String queue, String outcome, long nanos, String error,
+                             boolean stale) {
+        String kind = stale ? "stale" : outcome;
+        Timer t = (Timer) meters.computeIfAbsent("step\0" + fsm + "\0" + step + "\0" + kind,
+                k -> registry.timer("gendurable.step.duration", Tags.of("fsm", fsm, "step", step, "outcome", kind)));
+        t.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void picked(String queue, int count) {
+        ((Counter) meters.computeIfAbsent("picks\0" + queue,
+                k -> registry.counter("gendurable.pick.count", Tags.of("queue", queue)))).increment();
+        ((Counter) meters.computeIfAbsent("picked\0" + queue,
+                k -> registry.counter("gendurable.picked.rows", Tags.of("queue", queue)))).increment(count);
+    }
+
+    @Override
+    public void flushed(int outcomes, long nanos) {
+        ((DistributionSummary) meters.computeIfAbsent("flush.batch",
+                k -> registry.summary("gendurable.flush.batch.size", Tags.empty()))).record(outcomes);
+        ((Timer) meters.computeIfAbsent("flush.duration",
+                k -> registry.timer("gendurable.flush.duration", Tags.empty()))).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void registerGauges(Engine engine) {
+        EngineMetrics m = engine.metrics();
+        Map<String, Function<EngineMetrics, java.util.concurrent.atomic.LongAdder>> totals = Map.ofEntries(
+                Map.entry("gendurable.outcome.stale", x -> x.stale),
+                Map.entry("gendurable.reaper.reaped", x -> x.reaped),
+                Map.entry("gendurable.scheduler.reclaimed", x -> x.reclaimed),
+                Map.entry("gendurable.gc.swept", x -> x.gcSwept),
+                Map.entry("gendurable.concurrency.contended", x -> x.contended),
+                Map.entry("gendurable.concurrency.contended_deferred", x -> x.contendedDeferred),
+                Map.entry("gendurable.concurrency.throttled", x -> x.gateThrottled),
+                Map.entry("gendurable.rate_limit.throttled", x -> x.rateThrottled),
+                Map.entry("gendurable.rate_limit.unknown", x -> x.unknownRateLimit),
+                Map.entry("gendurable.await.timeouts", x -> x.awaitTimeouts),
+                Map.entry("gendurable.scheduler.released", x -> x.released),
+                Map.entry("gendurable.signals.delivered", x -> x.signalsDelivered),
+                Map.entry("gendurable.flush.errors", x -> x.flushErrors),
+                Map.entry("gendurable.flush.deferred", x -> x.flushDeferred),
+                Map.entry("gendurable.loop.errors", x -> x.loopErrors),
+                Map.entry("gendurable.buckets.reconciled", x -> x.bucketsReconciled));
+        totals.forEach((name, adder) -> gauge(name, m, x -> adder.apply(x).sum(), Tags.empty()));
+        for (QueueActivity s : engine.queueActivity()) {
+            Tags queue = Tags.of("queue", s.queue());
+            gauge("gendurable.scheduler.in_flight", s, QueueActivity::inFlight, queue);
+            gauge("gendurable.scheduler.buffer", s, QueueActivity::buffered, queue);
+        }
+        if (engine.config().gauges().enabled()) {
+            QueueGauges gauges = engine.gauges();
+            gauges.onNewQueues(queues -> queues.forEach(q -> registerQueue(engine, gauges, q)));
+            gauges.figures().keySet().forEach(q -> registerQueue(engine, gauges, q));
+        }
+    }
+
+    /** The cluster-wide gauges of one queue, read from the figures of the gauges' last query. */
+    private void registerQueue(Engine engine, QueueGauges gauges, String queue) {
+        if (!queueGauges.add(queue)) {
+            return;
+        }
+        for (String status : QueueGauges.STATUSES) {
+            gauge("gendurable.queue.instances", gauges, g -> g.figures(queue).count(status),
+                    Tags.of("queue", queue, "status", status));
+        }
+        // a time gauge in seconds: Prometheus names it gendurable_queue_oldest_runnable_age_seconds, as MP Metrics does
+        Tags q = Tags.of("queue", queue);
+        TimeGauge age = registry.more().timeGauge("gendurable.queue.oldest_runnable_age", q, gauges, TimeUnit.SECONDS,
+                g -> g.figures(queue).oldestDueAge());
+        meters.put("gauge\0gendurable.queue.oldest_runnable_age\0" + q, age);
+        gauge("gendurable.queue.paused", engine, e -> e.pausedQueues().contains(queue) ? 1 : 0, q);
+    }
+
+    private <T> void gauge(String name, T source, ToDoubleFunction<T> value, Tags tags) {
+        // the engine holds every source strongly (Micrometer's gauges reference theirs weakly); registry.gauge
+        // returns the source, so the gauge itself is found afterwards, for close()
+        registry.gauge(name, tags, source, value);
+        Gauge g = registry.find(name).tags(tags).gauge();
+        if (g != null) {
+            meters.put("gauge\0" + name + "\0" + tags, g);
+        }
+    }
+
+    @Override
+    public void close() {
+        meters.values().forEach(registry::remove);
+        meters.clear();
+        queueGauges.clear();
+    }
+}
