@@ -212,7 +212,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
      * node does not turn into a pick per poke per node.
      */
     public void poke() {
-        if (inFlight.get() > 0) {
+        if (inFlight() > 0) {  // running, or waiting for its flush: either asks for a fill when it ends
             return;
         }
         wake();
