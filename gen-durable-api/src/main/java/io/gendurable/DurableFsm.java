@@ -41,4 +41,10 @@ public @interface DurableFsm {
      * ({@link InstanceDetails#history()}), whatever {@code gendurable.history.enabled} says
      */
     boolean history() default false;
+
+    /**
+     * @return the engine whose instances this FSM runs, as named in {@code gendurable.engines}
+     * (see {@link DurableEngine}); default: the default engine. A name no engine has fails the deployment.
+     */
+    String engine() default DurableEngine.DEFAULT;
 }

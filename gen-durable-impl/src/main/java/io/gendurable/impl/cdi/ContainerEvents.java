@@ -58,6 +58,11 @@ final class ContainerEvents implements EngineEvents {
         }
     }
 
+    /** @param cdi the CDI events @return events without metrics (a named engine: the meters carry no engine tag yet) */
+    static ContainerEvents withoutMetrics(Event<Object> cdi) {
+        return new ContainerEvents(cdi, null);
+    }
+
     /** @return where the engine's metrics go, for the start-up log line */
     String metricsOrigin() {
         return metrics == null ? "no metrics" : "metrics " + metrics.describe();

@@ -2,6 +2,7 @@ package io.gendurable.impl.cdi;
 
 import io.gendurable.AwaitResult;
 import io.gendurable.AwaitUntil;
+import io.gendurable.DurableEngine;
 import io.gendurable.DurableOperations;
 import io.gendurable.Fsm;
 import io.gendurable.GenDurable;
@@ -25,6 +26,7 @@ import jakarta.enterprise.context.BeforeDestroyed;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Reception;
+import jakarta.enterprise.inject.Default;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.interceptor.Interceptor;
@@ -40,9 +42,12 @@ import java.util.Optional;
  * The injectable {@link GenDurable} and {@link DurableOperations} (one bean, both types): an application-scoped bean that builds the core
  * {@link Engine} from the validated configuration, the resolved DataSource and executors, and
  * the FSM beans the {@link GenDurableExtension} found. It starts with the application and drains
- * before the application's beans are destroyed.
+ * before the application's beans are destroyed. This class is the default engine; the extension adds
+ * one more bean of it per named engine (qualified {@link DurableEngine @DurableEngine(name)}).
  */
 @ApplicationScoped
+@Default
+@DurableEngine
 public class DurableBean implements GenDurable, DurableOperations {
     private static final Logger LOG = System.getLogger("io.gendurable.cdi");
 
@@ -56,6 +61,7 @@ public class DurableBean implements GenDurable, DurableOperations {
     @Inject
     jakarta.enterprise.event.Event<Object> cdiEvents;
 
+    private String engineName = DurableEngine.DEFAULT;
     private volatile Engine engine;
     private volatile boolean stopped;
     private ResolvedDataSource dataSource;
@@ -64,6 +70,27 @@ public class DurableBean implements GenDurable, DurableOperations {
 
     /** For the container. */
     public DurableBean() {
+    }
+
+    /**
+     * A named engine, created by the extension's synthetic bean: its DataSource comes from JNDI or
+     * {@code gendurable.engines.<name>.jdbc.*}, never from a {@code @GenDurableDataSource} bean (that
+     * bean is the default engine's), and its metrics are off (the default engine's meters carry no
+     * engine tag yet).
+     *
+     * @param engineName the engine's name
+     * @param extension  the extension holding its settings and FSMs
+     * @param cdiEvents  where its events go
+     */
+    DurableBean(String engineName, GenDurableExtension extension, jakarta.enterprise.event.Event<Object> cdiEvents) {
+        this.engineName = engineName;
+        this.extension = extension;
+        this.cdiEvents = cdiEvents;
+    }
+
+    /** @return the engine's name ({@link DurableEngine#DEFAULT} for this class's own bean) */
+    public String engineName() {
+        return engineName;
     }
 
     /**
@@ -104,7 +131,8 @@ public class DurableBean implements GenDurable, DurableOperations {
         }
         synchronized (this) {
             if (stopped) {
-                throw new io.gendurable.EngineStoppedException("gen-durable has stopped with the application");
+                throw new io.gendurable.EngineStoppedException("gen-durable " + (DurableEngine.DEFAULT.equals(engineName) ? ""
+                        : "engine " + engineName + " ") + "has stopped with the application");
             }
             if (engine == null) {
                 engine = start();
@@ -119,7 +147,8 @@ public class DurableBean implements GenDurable, DurableOperations {
     }
 
     private Engine start() {
-        EngineSettings settings = extension.settings();
+        boolean named = !DurableEngine.DEFAULT.equals(engineName);
+        EngineSettings settings = extension.settings(engineName);
         JndiLookup jndi = JndiLookup.initialContext();
         // lookups and checks first; the pools, the migration and the threads come last
         EngineExecutors ex = new ExecutorResolver(settings.reader(), settings.config(), jndi).resolve();
@@ -127,12 +156,14 @@ public class DurableBean implements GenDurable, DurableOperations {
         Engine e = null;
         try {
             ds = new DataSourceResolver(settings.reader(), settings.config(), jndi)
-                    .resolve(DataSourceResolver.bean(applicationDataSource));
-            ContainerEvents events = ContainerEvents.create(cdiEvents);
-            LOG.log(Level.INFO, "gen-durable uses " + ds.origin() + "; executors " + ex.origin() + "; "
+                    .resolve(named ? java.util.Optional.empty() : DataSourceResolver.bean(applicationDataSource));
+            ContainerEvents events = named ? ContainerEvents.withoutMetrics(cdiEvents) : ContainerEvents.create(cdiEvents);
+            LOG.log(Level.INFO, "gen-durable " + (named ? "engine " + engineName + " (schema "
+                    + settings.config().schema().name() + ")" : "") + " uses " + ds.origin() + "; executors " + ex.origin() + "; "
                     + events.metricsOrigin());
-            e = Engine.builder().config(settings.config()).dataSource(ds.dataSource()).registry(extension.registry())
+            e = Engine.builder().config(settings.config()).dataSource(ds.dataSource()).registry(extension.registry(engineName))
                     .timer(ex.timer()).steps(ex.steps()).events(events).principal(DurableBean::callerPrincipal)
+                    .tracing(tracing())
                     .callerTransactions(JtaCallerTransactions.lookup(jndi,
                             settings.reader().get(ConfigKeys.JTA_DATASOURCE)))
                     .build();
@@ -145,11 +176,23 @@ public class DurableBean implements GenDurable, DurableOperations {
                 this.events = null;
             }
             closeQuietly(e, ds, ex, failure);
+            if (named && failure instanceof IllegalStateException) {
+                // the resolvers name the plain keys; say which engine's namespace they are read from
+                throw new IllegalStateException("gen-durable engine " + engineName + " (its keys are read under "
+                        + EngineSettings.namespace(engineName) + "): " + failure.getMessage(), failure);
+            }
             throw failure;
         }
         this.dataSource = ds;
         this.executors = ex;
         return e;
+    }
+
+    /** @return step spans through the container's OpenTelemetry when its API is visible, else none (docs/tracing.md) */
+    private static io.gendurable.impl.trace.Tracing tracing() {
+        // a lambda-free guard: OpenTelemetryLookup (and the API) load only when the API is visible
+        return GenDurableExtension.apiPresent("io.opentelemetry.api.OpenTelemetry") ? OpenTelemetryLookup.tracing()
+                : io.gendurable.impl.trace.Tracing.NONE;
     }
 
     /** @return the caller's principal name (CDI's built-in {@code Principal} bean), or null when unauthenticated */
@@ -194,7 +237,7 @@ public class DurableBean implements GenDurable, DurableOperations {
             }
             executors.close();
             dataSource.close();
-            extension.releaseFsmInstances();
+            extension.releaseFsmInstances(engineName);
         }
     }
 

@@ -1,13 +1,21 @@
 package io.gendurable.impl.cdi;
 
+import io.gendurable.DurableEngine;
 import io.gendurable.impl.config.ConfigException;
+import io.gendurable.impl.config.ConfigKey;
+import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.ConfigReader;
 import io.gendurable.impl.config.EngineConfig;
 
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /**
  * The {@code gendurable.*} configuration, read and validated once: the engine's
@@ -52,18 +60,137 @@ public record EngineSettings(EngineConfig config, ConfigReader reader) {
      * Reads MicroProfile Config when the container has it; else Java system properties (a
      * container without MicroProfile Config, or a plain Java SE use of this layer).
      *
-     * @return the validated settings
+     * @return the validated settings of the default engine
      * @throws ConfigException naming the offending key
      */
     public static EngineSettings load() {
-        Optional<EngineSettings> fromMp;
-        try {
-            fromMp = MicroProfileSettings.read();
-        } catch (NoClassDefFoundError e) {
-            fromMp = Optional.empty();  // the MicroProfile Config API is not on the class path
+        return load(DurableEngine.DEFAULT);
+    }
+
+    /**
+     * @param engine an engine's name ({@link DurableEngine#DEFAULT} for the plain keys)
+     * @return the validated settings of that engine, read as {@link #load()} does
+     * @throws IllegalArgumentException naming the offending key
+     */
+    public static EngineSettings load(String engine) {
+        Source source = Source.current();
+        return read(source.lookup(), source.names(), engine);
+    }
+
+    /**
+     * Reads one engine's keys: the default engine's are the plain {@code gendurable.*} keys (a named
+     * engine's keys are left out), a named engine's are the same keys under
+     * {@code gendurable.engines.<name>.}, with the catalogue's defaults (nothing is inherited from the
+     * default engine). A failure names the key as the application wrote it.
+     *
+     * @param lookup looks up a full key; empty when unset
+     * @param names  every property name the source knows
+     * @param engine the engine's name
+     * @return the settings
+     * @throws IllegalArgumentException naming the offending key
+     */
+    public static EngineSettings read(Function<String, Optional<String>> lookup, Iterable<String> names, String engine) {
+        List<String> own = new ArrayList<>();
+        String all = ConfigKey.PREFIX + ConfigKeys.ENGINE_NAMESPACE;
+        if (DurableEngine.DEFAULT.equals(engine)) {
+            names.forEach(n -> {
+                if (!n.startsWith(all)) {
+                    own.add(n);
+                }
+            });
+            return read(lookup, own);
         }
-        return fromMp.orElseGet(() -> read(key -> Optional.ofNullable(System.getProperty(key)),
-                System.getProperties().stringPropertyNames()));
+        String prefix = namespace(engine);
+        names.forEach(n -> {
+            if (n.startsWith(prefix)) {
+                own.add(ConfigKey.PREFIX + n.substring(prefix.length()));
+            }
+        });
+        try {
+            return read(key -> lookup.apply(key.startsWith(ConfigKey.PREFIX)
+                    ? prefix + key.substring(ConfigKey.PREFIX.length()) : key), own);
+        } catch (IllegalArgumentException e) {
+            // the messages name the plain keys; the application wrote them under the engine's namespace
+            throw new ConfigException(prefix.substring(0, prefix.length() - 1), "engine " + engine + ": "
+                    + PLAIN_KEY.matcher(String.valueOf(e.getMessage())).replaceAll(prefix.replace("$", "\\$")));
+        }
+    }
+
+    private static final Pattern PLAIN_KEY = Pattern.compile("\\bgendurable\\.(?!engines\\.)");
+    private static final Pattern ENGINE_NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
+
+    /** @param engine a named engine @return the prefix of its keys, {@code gendurable.engines.<name>.} */
+    public static String namespace(String engine) {
+        return ConfigKey.PREFIX + ConfigKeys.ENGINE_NAMESPACE + engine + ".";
+    }
+
+    /**
+     * @return the named engines of {@code gendurable.engines}, checked: each a lower-case name
+     * (letters, digits, '_', '-'), none twice, none {@code default}, and no key under
+     * {@code gendurable.engines.<name>.} for a name the list lacks
+     * @throws ConfigException naming the key and the names accepted
+     */
+    public static List<String> engineNames() {
+        Source source = Source.current();
+        return engineNames(source.lookup(), source.names());
+    }
+
+    /**
+     * @param lookup looks up a full key
+     * @param names  every property name the source knows
+     * @return the named engines, as {@link #engineNames()}
+     */
+    static List<String> engineNames(Function<String, Optional<String>> lookup, Iterable<String> names) {
+        String key = ConfigKeys.ENGINES.key();
+        List<String> listed = lookup.apply(key).map(String::trim).filter(v -> !v.isEmpty())
+                .map(v -> ConfigKeys.ENGINES.parse("", v)).orElse(List.of());
+        Set<String> seen = new LinkedHashSet<>();
+        for (String name : listed) {
+            if (!ENGINE_NAME.matcher(name).matches()) {
+                throw new ConfigException(key, name, "engine names of 1 to 63 lower-case letters, digits, '_' and '-'");
+            }
+            if (DurableEngine.DEFAULT.equals(name)) {
+                throw new ConfigException(key, String.join(",", listed), "names other than " + DurableEngine.DEFAULT
+                        + " (the engine of the plain gendurable.* keys always exists)");
+            }
+            if (!seen.add(name)) {
+                throw new ConfigException(key, String.join(",", listed), "each engine name once (" + name + " is listed twice)");
+            }
+        }
+        String all = ConfigKey.PREFIX + ConfigKeys.ENGINE_NAMESPACE;
+        for (String n : names) {
+            if (n.startsWith(all)) {
+                int dot = n.indexOf('.', all.length());
+                String engine = dot < 0 ? n.substring(all.length()) : n.substring(all.length(), dot);
+                if (!seen.contains(engine)) {
+                    throw new ConfigException(n, "no engine " + engine + " in " + key + "; engines: "
+                            + String.join(", ", allNames(List.copyOf(seen))));
+                }
+            }
+        }
+        return List.copyOf(seen);
+    }
+
+    /** @param named the named engines @return the default engine's name, then the named ones */
+    public static List<String> allNames(List<String> named) {
+        List<String> out = new ArrayList<>();
+        out.add(DurableEngine.DEFAULT);
+        out.addAll(named);
+        return out;
+    }
+
+    /** Where the configuration comes from: MicroProfile Config when the container has it, else system properties. */
+    record Source(Function<String, Optional<String>> lookup, Iterable<String> names) {
+        static Source current() {
+            Optional<Source> fromMp;
+            try {
+                fromMp = MicroProfileSettings.source();
+            } catch (NoClassDefFoundError e) {
+                fromMp = Optional.empty();  // the MicroProfile Config API is not on the class path
+            }
+            return fromMp.orElseGet(() -> new Source(key -> Optional.ofNullable(System.getProperty(key)),
+                    System.getProperties().stringPropertyNames()));
+        }
     }
 
     /**

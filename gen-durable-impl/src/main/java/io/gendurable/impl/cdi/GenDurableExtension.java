@@ -1,9 +1,18 @@
 package io.gendurable.impl.cdi;
 
+import io.gendurable.DurableEngine;
+import io.gendurable.DurableFsm;
+import io.gendurable.DurableOperations;
 import io.gendurable.Fsm;
+import io.gendurable.GenDurable;
 import io.gendurable.impl.fsm.FsmDefinition;
 import io.gendurable.impl.fsm.FsmRegistry;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.BeforeDestroyed;
+import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.AfterTypeDiscovery;
@@ -16,7 +25,9 @@ import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The portable extension: finds every managed bean implementing {@link Fsm} (so every
@@ -24,14 +35,24 @@ import java.util.List;
  * both classes), reads and validates the {@code gendurable.*} configuration before anything
  * starts, and adds {@link DurableBean} when bean discovery has not found it, and the beans that need an
  * optional API (MicroProfile Metrics: {@link MetricRegistryLookup}; Micrometer: {@link MeterRegistryLookup};
- * MicroProfile Health: {@link ReadinessCheck} and {@link LivenessCheck}) only when that API is on the class path.
+ * OpenTelemetry: {@link OpenTelemetryLookup}; MicroProfile Health: {@link ReadinessCheck} and {@link LivenessCheck}) only when that API is on the class path.
+ * For each named engine of {@code gendurable.engines} it adds a {@link DurableBean} qualified
+ * {@link DurableEngine @DurableEngine(name)} with its own FSM registry (the FSM beans whose
+ * {@link DurableFsm#engine()} names it), starts it with the application and drains it before the
+ * application's beans are destroyed.
  */
 public class GenDurableExtension implements Extension {
     private final List<Bean<?>> fsmBeans = new ArrayList<>();
-    private final List<FsmReference> references = new ArrayList<>();
+    private final Map<String, List<FsmReference>> references = new LinkedHashMap<>();
+    private final Map<String, DurableBean> namedEngines = new LinkedHashMap<>();
     private boolean durableBeanDiscovered;
-    private volatile FsmRegistry registry;
+    private volatile Map<String, FsmRegistry> registries = Map.of();
+    private volatile List<String> engineNames = List.of();
     private volatile EngineSettings settings;
+    private volatile Map<String, EngineSettings> namedSettings = Map.of();
+    /** Engine names and FSMs naming no engine: reported at deployment validation, with the configuration's problems
+     *  (as one-line deployment problems, which servers such as Open Liberty relay whole). */
+    private final List<RuntimeException> engineProblems = new ArrayList<>();
 
     /** Created by the container through {@link java.util.ServiceLoader}. */
     public GenDurableExtension() {
@@ -53,13 +74,17 @@ public class GenDurableExtension implements Extension {
         if (apiPresent("io.micrometer.core.instrument.MeterRegistry")) {
             event.addAnnotatedType(MeterRegistryLookup.class, GenDurableExtension.class.getName() + "#MeterRegistryLookup");
         }
+        if (apiPresent("io.opentelemetry.api.OpenTelemetry")) {
+            event.addAnnotatedType(OpenTelemetryLookup.class, GenDurableExtension.class.getName() + "#OpenTelemetryLookup");
+        }
         if (apiPresent("org.eclipse.microprofile.health.HealthCheck")) {
             event.addAnnotatedType(ReadinessCheck.class, GenDurableExtension.class.getName() + "#ReadinessCheck");
             event.addAnnotatedType(LivenessCheck.class, GenDurableExtension.class.getName() + "#LivenessCheck");
         }
     }
 
-    private static boolean apiPresent(String className) {
+    /** @return whether {@code className} is visible to the engine's class loader */
+    static boolean apiPresent(String className) {
         try {
             Class.forName(className, false, GenDurableExtension.class.getClassLoader());
             return true;
@@ -81,37 +106,132 @@ public class GenDurableExtension implements Extension {
     }
 
     void registerFsms(@Observes AfterBeanDiscovery event, BeanManager beanManager) {
-        FsmRegistry r = new FsmRegistry();
+        List<String> named;
+        try {
+            named = EngineSettings.engineNames();
+        } catch (IllegalArgumentException e) {
+            engineProblems.add(e);  // names the key gendurable.engines and what it accepts
+            named = List.of();
+        }
+        List<String> names = EngineSettings.allNames(named);
+        Map<String, FsmRegistry> r = new LinkedHashMap<>();
+        names.forEach(n -> r.put(n, new FsmRegistry()));
         List<Bean<?>> beans;
         synchronized (fsmBeans) {
             beans = List.copyOf(fsmBeans);
         }
         for (Bean<?> bean : beans) {
+            DurableFsm a = bean.getBeanClass().getAnnotation(DurableFsm.class);
+            String engine = a == null ? DurableEngine.DEFAULT : a.engine();
+            FsmRegistry target = r.get(engine);
+            if (target == null) {
+                engineProblems.add(new IllegalArgumentException("@DurableFsm engine on " + bean.getBeanClass().getName()
+                        + " names engine " + engine + ", which does not exist; engines: " + String.join(", ", names)
+                        + " (named ones are listed in gendurable.engines)"));
+                continue;
+            }
             FsmReference reference = new FsmReference(beanManager, bean);
             try {
-                r.register(FsmDefinition.of(bean.getBeanClass(), reference));
-                references.add(reference);
+                target.register(FsmDefinition.of(bean.getBeanClass(), reference));
+                references.computeIfAbsent(engine, k -> new ArrayList<>()).add(reference);
             } catch (RuntimeException e) {
                 // a duplicate (name, version) names both classes; a bad @DurableFsm names its class
                 event.addDefinitionError(e);
             }
         }
-        registry = r;
+        registries = Map.copyOf(r);
+        engineNames = List.copyOf(named);
+        for (String name : named) {
+            event.addBean().beanClass(DurableBean.class)
+                    .types(DurableBean.class, GenDurable.class, DurableOperations.class, Object.class)
+                    .qualifiers(DurableEngineLiteral.of(name), Any.Literal.INSTANCE)
+                    .scope(ApplicationScoped.class)
+                    .produceWith(instance -> named(name, beanManager))
+                    .disposeWith((engine, instance) -> ((DurableBean) engine).stop());
+        }
+    }
+
+    private DurableBean named(String name, BeanManager beanManager) {
+        DurableBean bean = new DurableBean(name, this, beanManager.getEvent());
+        synchronized (namedEngines) {
+            namedEngines.put(name, bean);
+        }
+        return bean;
+    }
+
+    /** Starts the named engines with the application, just after the default one. */
+    void startNamedEngines(@Observes @Priority(jakarta.interceptor.Interceptor.Priority.PLATFORM_BEFORE + 1)
+                           @Initialized(ApplicationScoped.class) Object event, BeanManager beanManager) {
+        try {
+            for (String name : engineNames) {
+                beanManager.createInstance().select(DurableBean.class, DurableEngineLiteral.of(name)).get().engine();
+            }
+        } catch (RuntimeException | Error failure) {
+            // the application will not start: leave no engine running (the default one started first)
+            stopNamedEngines(event);
+            try {
+                beanManager.createInstance().select(DurableBean.class).get().stop();
+            } catch (RuntimeException suppressed) {
+                failure.addSuppressed(suppressed);
+            }
+            throw failure;
+        }
+    }
+
+    /** Drains the named engines while the application's beans (their FSMs among them) still exist. */
+    void stopNamedEngines(@Observes @BeforeDestroyed(ApplicationScoped.class) Object event) {
+        List<DurableBean> started;
+        synchronized (namedEngines) {
+            started = List.copyOf(namedEngines.values());
+        }
+        started.forEach(DurableBean::stop);
     }
 
     void readConfiguration(@Observes AfterDeploymentValidation event) {
+        engineProblems.forEach(event::addDeploymentProblem);
         try {
             settings = EngineSettings.load();
         } catch (IllegalArgumentException e) {
             // ConfigException names the key; failing here means no migration and no thread ran
             event.addDeploymentProblem(e);
         }
+        Map<String, EngineSettings> named = new LinkedHashMap<>();
+        for (String name : engineNames) {
+            try {
+                named.put(name, EngineSettings.load(name));
+            } catch (IllegalArgumentException e) {
+                event.addDeploymentProblem(e);
+            }
+        }
+        namedSettings = Map.copyOf(named);
     }
 
-    /** @return the FSM beans, by name and version (empty before bean discovery ends) */
+    /** @return the default engine's FSM beans, by name and version (empty before bean discovery ends) */
     public FsmRegistry registry() {
-        FsmRegistry r = registry;
+        return registry(DurableEngine.DEFAULT);
+    }
+
+    /** @param engine an engine's name @return its FSM beans, by name and version (empty before bean discovery ends) */
+    public FsmRegistry registry(String engine) {
+        FsmRegistry r = registries.get(engine);
         return r == null ? new FsmRegistry() : r;
+    }
+
+    /** @return the named engines of {@code gendurable.engines}, without the default one */
+    public List<String> engineNames() {
+        return engineNames;
+    }
+
+    /**
+     * @param engine a named engine (the default engine's are {@link #settings()})
+     * @return its validated configuration, read at deployment validation
+     */
+    public EngineSettings settings(String engine) {
+        if (DurableEngine.DEFAULT.equals(engine)) {
+            return settings();
+        }
+        EngineSettings s = namedSettings.get(engine);
+        return s != null ? s : EngineSettings.load(engine);
     }
 
     /** @return the validated configuration, read at deployment validation */
@@ -124,8 +244,13 @@ public class GenDurableExtension implements Extension {
         return s;
     }
 
-    /** Destroys the {@code @Dependent} FSM instances the engine used; called after the engine drained. */
+    /** Destroys the {@code @Dependent} FSM instances the default engine used; called after it drained. */
     public void releaseFsmInstances() {
-        references.forEach(FsmReference::release);
+        releaseFsmInstances(DurableEngine.DEFAULT);
+    }
+
+    /** @param engine an engine's name: destroys the {@code @Dependent} FSM instances it used; called after it drained */
+    public void releaseFsmInstances(String engine) {
+        references.getOrDefault(engine, List.of()).forEach(FsmReference::release);
     }
 }

@@ -24,13 +24,21 @@ final class MicroProfileSettings {
      * present but no implementation is
      */
     static Optional<EngineSettings> read() {
+        return source().map(s -> EngineSettings.read(s.lookup(), s.names()));
+    }
+
+    /**
+     * @return the application's {@link Config} as a lookup and its names, or empty when the API is
+     * present but no implementation is
+     */
+    static Optional<EngineSettings.Source> source() {
         Config config;
         try {
             config = ConfigProvider.getConfig(configClassLoader());
         } catch (IllegalStateException e) {
             return Optional.empty();  // "no ConfigProviderResolver implementation found"
         }
-        return Optional.of(read(config));
+        return Optional.of(source(config));
     }
 
     /**
@@ -72,6 +80,12 @@ final class MicroProfileSettings {
      * @throws io.gendurable.impl.config.ConfigException naming a misspelled key or variable
      */
     static EngineSettings read(Config config) {
+        EngineSettings.Source s = source(config);
+        return EngineSettings.read(s.lookup(), s.names());
+    }
+
+    /** @return the lookup over {@code config} and the names, as {@link #read(Config)} reads them */
+    static EngineSettings.Source source(Config config) {
         Set<String> names = new LinkedHashSet<>();
         List<String> environment = new ArrayList<>();
         for (ConfigSource source : config.getConfigSources()) {
@@ -82,7 +96,7 @@ final class MicroProfileSettings {
             }
         }
         names.addAll(EnvironmentNames.propertyNames(environment, List.copyOf(names)));
-        return EngineSettings.read(key -> config.getOptionalValue(key, String.class), names);
+        return new EngineSettings.Source(key -> config.getOptionalValue(key, String.class), names);
     }
 
     /** @return whether the source is the environment-variable one (named so by SmallRye Config, in Liberty and WildFly) */

@@ -72,7 +72,8 @@ public final class ClaimSql {
                           g.correlation_key, g.concurrency_key, g.awaits,
                           EXISTS (SELECT 1 FROM %2$s s WHERE s.target_id = g.id) AS has_signals, g.parent_id,
                           EXISTS (SELECT 1 FROM %1$s c WHERE c.parent_id = g.id) AS has_children,
-                          g.rate_limit, g.weight, g.concurrency_shard IS NOT NULL AS gated, g.last_error, g.claim_token
+                          g.rate_limit, g.weight, g.concurrency_shard IS NOT NULL AS gated, g.last_error, g.claim_token,
+                          g.traceparent, g.tracestate
                 """.formatted(schema.instances(), schema.qualify("signals"), schema.claimTokens(),
                 schema.qualify("gen_durable_paused_queues"));
     }
@@ -113,7 +114,8 @@ public final class ClaimSql {
                             awaits(rs.getArray("awaits")), rs.getBoolean("has_signals"),
                             Jdbc.longOrNull(rs, "parent_id"), rs.getBoolean("has_children"),
                             rs.getString("rate_limit"), rs.getInt("weight"), rs.getBoolean("gated"),
-                            rs.getString("last_error"), rs.getLong("claim_token")));
+                            rs.getString("last_error"), rs.getLong("claim_token"),
+                            rs.getString("traceparent"), rs.getString("tracestate")));
                 }
             }
         }

@@ -340,6 +340,13 @@ public final class ConfigKeys {
             "java:comp/DefaultManagedScheduledExecutorService",
             "The managed scheduled executor that runs claims, flushes, heartbeats and sweeps.");
 
+    /** The named engines beside the default one; each reads its keys under {@code engines.<name>.}. */
+    public static final ConfigKey<Void, List<String>> ENGINES = declare(new ConfigKey<>(null, "engines", ValueType.LIST,
+            () -> List.of(), Check.any(), null,
+            "Named engines beside the default one, comma-separated (`billing,reports`): each reads every other key of this table under `gendurable.engines.<name>.` (its own schema, DataSource, queues, limits) and runs the FSMs whose `@DurableFsm(engine = …)` names it."));
+    /** The prefix, after {@link ConfigKey#PREFIX}, of a named engine's keys. */
+    public static final String ENGINE_NAMESPACE = "engines.";
+
     // ---- views, derived from the declarations above (initialised after them)
 
     private static final List<ConfigKey<?, ?>> KEYS = Collections.unmodifiableList(ALL);
@@ -388,6 +395,11 @@ public final class ConfigKeys {
 
     /** @param name a key without prefix @return whether this release reads it */
     public static boolean isKnown(String name) {
+        if (name.startsWith(ENGINE_NAMESPACE)) {
+            int dot = name.indexOf('.', ENGINE_NAMESPACE.length());
+            String key = dot < 0 ? "" : name.substring(dot + 1);
+            return !key.startsWith(ENGINE_NAMESPACE) && !key.equals(ENGINES.name()) && isKnown(key);  // engines.<name>.<key>
+        }
         return PLAIN.contains(name) || FAMILIES.stream().anyMatch(f -> PATTERNS.get(f).matcher(name).matches());
     }
 

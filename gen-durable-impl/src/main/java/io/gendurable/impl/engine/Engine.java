@@ -138,7 +138,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.activity = new NodeActivity(clock);
         this.events = EngineEvents.both(activity, b.events == null ? EngineEvents.NONE : b.events);
         EngineContext ctx = new EngineContext(config, registry, db, new Statements(schema), clock, metrics, events, json,
-                timer, steps);
+                timer, steps, b.tracing == null ? io.gendurable.impl.trace.Tracing.NONE : b.tracing);
         this.postgresPoke = config.poke().transport() == EngineConfig.PokeTransport.POSTGRES
                 ? new PostgresPoke(ctx, dataSource, localPoke::poke, this::pokeAllLocal)
                 : null;
@@ -150,7 +150,7 @@ public final class Engine implements GenDurable, AutoCloseable {
             remote.poke(q);
         };
         InstanceRows instanceRows = new InstanceRows(registry, json, config.limits(),
-                new ValueSize(config.values().maxBytes()));
+                new ValueSize(config.values().maxBytes()), ctx.tracing());
         CallerTransactions callerTx = b.callerTransactions == null ? CallerTransactions.NONE : b.callerTransactions;
         this.inserter = new Inserter(ctx, instanceRows, poke, callerTx);
         this.limiter = redis != null && redis.limiter() != null ? redis.limiter() : new PostgresLimiter(ctx);
@@ -487,6 +487,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         private CallerTransactions callerTransactions;
         private EngineEvents events;
         private java.util.function.Supplier<String> principal;
+        private io.gendurable.impl.trace.Tracing tracing;
 
         private Builder() {
         }
@@ -515,6 +516,9 @@ public final class Engine implements GenDurable, AutoCloseable {
 
         /** @param v the name of the caller's principal, or null (default: none), for the operator's log and events @return this */
         public Builder principal(java.util.function.Supplier<String> v) { this.principal = v; return this; }
+
+        /** @param v step spans and the stored trace context (default: none; docs/tracing.md) @return this */
+        public Builder tracing(io.gendurable.impl.trace.Tracing v) { this.tracing = v; return this; }
 
         /** @return the engine, not started */
         public Engine build() {

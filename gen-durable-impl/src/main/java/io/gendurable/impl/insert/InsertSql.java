@@ -42,7 +42,9 @@ public final class InsertSql {
             text("concurrency_key", Row::concurrencyKey),
             text("rate_limit", Row::rateLimit),
             int4("weight", Row::weight),
-            bigint("parent_id", Row::parentId));
+            bigint("parent_id", Row::parentId),
+            text("traceparent", Row::traceparent),
+            text("tracestate", Row::tracestate));
 
     private final String sql;
     private final String holdersSql;
@@ -58,10 +60,10 @@ public final class InsertSql {
                     -- arbiter: gen_durable_correlation (unique, partial on correlation_guard)
                     INSERT INTO %1$s (id, fsm, fsm_version, step, state, queue, priority, eligible_at,
                                       correlation_key, correlation_scope, concurrency_key, rate_limit, weight,
-                                      parent_id, inserted_at, updated_at)
+                                      parent_id, traceparent, tracestate, inserted_at, updated_at)
                     SELECT id, fsm, fsm_version, step, state::jsonb, queue, priority, eligible_at::timestamptz,
                            correlation_key, correlation_scope::%2$s[], concurrency_key, rate_limit, weight,
-                           parent_id, ?, ?
+                           parent_id, traceparent, tracestate, ?, ?
                     FROM input
                     ORDER BY correlation_key, ord
                     ON CONFLICT (correlation_guard) WHERE correlation_guard IS NOT NULL DO NOTHING
@@ -80,10 +82,13 @@ public final class InsertSql {
         this.holdersSql = "SELECT correlation_guard, id FROM " + t + " WHERE correlation_guard = ANY(?::text[])";
     }
 
-    /** One row to insert; {@code correlationScope} is the array literal of status names. */
+    /**
+     * One row to insert; {@code correlationScope} is the array literal of status names;
+     * {@code traceparent}/{@code tracestate} the W3C context of the span current at insert, or null.
+     */
     public record Row(String fsm, int fsmVersion, String step, String stateJson, String queue, int priority,
                       Instant eligibleAt, String correlationKey, String correlationScope, String concurrencyKey,
-                      String rateLimit, int weight, Long parentId) {
+                      String rateLimit, int weight, Long parentId, String traceparent, String tracestate) {
     }
 
     /**

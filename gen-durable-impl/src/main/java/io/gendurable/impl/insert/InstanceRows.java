@@ -22,8 +22,18 @@ public final class InstanceRows {
     private final Json json;
     private final LimitsConfig limits;
     private final ValueSize valueSize;
+    private final io.gendurable.impl.trace.Tracing tracing;
 
-    public InstanceRows(FsmRegistry registry, Json json, LimitsConfig limits, ValueSize valueSize) {
+    /**
+     * @param registry  the FSMs
+     * @param json      serializes states
+     * @param limits    the configured rate limits (weights are checked against their bursts)
+     * @param valueSize the size limit on JSON values
+     * @param tracing   reads the trace context each row carries ({@link io.gendurable.impl.trace.Tracing#NONE}: none)
+     */
+    public InstanceRows(FsmRegistry registry, Json json, LimitsConfig limits, ValueSize valueSize,
+                        io.gendurable.impl.trace.Tracing tracing) {
+        this.tracing = tracing;
         this.registry = registry;
         this.json = json;
         this.limits = limits;
@@ -48,7 +58,15 @@ public final class InstanceRows {
         }
     }
 
+    /**
+     * @param ni       the new instance
+     * @param now      the insert's instant (the default eligible time)
+     * @param parentId the parent's id for a fan-out child, else null
+     * @return the validated row, carrying the trace context current in this thread (the inserting
+     * request's span, or the parent's step span for a child)
+     */
     public InsertSql.Row toRow(NewInstance ni, Instant now, Long parentId) {
+        io.gendurable.impl.trace.TraceContext trace = tracing.current();
         FsmDefinition def = registry.newest(ni.fsm()).orElseThrow(() -> new IllegalArgumentException(
                 "fsm '" + ni.fsm() + "' is not registered on this node; registered: " + registry.describe()));
         InsertOptions o = ni.options();
@@ -67,6 +85,6 @@ public final class InstanceRows {
         return new InsertSql.Row(def.name(), def.version(), o.step() != null ? o.step() : def.initialStep(), state,
                 o.queue() != null ? o.queue() : def.queue(), o.priority(),
                 o.scheduledAt() != null ? o.scheduledAt() : now, o.correlationKey(), scopeLiteral, o.concurrencyKey(),
-                o.rateLimit(), o.weight(), parentId);
+                o.rateLimit(), o.weight(), parentId, trace.traceparent(), trace.tracestate());
     }
 }

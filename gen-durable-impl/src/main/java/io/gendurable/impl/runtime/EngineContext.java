@@ -5,6 +5,7 @@ import io.gendurable.impl.db.Db;
 import io.gendurable.impl.db.Statements;
 import io.gendurable.impl.fsm.FsmRegistry;
 import io.gendurable.impl.json.Json;
+import io.gendurable.impl.trace.Tracing;
 
 import java.time.InstantSource;
 import java.util.Objects;
@@ -27,10 +28,11 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param json       JSON-B for states, payloads and results
  * @param timer      runs fills, flushes, heartbeats and sweeps; {@code null} for the synchronous drain runner
  * @param steps      runs steps; {@code null} for the synchronous drain runner
+ * @param tracing    step spans and the stored trace context ({@link Tracing#NONE} when telemetry is off)
  */
 public record EngineContext(EngineConfig config, FsmRegistry registry, Db db, Statements statements, InstantSource clock,
                             EngineMetrics metrics, EngineEvents events, Json json,
-                            ScheduledExecutorService timer, ExecutorService steps) {
+                            ScheduledExecutorService timer, ExecutorService steps, Tracing tracing) {
     /** Checks the required parts. */
     public EngineContext {
         Objects.requireNonNull(config, "config");
@@ -41,6 +43,14 @@ public record EngineContext(EngineConfig config, FsmRegistry registry, Db db, St
         Objects.requireNonNull(metrics, "metrics");
         Objects.requireNonNull(events, "events");
         Objects.requireNonNull(json, "json");
+        Objects.requireNonNull(tracing, "tracing");
+    }
+
+    /** A context without tracing ({@link Tracing#NONE}); the parameters as the canonical constructor's. */
+    public EngineContext(EngineConfig config, FsmRegistry registry, Db db, Statements statements, InstantSource clock,
+                         EngineMetrics metrics, EngineEvents events, Json json,
+                         ScheduledExecutorService timer, ExecutorService steps) {
+        this(config, registry, db, statements, clock, metrics, events, json, timer, steps, Tracing.NONE);
     }
 
     /** @return the timer, which a synchronous (drain-runner) context does not have */
@@ -58,6 +68,6 @@ public record EngineContext(EngineConfig config, FsmRegistry registry, Db db, St
      * @return this context without executors (everything runs in the caller's thread), observed by {@code observers}
      */
     public EngineContext synchronous(EngineEvents observers) {
-        return new EngineContext(config, registry, db, statements, clock, metrics, observers, json, null, null);
+        return new EngineContext(config, registry, db, statements, clock, metrics, observers, json, null, null, tracing);
     }
 }

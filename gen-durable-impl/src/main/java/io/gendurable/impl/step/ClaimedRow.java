@@ -14,13 +14,14 @@ import java.util.List;
  * is a configured gate (admitted by the limiter after the claim); {@code lastError} tells, among
  * other things, whether its last attempt ended with an expired lease; {@code claimToken} is
  * the claim's fencing token (a fresh value per claim and per inline continue), which every write
- * for this claim must present.
+ * for this claim must present; {@code traceparent} and {@code tracestate} are the W3C trace context
+ * stored at insert (null when no span was current then; docs/tracing.md).
  */
 public record ClaimedRow(long id, String fsm, int fsmVersion, String step, String stateJson, int attempt,
                          String queue, int priority, Instant eligibleAt, Instant insertedAt,
                          String correlationKey, String concurrencyKey, List<String> awaits, boolean hasSignals,
                          Long parentId, boolean hasChildren, String rateLimit, int weight, boolean gated,
-                         String lastError, long claimToken) {
+                         String lastError, long claimToken, String traceparent, String tracestate) {
 
     /**
      * This row as the claim of its next step after a committed inline continue: the step, state,
@@ -36,6 +37,6 @@ public record ClaimedRow(long id, String fsm, int fsmVersion, String step, Strin
                            Instant now) {
         return new ClaimedRow(id, fsm, fsmVersion, next.name(), next.stateJson(), 1, queue, priority, now, insertedAt,
                 correlationKey, key, List.of(), hasSignals, parentId, hasChildren, next.rateLimit(), next.weight(),
-                gated, null, token);
+                gated, null, token, traceparent, tracestate);
     }
 }

@@ -94,7 +94,20 @@ public final class StepRunner {
             boolean inlineAllowed = inline != null && chained < InlineContinuation.MAX_CHAIN && mayChain.getAsBoolean();
             long start = System.nanoTime();
             java.time.Instant startedAt = engine.clock().instant();
-            Transition encoded = decide(current, worker, inlineAllowed);
+            ClaimedRow claimed = current.row();
+            io.gendurable.impl.trace.Tracing.StepSpan span = engine.tracing() == io.gendurable.impl.trace.Tracing.NONE
+                    ? io.gendurable.impl.trace.Tracing.StepSpan.NONE
+                    : engine.tracing().startStep(new io.gendurable.impl.trace.StepAttributes(claimed.fsm(), claimed.step(),
+                            claimed.id(), claimed.attempt(), claimed.queue(),
+                            new io.gendurable.impl.trace.TraceContext(claimed.traceparent(), claimed.tracestate())));
+            Transition encoded;
+            try {
+                encoded = decide(current, worker, inlineAllowed);
+            } catch (RuntimeException | Error e) {
+                span.end("error", Backoff.describe(e));
+                throw e;
+            }
+            span.end(encoded.kind().label(), encoded.error());
             long nanos = System.nanoTime() - start;
             engine.metrics().step(encoded.kind().label(), nanos);
             java.util.concurrent.CompletableFuture<Flusher.Written> durable =

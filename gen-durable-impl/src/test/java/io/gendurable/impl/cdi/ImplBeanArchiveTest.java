@@ -31,6 +31,7 @@ class ImplBeanArchiveTest extends CdiTest {
                     .containsExactlyInAnyOrder(DurableBean.class.getName(), GenDurableExtension.class.getName(),
                             MetricRegistryLookup.class.getName(),  // added by the extension: the Metrics API is here
                             MeterRegistryLookup.class.getName(),  // and Micrometer (provided scope)
+                            OpenTelemetryLookup.class.getName(),  // and OpenTelemetry (provided scope)
                             ReadinessCheck.class.getName(), LivenessCheck.class.getName(),  // and so is the Health API
                             Tally.class.getName(), Increments.class.getName());
             assertThat(c.select(GenDurableExtension.class).get().registry().describe()).isEqualTo("[cdi-tally v1]");

@@ -1,0 +1,204 @@
+package io.gendurable.impl.trace;
+
+import io.gendurable.Fsm;
+import io.gendurable.InsertOptions;
+import io.gendurable.NewInstance;
+import io.gendurable.Outcome;
+import io.gendurable.Status;
+import io.gendurable.StepContext;
+import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.fsm.FsmDefinition;
+import io.gendurable.impl.fsm.FsmRegistry;
+import io.gendurable.impl.support.EngineHarness;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.TracerProvider;
+import io.opentelemetry.context.propagation.ContextPropagators;
+import io.opentelemetry.sdk.common.CompletableResultCode;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.opentelemetry.sdk.trace.export.SpanExporter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Step spans through the OpenTelemetry SDK (the API the servers' MicroProfile Telemetry provides):
+ * a step's span is a child of the span that inserted its instance, carries the step's attributes,
+ * records errors, and is current while the step runs (so a fan-out child inherits it); without a
+ * current span at insert nothing is stored.
+ */
+class TracingTest {
+    public record Job(String kind) {
+    }
+
+    /** "fan" fans out one child; "child" and "ok" end; "fail" throws on its only attempt. */
+    public static class Traced implements Fsm<Job> {
+        final List<String> seenTraceIds = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Outcome step(String step, Job job, StepContext ctx) {
+            seenTraceIds.add(Span.current().getSpanContext().getTraceId());
+            switch (job.kind()) {
+                case "fan":
+                    if (step.equals("start")) {
+                        return Outcome.scheduleChildren(List.of(new NewInstance(Traced.class.getName(), new Job("child"),
+                                InsertOptions.defaults())), "joined", job);
+                    }
+                    return Outcome.done();
+                case "fail":
+                    throw new IllegalStateException("boom");
+                default:
+                    return Outcome.done();
+            }
+        }
+
+        @Override
+        public Outcome onError(String step, Job job, StepContext ctx, Throwable error) {
+            return Outcome.stop(error.getMessage());  // no retries
+        }
+    }
+
+    static final class Collected implements SpanExporter {
+        final List<SpanData> spans = new CopyOnWriteArrayList<>();
+
+        @Override
+        public CompletableResultCode export(Collection<SpanData> batch) {
+            spans.addAll(batch);
+            return CompletableResultCode.ofSuccess();
+        }
+
+        @Override
+        public CompletableResultCode flush() {
+            return CompletableResultCode.ofSuccess();
+        }
+
+        @Override
+        public CompletableResultCode shutdown() {
+            return CompletableResultCode.ofSuccess();
+        }
+
+        List<SpanData> steps(long id) {
+            return spans.stream().filter(s -> Long.valueOf(id).equals(s.getAttributes().get(AttributeKey.longKey("gendurable.id"))))
+                    .toList();
+        }
+    }
+
+    EngineHarness h;
+    ScheduledExecutorService timer;
+    ExecutorService steps;
+    Collected exported;
+    SdkTracerProvider provider;
+    OpenTelemetry sdk;
+    Traced fsm;
+    Engine engine;
+
+    @BeforeEach
+    void up() {
+        h = new EngineHarness("tracing");
+        timer = Executors.newScheduledThreadPool(4);
+        steps = Executors.newCachedThreadPool();
+        exported = new Collected();
+        provider = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exported)).build();
+        sdk = new OpenTelemetry() {  // what MicroProfile Telemetry injects, over an in-memory exporter
+            @Override
+            public TracerProvider getTracerProvider() {
+                return provider;
+            }
+
+            @Override
+            public ContextPropagators getPropagators() {
+                return ContextPropagators.noop();
+            }
+        };
+        fsm = new Traced();
+        FsmRegistry registry = new FsmRegistry();
+        registry.register(FsmDefinition.of(fsm));
+        engine = Engine.builder().dataSource(h.dataSource()).config(h.configBuilder("n1").queues(Map.of("default", 4)).build())
+                .registry(registry).timer(timer).steps(steps).tracing(new OtelTracing(sdk)).build();
+        engine.start();
+    }
+
+    @AfterEach
+    void down() {
+        engine.close();
+        h.close();
+        timer.shutdownNow();
+        steps.shutdownNow();
+        provider.close();
+    }
+
+    @Test
+    void a_steps_span_is_a_child_of_the_span_that_inserted_its_instance() {
+        Tracer tracer = sdk.getTracer("test");
+        Span request = tracer.spanBuilder("POST /orders").startSpan();
+        long id;
+        try (Scope ignored = request.makeCurrent()) {
+            id = engine.insert(Traced.class, new Job("ok")).id();
+        } finally {
+            request.end();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> !exported.steps(id).isEmpty());
+        SpanData step = exported.steps(id).get(0);
+        assertThat(step.getTraceId()).isEqualTo(request.getSpanContext().getTraceId());
+        assertThat(step.getParentSpanId()).isEqualTo(request.getSpanContext().getSpanId());
+        assertThat(step.getName()).isEqualTo("gendurable.step " + Traced.class.getName() + ".start");
+        assertThat(step.getAttributes().get(AttributeKey.stringKey("gendurable.fsm"))).isEqualTo(Traced.class.getName());
+        assertThat(step.getAttributes().get(AttributeKey.stringKey("gendurable.step"))).isEqualTo("start");
+        assertThat(step.getAttributes().get(AttributeKey.longKey("gendurable.attempt"))).isEqualTo(1L);
+        assertThat(step.getAttributes().get(AttributeKey.stringKey("gendurable.queue"))).isEqualTo("default");
+        assertThat(step.getAttributes().get(AttributeKey.stringKey("gendurable.outcome"))).isEqualTo("done");
+        assertThat(fsm.seenTraceIds).as("the step's span is current in the step").contains(request.getSpanContext().getTraceId());
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + id + " AND traceparent = '00-"
+                + request.getSpanContext().getTraceId() + "-" + request.getSpanContext().getSpanId() + "-01'")).isEqualTo(1);
+    }
+
+    @Test
+    void a_fan_out_child_continues_its_parents_step_trace() {
+        Span request = sdk.getTracer("test").spanBuilder("POST /fan").startSpan();
+        long id;
+        try (Scope ignored = request.makeCurrent()) {
+            id = engine.insert(Traced.class, new Job("fan")).id();
+        } finally {
+            request.end();
+        }
+        await().atMost(Duration.ofSeconds(15)).until(() -> engine.find(id).orElseThrow().status() == Status.DONE);
+        long child = h.queryLong("SELECT id FROM gen_durable WHERE parent_id = " + id);
+        await().atMost(Duration.ofSeconds(10)).until(() -> !exported.steps(child).isEmpty());
+        SpanData parentStep = exported.steps(id).stream()
+                .filter(s -> "start".equals(s.getAttributes().get(AttributeKey.stringKey("gendurable.step")))).findFirst().orElseThrow();
+        SpanData childStep = exported.steps(child).get(0);
+        assertThat(childStep.getTraceId()).isEqualTo(request.getSpanContext().getTraceId());
+        assertThat(childStep.getParentSpanId()).as("the child's step hangs under the step that fanned it out")
+                .isEqualTo(parentStep.getSpanId());
+    }
+
+    @Test
+    void a_failing_step_records_its_error_and_no_span_at_insert_stores_nothing() {
+        long id = engine.insert(Traced.class, new Job("fail")).id();
+        await().atMost(Duration.ofSeconds(10)).until(() -> engine.find(id).orElseThrow().status() == Status.FAILED);
+        await().atMost(Duration.ofSeconds(10)).until(() -> !exported.steps(id).isEmpty());
+        SpanData step = exported.steps(id).get(0);
+        assertThat(step.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+        assertThat(step.getStatus().getDescription()).contains("boom");
+        assertThat(step.getParentSpanContext().isValid()).as("a root span: nothing was current at insert").isFalse();
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + id + " AND traceparent IS NULL")).isEqualTo(1);
+    }
+}
