@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Side by side on ONE database, one after the other: gen-durable `jobs` and db-scheduler (lock-and-fetch,
-# 32 threads) burning down N pre-inserted no-op jobs; prints both JSON lines, then the ratio
-# gen-durable jobs/s / db-scheduler jobs/s (the median over --runs pairs).
+# Side by side on ONE database, one after the other: gen-durable `jobs` (the tuned engine) and `jobs-cdi`
+# (the engine booted by CDI with the default configuration), and db-scheduler (lock-and-fetch, 32 threads),
+# each burning down N pre-inserted no-op jobs; then the bare SQL loop (`ceiling`). Prints every JSON line,
+# then one comparison: ratio_median (tuned / db-scheduler, median over --runs pairs), ratio_cdi_defaults_median,
+# cdi_defaults_vs_tuned, jobs_vs_ceiling (median tuned jobs/s / the ceiling's best), and the median CPU
+# microseconds per job (JVM, PostgreSQL) of the tuned runs.
 #
 #   gen-durable-bench/compare.sh [jdbc-url] [--n=20000] [--runs=1] [--warmup=100000] [--repeat=3]
 #                                [bench options, e.g. --concurrency=64]
@@ -56,23 +59,48 @@ if [[ -z "$url" ]]; then
   echo "compare: embedded PostgreSQL at $url (fsync on) for both" >&2
 fi
 rate() { grep -o '"jobs_per_s":[0-9.]*' | head -1 | cut -d: -f2; }
+field() { grep -o "\"$1\":[0-9.]*" | head -1 | cut -d: -f2; }
 ours=()
+cdi=()
 theirs=()
+jvm_us=()
+db_us=()
 for r in $(seq 1 "$runs"); do
-  echo "compare: run $r of $runs: gen-durable, then db-scheduler, N=$n" >&2
-  line="$("$here/bench.sh" "$url" --n="$n" "${both_opts[@]}" "${bench_opts[@]}" jobs)"
-  echo "$line"
-  ours+=("$(rate <<<"$line")")
+  echo "compare: run $r of $runs: gen-durable (tuned, then defaults via CDI), then db-scheduler, N=$n" >&2
+  lines="$("$here/bench.sh" "$url" --n="$n" "${both_opts[@]}" "${bench_opts[@]}" jobs jobs-cdi)"
+  echo "$lines"
+  tuned="$(grep '"scenario":"jobs"' <<<"$lines")"
+  ours+=("$(rate <<<"$tuned")")
+  jvm_us+=("$(field jvm_us <<<"$tuned")")
+  db_us+=("$(field db_us <<<"$tuned")")
+  cdi+=("$(grep '"scenario":"jobs-cdi"' <<<"$lines" | rate)")
   line="$(BENCH_MAIN=io.gendurable.bench.DbSchedulerJobs "$here/bench.sh" "$url" --n="$n" "${both_opts[@]}")"
   echo "$line"
   theirs+=("$(rate <<<"$line")")
 done
-ours_csv="$(IFS=,; echo "${ours[*]}")"
-theirs_csv="$(IFS=,; echo "${theirs[*]}")"
-awk -v ours="$ours_csv" -v theirs="$theirs_csv" -v n="$n" 'BEGIN {
-  k = split(ours, a, ","); split(theirs, b, ",");
-  for (i = 1; i <= k; i++) r[i] = a[i] / b[i];
-  for (i = 2; i <= k; i++) { v = r[i]; j = i - 1; while (j > 0 && r[j] > v) { r[j + 1] = r[j]; j-- } r[j + 1] = v }
-  med = (k % 2) ? r[(k + 1) / 2] : (r[k / 2] + r[k / 2 + 1]) / 2;
-  printf "{\"comparison\":\"jobs\",\"n\":%d,\"runs\":%d,\"gen_durable_jobs_per_s\":[%s],\"db_scheduler_jobs_per_s\":[%s],\"ratio_median\":%.2f}\n", n, k, ours, theirs, med
+echo "compare: the ceiling (the bare SQL loop, its own warm-up)" >&2
+line="$("$here/bench.sh" "$url" --warmup=0 ceiling)"
+echo "$line"
+ceiling="$(field best_steps_per_s <<<"$line")"
+csv() { local IFS=,; echo "$*"; }
+awk -v ours="$(csv "${ours[@]}")" -v cdi="$(csv "${cdi[@]}")" -v theirs="$(csv "${theirs[@]}")" \
+    -v jvm="$(csv "${jvm_us[@]}")" -v db="$(csv "${db_us[@]}")" -v ceiling="${ceiling:-0}" -v n="$n" '
+function median(csv,   a, k, i, j, v) {
+  k = split(csv, a, ",");
+  for (i = 2; i <= k; i++) { v = a[i] + 0; j = i - 1; while (j > 0 && a[j] + 0 > v) { a[j + 1] = a[j]; j-- } a[j + 1] = v }
+  return (k % 2) ? a[(k + 1) / 2] + 0 : (a[k / 2] + a[k / 2 + 1]) / 2;
+}
+function ratios(num, den,   a, b, k, i, out) {
+  k = split(num, a, ","); split(den, b, ","); out = "";
+  for (i = 1; i <= k; i++) out = out (i > 1 ? "," : "") ((b[i] > 0) ? a[i] / b[i] : 0);
+  return out;
+}
+BEGIN {
+  k = split(ours, tmp, ",");
+  best = 0; for (i = 1; i <= k; i++) if (tmp[i] + 0 > best) best = tmp[i] + 0;
+  printf "{\"comparison\":\"jobs\",\"n\":%d,\"runs\":%d,\"gen_durable_jobs_per_s\":[%s],\"gen_durable_cdi_defaults_jobs_per_s\":[%s],\"db_scheduler_jobs_per_s\":[%s],", n, k, ours, cdi, theirs;
+  printf "\"ratio_median\":%.2f,\"ratio_cdi_defaults_median\":%.2f,", median(ratios(ours, theirs)), median(ratios(cdi, theirs));
+  printf "\"cdi_defaults_vs_tuned\":%.2f,\"cdi_defaults_vs_best_tuned\":%.2f,", median(cdi) / median(ours), median(cdi) / best;
+  printf "\"ceiling_steps_per_s\":%.0f,\"jobs_vs_ceiling\":%.2f,", ceiling, (ceiling > 0) ? median(ours) / ceiling : 0;
+  printf "\"cpu_us_per_job_median\":{\"jvm_us\":%.1f,\"db_us\":%.1f}}\n", median(jvm), median(db);
 }'

@@ -120,7 +120,8 @@ public final class Bench {
             }
             log("scenario " + scenario.name() + " ...");
             scenario.body().run(o, db, json);
-            json.put("config", Engines.describe(o));
+            Object override = json.remove("config_override");
+            json.put("config", override != null ? override : Engines.describe(o));
             json.put("db", dbInfo);
         } catch (Exception e) {
             ok = false;

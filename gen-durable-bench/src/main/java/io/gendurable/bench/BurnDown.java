@@ -71,7 +71,9 @@ final class BurnDown {
                 worker.start();
                 boolean complete = progress.await(o.stallSeconds);
                 r.putAll(rates(progress, t0, target, "events"));
-                r.put("cpu", cpu.since());
+                Map<String, Object> split = cpu.since();
+                r.put("cpu", split);
+                r.put("cpu_us_each", CeilingScenario.perStep(split, target));
                 r.put("jvm_threads_cpu_s", CpuSplit.Threads.now().since(threads));
                 r.put("heap_used_mb", Machine.heapUsedMb());
                 r.put("outcomes", progress.outcomes());

@@ -26,6 +26,11 @@ final class Options {
     String pgConfig = "";
     @Option(names = "--n", description = "jobs to burn down (jobs, limited, ceiling) [${DEFAULT-VALUE}]")
     int n = 20_000;
+    @Option(names = "--ceiling-n", description = "rows per run of the bare SQL loop (ceiling) [${DEFAULT-VALUE}]")
+    int ceilingN = 100_000;
+    @Option(names = "--ceiling-runs",
+            description = "measured runs per thread count (ceiling; 1, 4 and 8 threads); the median [${DEFAULT-VALUE}]")
+    int ceilingRuns = 3;
     @Option(names = "--fsm-n", description = "FSM instances (fsm); steps = fsm-n x k [${DEFAULT-VALUE}]")
     int fsmN = 4000;
     @Option(names = "--k", description = "steps per FSM instance (fsm) [${DEFAULT-VALUE}]")

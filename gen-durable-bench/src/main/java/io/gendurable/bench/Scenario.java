@@ -14,6 +14,8 @@ record Scenario(String name, String summary, Body body) {
     /** Every scenario, in the order {@code all} runs them. */
     static final List<Scenario> ALL = List.of(
             new Scenario("jobs", "a worker burns down --n pre-inserted no-op jobs: jobs_per_s", new JobsScenario()),
+            new Scenario("jobs-cdi", "the jobs burn-down with the engine booted by CDI (Weld SE, MP Config and Metrics), "
+                    + "default configuration: jobs_per_s", new CdiJobsScenario()),
             new Scenario("fsm", "the same with --fsm-n FSMs of --k steps, requeued and inline: steps_per_s, "
                     + "inline_speedup", new FsmScenario()),
             new Scenario("insert", "insertAll in batches and single inserts, 1 and --insert-threads threads: "
@@ -26,8 +28,8 @@ record Scenario(String name, String summary, Body body) {
                     + "children_per_s", new FanoutScenario()),
             new Scenario("limited", "jobs unlimited, gated (K = --gate-limit) and rate-limited: gate_vs_unlimited, "
                     + "rate_limit_vs_unlimited", new LimitedScenario()),
-            new Scenario("ceiling", "no engine: the bare claim/done SQL loop on the engine's table, 1 and 4 threads: "
-                    + "steps_per_s", new CeilingScenario()),
+            new Scenario("ceiling", "no engine: the bare claim/done SQL loop, warm, --ceiling-n rows, 1, 4, 8 "
+                    + "threads: best_steps_per_s", new CeilingScenario()),
             new Scenario("search", "the operations API's search on --search-rows rows: first pages of 50 per filter, "
                     + "p50/p99 ms", new SearchScenario()));
 

@@ -34,7 +34,8 @@ class BenchSmokeTest {
     private static final String[] SMALL = {"--n=200", "--repeat=1", "--warmup=0", "--concurrency=16", "--prefetch=16",
         "--pool=4", "--stall-seconds=30", "--fsm-n=40", "--k=3", "--insert-rows=200", "--single-rows=50",
         "--insert-threads=2", "--rate=50", "--seconds=1", "--waiters=20", "--signal-rate=50", "--backlog=500",
-        "--backlog-burn=200", "--backlog-batch=100", "--fanout=50", "--search-rows=3000", "--search-samples=2"};
+        "--backlog-burn=200", "--backlog-batch=100", "--fanout=50", "--search-rows=3000", "--search-samples=2",
+        "--ceiling-n=300", "--ceiling-runs=1"};
 
     /** Every line's fields. */
     private static final List<String> COMMON = List.of("/scenario", "/engine", "/git", "/started_at",
@@ -46,6 +47,7 @@ class BenchSmokeTest {
     private static final Map<String, List<String>> FIGURES = Map.of(
             "jobs", List.of("/results/jobs_per_s", "/results/steady_jobs_per_s", "/results/first_10pct_s",
                     "/results/preinsert_rows_per_s", "/results/runs_jobs_per_s", "/results/cpu/jvm_cpu_s",
+                    "/results/cpu_us_each/jvm_us",
                     "/results/jvm_threads_cpu_s", "/results/outcomes/done", "/engine_metrics/picks",
                     "/engine_metrics/outcomes_per_flush"),
             "fsm", List.of("/results/inline_false/steps_per_s", "/results/inline_true/steps_per_s",
@@ -67,7 +69,11 @@ class BenchSmokeTest {
                     "/results/rate_limit/jobs_per_s", "/results/gate_vs_unlimited", "/results/rate_limit_vs_unlimited",
                     "/engine_metrics/gate/gate_throttled", "/limits/gate"),
             "ceiling", List.of("/results/threads_1/steps_per_s", "/results/threads_4/steps_per_s",
-                    "/results/threads_4/cpu/wall_s"),
+                    "/results/threads_8/runs_steps_per_s", "/results/threads_4/cpu/wall_s",
+                    "/results/threads_1/cpu_us_per_step/jvm_us", "/results/best_steps_per_s", "/results/best_threads"),
+            "jobs-cdi", List.of("/results/jobs_per_s", "/results/runs_jobs_per_s", "/results/boot_s",
+                    "/results/cpu_us_each/jvm_us", "/results/rows_done", "/engine_metrics/outcomes_per_flush",
+                    "/config/config"),
             "search", List.of("/results/load_s", "/results/first_page_ms/fsm_rare_old/p50",
                     "/results/first_page_ms/error_text/p99", "/results/first_page_ms/parent/walk_5_pages_ms",
                     "/results/summary_ms", "/results/inspect_parent_ms"));

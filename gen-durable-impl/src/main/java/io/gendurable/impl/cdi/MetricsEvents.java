@@ -4,10 +4,13 @@ import io.gendurable.impl.runtime.QueueActivity;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.gauges.QueueGauges;
 import io.gendurable.impl.runtime.EngineMetrics;
+import org.eclipse.microprofile.metrics.Counter;
+import org.eclipse.microprofile.metrics.Histogram;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.MetricUnits;
 import org.eclipse.microprofile.metrics.Tag;
+import org.eclipse.microprofile.metrics.Timer;
 
 import java.time.Duration;
 import java.util.Map;
@@ -26,6 +29,10 @@ import java.util.function.Function;
 final class MetricsEvents implements MetricsBackend {
     private final MetricRegistry registry;
     private final Set<String> queueGauges = ConcurrentHashMap.newKeySet();
+    private final Map<StepKey, Timer> stepTimers = new ConcurrentHashMap<>();
+    private final Map<String, Counter[]> pickCounters = new ConcurrentHashMap<>();
+    private volatile Histogram flushSizes;
+    private volatile Timer flushDurations;
 
     MetricsEvents(MetricRegistry registry) {
         this.registry = registry;
@@ -49,9 +56,13 @@ final class MetricsEvents implements MetricsBackend {
     public void stepFinished(long id, String fsm, String step, String queue, String outcome, long nanos, String error,
                              boolean stale) {
         if (registry != null) {
-            registry.timer(Metadata.builder().withName("gendurable.step.duration")
+            String kind = stale ? "stale" : outcome;
+            // Looked up once per (fsm, step, outcome): building the metadata and the metric id and
+            // resolving them in the registry on every step cost more than the step of a no-op job.
+            stepTimers.computeIfAbsent(new StepKey(fsm, step, kind), k -> registry.timer(
+                    Metadata.builder().withName("gendurable.step.duration")
                             .withDescription("Time in step code, by FSM, step and outcome").build(),
-                    new Tag("fsm", fsm), new Tag("step", step), new Tag("outcome", stale ? "stale" : outcome))
+                    new Tag("fsm", k.fsm()), new Tag("step", k.step()), new Tag("outcome", k.outcome())))
                     .update(Duration.ofNanos(nanos));
         }
     }
@@ -59,21 +70,36 @@ final class MetricsEvents implements MetricsBackend {
     @Override
     public void picked(String queue, int count) {
         if (registry != null) {
-            registry.counter(Metadata.builder().withName("gendurable.pick.count")
-                    .withDescription("Picks run, by queue").build(), new Tag("queue", queue)).inc();
-            registry.counter(Metadata.builder().withName("gendurable.picked.rows")
-                    .withDescription("Rows claimed and admitted, by queue").build(), new Tag("queue", queue)).inc(count);
+            Counter[] c = pickCounters.computeIfAbsent(queue, q -> new Counter[]{
+                registry.counter(Metadata.builder().withName("gendurable.pick.count")
+                        .withDescription("Picks run, by queue").build(), new Tag("queue", q)),
+                registry.counter(Metadata.builder().withName("gendurable.picked.rows")
+                        .withDescription("Rows claimed and admitted, by queue").build(), new Tag("queue", q))});
+            c[0].inc();
+            c[1].inc(count);
         }
     }
 
     @Override
     public void flushed(int outcomes, long nanos) {
         if (registry != null) {
-            registry.histogram(Metadata.builder().withName("gendurable.flush.batch.size")
-                    .withDescription("Outcomes per group-commit flush").build()).update(outcomes);
-            registry.timer(Metadata.builder().withName("gendurable.flush.duration")
-                    .withDescription("Group-commit flush transactions").build()).update(Duration.ofNanos(nanos));
+            Histogram sizes = flushSizes;
+            Timer durations = flushDurations;
+            if (sizes == null || durations == null) {
+                sizes = registry.histogram(Metadata.builder().withName("gendurable.flush.batch.size")
+                        .withDescription("Outcomes per group-commit flush").build());
+                durations = registry.timer(Metadata.builder().withName("gendurable.flush.duration")
+                        .withDescription("Group-commit flush transactions").build());
+                flushSizes = sizes;
+                flushDurations = durations;
+            }
+            sizes.update(outcomes);
+            durations.update(Duration.ofNanos(nanos));
         }
+    }
+
+    /** The tags of one step timer. */
+    private record StepKey(String fsm, String step, String outcome) {
     }
 
     /** Registers the gauges over the engine's counters and schedulers. */
@@ -105,7 +131,7 @@ final class MetricsEvents implements MetricsBackend {
         for (QueueActivity s : engine.queueActivity()) {
             Tag queue = new Tag("queue", s.queue());
             registry.gauge(Metadata.builder().withName("gendurable.scheduler.in_flight")
-                    .withDescription("Steps running now").build(), s, QueueActivity::inFlight, queue);
+                    .withDescription("Steps running now or waiting for their flush").build(), s, QueueActivity::inFlight, queue);
             registry.gauge(Metadata.builder().withName("gendurable.scheduler.buffer")
                     .withDescription("Claimed rows waiting for a slot").build(), s, QueueActivity::buffered, queue);
         }

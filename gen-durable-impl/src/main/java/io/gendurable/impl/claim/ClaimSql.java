@@ -67,7 +67,9 @@ public final class ClaimSql {
                 FROM picked
                 WHERE g.id = picked.id
                 RETURNING g.id, g.fsm, g.fsm_version, g.step, g.state::text AS state, g.attempt, g.queue,
-                          g.priority, g.eligible_at, g.inserted_at, g.correlation_key, g.concurrency_key, g.awaits,
+                          g.priority, (extract(epoch FROM g.eligible_at) * 1000000)::bigint AS eligible_us,
+                          (extract(epoch FROM g.inserted_at) * 1000000)::bigint AS inserted_us,
+                          g.correlation_key, g.concurrency_key, g.awaits,
                           EXISTS (SELECT 1 FROM %2$s s WHERE s.target_id = g.id) AS has_signals, g.parent_id,
                           EXISTS (SELECT 1 FROM %1$s c WHERE c.parent_id = g.id) AS has_children,
                           g.rate_limit, g.weight, g.concurrency_shard IS NOT NULL AS gated, g.last_error, g.claim_token,
@@ -106,7 +108,8 @@ public final class ClaimSql {
                 while (rs.next()) {
                     rows.add(new ClaimedRow(rs.getLong("id"), rs.getString("fsm"), rs.getInt("fsm_version"),
                             rs.getString("step"), rs.getString("state"), rs.getInt("attempt"), rs.getString("queue"),
-                            rs.getInt("priority"), Jdbc.instant(rs, "eligible_at"), Jdbc.instant(rs, "inserted_at"),
+                            rs.getInt("priority"), Jdbc.micros(rs.getLong("eligible_us")),
+                            Jdbc.micros(rs.getLong("inserted_us")),
                             rs.getString("correlation_key"), rs.getString("concurrency_key"),
                             awaits(rs.getArray("awaits")), rs.getBoolean("has_signals"),
                             Jdbc.longOrNull(rs, "parent_id"), rs.getBoolean("has_children"),

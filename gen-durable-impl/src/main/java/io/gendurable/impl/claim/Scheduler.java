@@ -38,6 +38,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the queue's concurrency. Fills are coalesced (a burst of pokes is one pick); an idle queue
  * polls with a backoff doubling up to {@code max-poll-interval}; a poke resets it. Claimed rows
  * (buffered and running, until their outcome is durable) are kept alive by the heartbeat.
+ * A slot counts a step while its code runs: once the last step of a chain has handed its outcome
+ * to the flusher, the slot runs another step while that thread waits for the flush (at most
+ * {@link #awaitCap} such waiters), so a node is not capped at concurrency ÷ commit time.
  */
 public final class Scheduler implements LocalPoke.Target, QueueActivity {
     private static final Logger LOG = System.getLogger("io.gendurable.claim");
@@ -45,6 +48,8 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
     private final EngineContext ctx;
     private final String queue;
     private final int concurrency;
+    private final int prefetch;
+    private final int minDemand;
     private final EngineConfig config;
     private final String workerPrefix;
     private final String worker;
@@ -63,6 +68,10 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
     // same worker maps to the new claim; the old one's outcome will be stale anyway)
     private final Map<Long, Long> claimed = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
+    // steps whose code is done and whose thread waits for the outcome's flush: their slot runs
+    // another step meanwhile; at most awaitCap of them, so the claimed rows and threads stay bounded
+    private final AtomicInteger awaitingFlush = new AtomicInteger();
+    private final int awaitCap;
     private final AtomicBoolean fillRequested = new AtomicBoolean();
     private final AtomicBoolean fillRunning = new AtomicBoolean();
     private final Object pollLock = new Object();
@@ -91,6 +100,9 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
                     + config.node().queues().keySet());
         }
         this.concurrency = slots;
+        this.awaitCap = awaitCap(slots);
+        this.prefetch = config.poll().prefetchFor(slots);
+        this.minDemand = config.poll().minDemandFor(slots);
         this.workerPrefix = config.node().id() + ":" + queue + "@";
         this.worker = workerPrefix + UUID.randomUUID().toString().substring(0, 8);
         this.leaseSql = ctx.statements().of(LeaseSql.class, LeaseSql::new);
@@ -102,6 +114,18 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
         this.timer = ctx.requireTimer();
         this.steps = ctx.requireSteps();
         this.idleDelayMillis = config.poll().interval().toMillis();
+    }
+
+    /**
+     * How many steps of a queue may wait for their outcome's flush while their slots run other
+     * steps: four times the concurrency (so flush batches grow past the concurrency), at most 128,
+     * at least the concurrency.
+     *
+     * @param concurrency the queue's concurrency
+     * @return the bound
+     */
+    public static int awaitCap(int concurrency) {
+        return Math.max(concurrency, Math.min(4 * concurrency, 128));
     }
 
     /** @return the queue this scheduler feeds */
@@ -118,7 +142,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
     /** @return steps running now */
     @Override
     public int inFlight() {
-        return inFlight.get();
+        return inFlight.get() + awaitingFlush.get();
     }
 
     /** @return claimed rows waiting for a free slot */
@@ -168,12 +192,12 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
      * @return steps still running when the drain gave up (their leases will expire)
      */
     public synchronized int finishStop(long deadlineNanos) {
-        waitUntil(() -> inFlight.get() == 0, deadlineNanos);
+        waitUntil(() -> inFlight() == 0, deadlineNanos);
         if (heartbeat != null) {
             heartbeat.cancel(false);
             heartbeat = null;
         }
-        int left = inFlight.get();
+        int left = inFlight();
         if (left > 0) {
             LOG.log(Level.WARNING, "gen-durable queue " + queue + ": " + left
                     + " steps still running after the drain timeout; their leases will expire");
@@ -188,7 +212,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
      * node does not turn into a pick per poke per node.
      */
     public void poke() {
-        if (inFlight.get() > 0) {
+        if (inFlight() > 0) {  // running, or waiting for its flush: either asks for a fill when it ends
             return;
         }
         wake();
@@ -241,8 +265,8 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
             return;
         }
         dispatch();
-        int demand = concurrency + config.poll().prefetch() - inFlight.get() - buffer.size();
-        if (demand < config.poll().minDemand()) {
+        int demand = concurrency + prefetch - inFlight.get() - buffer.size();
+        if (demand < minDemand) {
             return;  // a finishing step asks again
         }
         List<Picked> rows;
@@ -296,7 +320,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
     private void dispatch() {
         while (running && !pauses.isPaused(queue)) {
             int n = inFlight.get();
-            if (n >= concurrency) {
+            if (n >= concurrency || awaitingFlush.get() >= awaitCap) {
                 return;
             }
             if (!inFlight.compareAndSet(n, n + 1)) {
@@ -321,10 +345,18 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
     private void runStep(Picked picked) {
         long id = picked.row().id();
         long[] token = {picked.row().claimToken()};
+        boolean[] released = {false};
         try {
             Flusher.Result r = runner.run(picked, worker, flusher, () -> running, (row, from, to) -> {
                 claimed.replace(row, from, to);
                 token[0] = to;
+            }, () -> {
+                // The step's code is done; its outcome waits for a flush. The slot runs another
+                // step meanwhile (the row stays claimed and heartbeated until the flush ends).
+                awaitingFlush.incrementAndGet();
+                inFlight.decrementAndGet();
+                released[0] = true;
+                requestFill();
             });
             if (r == Flusher.Result.STALE) {
                 LOG.log(Level.DEBUG, "gen-durable: stale outcome for instance " + id + " dropped");
@@ -335,7 +367,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
                     + " could not be written; its lease will expire and the step will run again: " + e);
         } finally {
             claimed.remove(id, token[0]);
-            inFlight.decrementAndGet();
+            (released[0] ? awaitingFlush : inFlight).decrementAndGet();
             requestFill();
         }
     }

@@ -53,6 +53,13 @@ public final class ConfigKeys {
     private static final Check<Duration> POSITIVE = Check.that(d -> d.toMillis() >= 1, "a positive duration of at least 1 ms");
     private static final Check<Duration> ZERO_OR_MORE = Check.that(d -> !d.isNegative(), "a duration of zero or more");
 
+    /** The value of {@link #PREFETCH} and {@link #MIN_DEMAND} that sizes them from each queue's concurrency. */
+    public static final int AUTO = -1;
+
+    private static Check<Integer> autoOrAtLeast(int min) {
+        return Check.that(i -> i == AUTO || i >= min, "-1 (auto, the default) or an integer of " + min + " or more");
+    }
+
     private static Check<Integer> atLeast(int min) {
         return Check.that(i -> i >= min, "an integer of " + min + " or more");
     }
@@ -88,11 +95,13 @@ public final class ConfigKeys {
             Duration.ofSeconds(5), POSITIVE, c -> c.poll().maxInterval(),
             "The ceiling of the idle backoff: an idle queue doubles its poll interval up to this; a poke resets it.");
     /** Rows claimed beyond the free slots. */
-    public static final ConfigKey<EngineConfig, Integer> PREFETCH = engine("prefetch", ValueType.INTEGER, 0, atLeast(0),
-            c -> c.poll().prefetch(), "Rows each queue claims beyond its free slots and holds in memory (heartbeated; released on stop).");
+    public static final ConfigKey<EngineConfig, Integer> PREFETCH = engine("prefetch", ValueType.INTEGER, AUTO,
+            autoOrAtLeast(0), c -> c.poll().prefetch(),
+            "Rows each queue claims beyond its free slots and holds in memory (heartbeated; released on stop). -1 (the default): each queue's concurrency.");
     /** The fewest free slots worth a claim; at most each queue's concurrency plus {@link #PREFETCH}. */
-    public static final ConfigKey<EngineConfig, Integer> MIN_DEMAND = engine("min-demand", ValueType.INTEGER, 1, atLeast(1),
-            c -> c.poll().minDemand(), "Skip a claim unless at least this many slots are free.");
+    public static final ConfigKey<EngineConfig, Integer> MIN_DEMAND = engine("min-demand", ValueType.INTEGER, AUTO,
+            autoOrAtLeast(1), c -> c.poll().minDemand(),
+            "Skip a claim unless at least this many slots are free. -1 (the default): a quarter of the queue's concurrency plus prefetch, at least 1.");
 
     // ---- drain
 
@@ -273,7 +282,8 @@ public final class ConfigKeys {
             100, atLeast(1), FlusherConfig::maxBatch, "Flush when this many outcomes wait.");
     /** …or this long after the first. */
     public static final ConfigKey<FlusherConfig, Duration> FLUSHER_MAX_DELAY = member(FLUSHERS, "max-delay", ValueType.DURATION,
-            Duration.ofMillis(10), ZERO_OR_MORE, FlusherConfig::maxDelay, "…or this long after the first one arrived.");
+            Duration.ZERO, ZERO_OR_MORE, FlusherConfig::maxDelay,
+            "…or this long after the first one arrived. 0 (the default) adapts to the load: an outcome that finds a flush slot free is written at once, and those that arrive while every slot commits form the next batch.");
     /** Flush transactions open at once. */
     public static final ConfigKey<FlusherConfig, Integer> FLUSHER_PARALLELISM = member(FLUSHERS, "parallelism", ValueType.INTEGER,
             2, Check.that(p -> p >= 1 && p <= 16, "an integer from 1 to 16"), FlusherConfig::parallelism,

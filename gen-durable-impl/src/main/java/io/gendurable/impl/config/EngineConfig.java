@@ -151,10 +151,27 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
 
     /**
      * Polling and claiming. @param interval the base idle poll @param maxInterval the idle backoff ceiling
-     * @param prefetch rows each queue buffers beyond its running slots
-     * @param minDemand skip picking unless at least this many slots are free
+     * @param prefetch rows each queue buffers beyond its running slots; {@link ConfigKeys#AUTO}: its concurrency
+     * @param minDemand skip picking unless at least this many slots are free; {@link ConfigKeys#AUTO}: a quarter
+     *                  of the queue's concurrency plus prefetch, at least 1
      */
     public record PollConfig(Duration interval, Duration maxInterval, int prefetch, int minDemand) {
+        /**
+         * @param concurrency a queue's concurrency
+         * @return the rows that queue buffers beyond its running slots
+         */
+        public int prefetchFor(int concurrency) {
+            return prefetch == ConfigKeys.AUTO ? concurrency : prefetch;
+        }
+
+        /**
+         * @param concurrency a queue's concurrency
+         * @return the fewest free slots (plus prefetch) worth a claim on that queue
+         */
+        public int minDemandFor(int concurrency) {
+            return minDemand == ConfigKeys.AUTO ? Math.max(1, (concurrency + prefetchFor(concurrency)) / 4) : minDemand;
+        }
+
         /** Validates the keys, and the ceiling against the base poll. */
         public PollConfig {
             POLL_INTERVAL.check(interval);
@@ -345,10 +362,10 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         LIMITER.check(limiter);
         Objects.requireNonNull(redis, "redis");
         for (var e : node.queues().entrySet()) {
-            if (poll.minDemand() > e.getValue() + poll.prefetch()) {
+            if (poll.minDemandFor(e.getValue()) > e.getValue() + poll.prefetchFor(e.getValue())) {
                 throw MIN_DEMAND.reject("", poll.minDemand(),
                         "at most the smallest queue's concurrency plus prefetch (queue " + e.getKey() + ": "
-                                + (e.getValue() + poll.prefetch()) + "), or that queue would never pick");
+                                + (e.getValue() + poll.prefetchFor(e.getValue())) + "), or that queue would never pick");
             }
         }
         flushers = List.copyOf(flushers);

@@ -16,9 +16,21 @@ import java.util.function.Function;
  */
 public final class Db implements AutoCloseable {
     private final EntityManagerFactory emf;
+    private final javax.sql.DataSource dataSource;
 
+    /** @param emf the engine's persistence unit: entity reads, and {@link #inTransaction} on its connections */
     public Db(EntityManagerFactory emf) {
+        this(emf, null);
+    }
+
+    /**
+     * @param emf        the engine's persistence unit, for entity reads
+     * @param dataSource the DataSource under it: {@link #inTransaction} takes its connections directly
+     *                   (no Hibernate session per transaction); null: through the persistence unit
+     */
+    public Db(EntityManagerFactory emf, javax.sql.DataSource dataSource) {
         this.emf = emf;
+        this.dataSource = dataSource;
     }
 
     /** Work on the transaction's connection. */
@@ -35,6 +47,9 @@ public final class Db implements AutoCloseable {
      * (expected K = 1 contention is not an error) and logs them in its own categories.
      */
     public <T> T inTransaction(Work<T> work) {
+        if (dataSource != null) {
+            return onConnection(work);
+        }
         return withEntityManager(em -> em.unwrap(Session.class).doReturningWork(c -> {
             try {
                 return work.run(c);
@@ -42,6 +57,51 @@ public final class Db implements AutoCloseable {
                 throw new SqlFailure(e);
             }
         }));
+    }
+
+    /**
+     * {@link #inTransaction} on a connection of the DataSource itself: the pick, the flush and the
+     * heartbeat are plain JDBC, and a Hibernate session (persistence context, action queue, JDBC
+     * coordinator) built and torn down around each of them was measurable per-job work.
+     */
+    private <T> T onConnection(Work<T> work) {
+        try (Connection c = dataSource.getConnection()) {
+            boolean autoCommit = c.getAutoCommit();
+            if (autoCommit) {
+                c.setAutoCommit(false);
+            }
+            try {
+                T result = work.run(c);
+                try {
+                    c.commit();
+                } catch (SQLException e) {
+                    throw new UnknownCommitException(new SqlFailure(e));
+                }
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                if (!(e instanceof UnknownCommitException)) {
+                    try {
+                        c.rollback();
+                    } catch (SQLException suppressed) {
+                        e.addSuppressed(suppressed);
+                    }
+                }
+                if (e instanceof SQLException sql) {
+                    throw new SqlFailure(sql);
+                }
+                throw (RuntimeException) e;
+            } finally {
+                if (autoCommit) {
+                    try {
+                        c.setAutoCommit(true);
+                    } catch (SQLException ignored) {
+                        // the pool resets or evicts it
+                    }
+                }
+            }
+        } catch (SQLException e) {
+            throw new SqlFailure(e);  // getConnection or close
+        }
     }
 
     /** A statement of the engine's failed; the cause is the driver's {@link SQLException}. */

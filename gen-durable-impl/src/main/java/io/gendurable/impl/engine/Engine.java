@@ -134,7 +134,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         InstantSource clock = b.clock == null ? InstantSource.system() : b.clock;
         this.json = b.json == null ? new Json() : b.json;
         this.schema = new SchemaName(config.schema().name());
-        this.db = new Db(EnginePersistence.create(dataSource, schema));
+        this.db = new Db(EnginePersistence.create(dataSource, schema), dataSource);
         this.activity = new NodeActivity(clock);
         this.events = EngineEvents.both(activity, b.events == null ? EngineEvents.NONE : b.events);
         EngineContext ctx = new EngineContext(config, registry, db, new Statements(schema), clock, metrics, events, json,

@@ -25,7 +25,10 @@ import java.util.concurrent.TimeUnit;
  * {@code maxBatch} outcomes, or {@code maxDelay} after the first. Up to {@code parallelism}
  * flush transactions are open at once: outcomes that arrive while one commits start the next
  * (after {@code maxDelay}, or at once at {@code maxBatch}), and when every slot is busy they wait
- * and go all together right after, so the batch grows with the load. Two open flushes of one
+ * and go all together right after, so the batch grows with the load. With {@code maxDelay} 0
+ * (the default) this is adaptive group commit: an outcome that finds a slot free is written at
+ * once, by the submitting thread itself (no hand-off), and the outcomes that arrive while every
+ * slot commits form the next batch, which a finishing flush hands to the timer. Two open flushes of one
  * node touch disjoint rows and are no different from two nodes' flushes, which the lock order
  * of {@link FlushSql} already serializes where they meet (parents, gate counters); a terminal
  * child whose parent a flush in flight decrements waits for the next flush.
@@ -136,6 +139,7 @@ public final class Flusher {
      */
     public CompletableFuture<Written> submit(Transition row, StepHistory history) {
         Pending p = new Pending(row, history);
+        boolean here = false;
         synchronized (lock) {
             if (stopped) {
                 p.done.completeExceptionally(new IllegalStateException("the flusher is stopped"));
@@ -147,13 +151,17 @@ public final class Flusher {
             } else if (inFlight < config.parallelism()) {
                 if (pending.size() >= config.maxBatch() || config.maxDelay().isZero()) {
                     cancelDelayed();
-                    timer.execute(this::flush);
+                    // A free slot: the submitting (step) thread, which would only block on the
+                    // outcome anyway, writes the batch itself: no hand-off to the timer and back.
+                    here = true;
                 } else if (delayed == null) {
                     delayed = timer.schedule(this::flush, config.maxDelay().toNanos(), TimeUnit.NANOSECONDS);
                 }
             }
         }
-        if (timer == null) {
+        if (here) {
+            flush();
+        } else if (timer == null) {
             for (int round = 0; !p.done.isDone(); round++) {
                 if (round > 0) {
                     sleepQuietly(Math.min(100, 5L << Math.min(round, 5)));  // deferred: its row is locked elsewhere

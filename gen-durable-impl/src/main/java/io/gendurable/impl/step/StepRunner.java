@@ -76,6 +76,19 @@ public final class StepRunner {
      */
     public Flusher.Result run(Picked picked, String worker, Flusher flusher, java.util.function.BooleanSupplier mayChain,
                        Continued continued) {
+        return run(picked, worker, flusher, mayChain, continued, null);
+    }
+
+    /**
+     * @param continued   told of each inline continue's new token, before the next step runs
+     * @param codeDone    run once, right after the last step of the chain has handed its outcome to the flusher
+     *                    and before this thread waits for it to be durable (the step's code is done: its slot
+     *                    may run another step meanwhile); null: nothing
+     * @return what became of the outcome
+     * @throws CompletionException when the flush failed (the lease will expire; the reaper re-runs it)
+     */
+    public Flusher.Result run(Picked picked, String worker, Flusher flusher, java.util.function.BooleanSupplier mayChain,
+                       Continued continued, Runnable codeDone) {
         Picked current = picked;
         for (int chained = 0; ; chained++) {
             boolean inlineAllowed = inline != null && chained < InlineContinuation.MAX_CHAIN && mayChain.getAsBoolean();
@@ -97,7 +110,12 @@ public final class StepRunner {
             span.end(encoded.kind().label(), encoded.error());
             long nanos = System.nanoTime() - start;
             engine.metrics().step(encoded.kind().label(), nanos);
-            Flusher.Written written = flusher.submit(encoded, history(current.row(), encoded, startedAt)).join();
+            java.util.concurrent.CompletableFuture<Flusher.Written> durable =
+                    flusher.submit(encoded, history(current.row(), encoded, startedAt));
+            if (codeDone != null && !(encoded instanceof Transition.Continue)) {
+                codeDone.run();  // no step of this chain runs after this one: only the wait for durability is left
+            }
+            Flusher.Written written = durable.join();
             Flusher.Result result = written.result();
             ClaimedRow row = current.row();
             try {

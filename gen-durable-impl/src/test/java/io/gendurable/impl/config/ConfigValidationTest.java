@@ -122,7 +122,7 @@ class ConfigValidationTest {
     @Test
     void a_bad_integer_is_rejected_naming_the_key() {
         assertThat(rejected("gendurable.prefetch", "many").key()).isEqualTo("gendurable.prefetch");
-        assertThat(rejected("gendurable.prefetch", "-1").key()).isEqualTo("gendurable.prefetch");
+        assertThat(rejected("gendurable.prefetch", "-2").key()).isEqualTo("gendurable.prefetch");
         assertThat(rejected("gendurable.gc.batch", "0").key()).isEqualTo("gendurable.gc.batch");
     }
 

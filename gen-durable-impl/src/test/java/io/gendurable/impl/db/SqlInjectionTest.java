@@ -136,8 +136,12 @@ class SqlInjectionTest {
         String name = NASTY.get(4);
         SignalTarget target = SignalTarget.correlationKey(key);
         assertThat(engine.signal(target, name, new Bag(NASTY), NASTY.get(5))).isEqualTo(SignalResult.DELIVERED);
+        // The same dedup key: a duplicate while the first waits in the inbox, NO_TARGET once the
+        // instance finished, or delivered again once a step consumed the first (a key dedupes only
+        // while its signal is in the inbox, docs/admin-rest.md). Which one depends on how fast the
+        // engine consumed the first; the result below shows the first was consumed exactly once.
         assertThat(engine.signal(target, name, new Bag(NASTY), NASTY.get(5))).isIn(SignalResult.DUPLICATE,
-                SignalResult.NO_TARGET);
+                SignalResult.NO_TARGET, SignalResult.DELIVERED);
         assertThat(engine.signal(SignalTarget.correlationKey(NASTY.get(6)), name, null)).isEqualTo(SignalResult.NO_TARGET);
         await().atMost(WAIT).until(() -> engine.find(first.id()).orElseThrow().status() == Status.DONE);
 

@@ -305,8 +305,13 @@ class ResourceBoundsTest {
             assertThat(round.maxChildren.get()).isEqualTo(perRound);
             // The root lists only its round children (one per round).
             assertThat(chain.maxChildren.get()).isBetween(1, rounds);
-            // The GC kept up: the table never held more than a fraction of the children made.
-            assertThat(rows.max()).isLessThan(rounds * perRound * 2L / 5);
+            // The GC kept up: the table never held all the children made, nor more than the
+            // retention lets live at the rate they were made (a faster engine holds more rows
+            // within the same retention, so the bound follows the measured rate; measured: the rows
+            // of about 8.5 s at 6,600 children/s with a 4 s retention, the GC's sweeps lagging).
+            double rate = rounds * perRound / seconds;
+            assertThat(rows.max()).isLessThan(rounds * perRound * 3L / 5)
+                    .isLessThan((long) (rate * (retention.toSeconds() + 5)) + perRound);
         }
         // Once past the retention, every leaf is collected.
         await().atMost(Duration.ofSeconds(60)).until(() ->
@@ -375,15 +380,21 @@ class ResourceBoundsTest {
                             + " %d picks of %d rows; held at most %d, executing rows at most %d%n", backlog, loadSeconds,
                     fsm.ran.get(), seconds, fsm.ran.get() / seconds, picks, picked, held.max(), executing.max());
             assertThat(fsm.maxRunning.get()).isEqualTo(1);
-            assertThat(inFlight.max()).isEqualTo(1);
-            assertThat(held.max()).isLessThanOrEqualTo(1 + prefetch);
-            assertThat(executing.max()).isLessThanOrEqualTo(1 + prefetch);
+            // One step's code at a time; while its outcome waits for the flush, the slot may run the
+            // next one: at most one running and Scheduler.awaitCap(1) awaiting durability.
+            int awaiting = Scheduler.awaitCap(1);
+            assertThat(inFlight.max()).isBetween(1L, 1L + awaiting);
+            assertThat(held.max()).isLessThanOrEqualTo(1 + awaiting + prefetch);
+            assertThat(executing.max()).isLessThanOrEqualTo(1 + awaiting + prefetch);
             // Throughput is sane (a floor for a busy machine: about 100/s with a 1 ms step at a load
             // of 15 on 2 cores). That the pick reads one batch of the backlog is PlanTest's check.
             assertThat(fsm.ran.get() / seconds).isGreaterThan(20);
             // One claim statement per pick, each for at most concurrency + prefetch rows, nothing else.
+            // (The engine keeps claiming while this reads: the claims counted lie between the picks
+            // read before and the picks read after, plus one claim in flight.)
             int claims = counter.count("WITH cand") - claimsBefore;
-            assertThat(claims).isBetween((int) picks, (int) picks + 5);
+            long picksAfter = e.metrics().picks.sum();
+            assertThat(claims).isBetween((int) picks, (int) picksAfter + 1);
             assertThat(picked).isLessThanOrEqualTo(picks * (1 + prefetch));
             assertThat(counter.count("SELECT id, target_id") + counter.count("SELECT id, parent_id")).isZero();
             assertThat(counter.count("WITH wanted")).isZero();
