@@ -2,6 +2,11 @@ package io.gendurable.impl.cdi;
 
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.runtime.EngineEvents;
+import io.gendurable.impl.runtime.EngineMetrics;
+
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 
 /**
  * Where the engine's metrics go in a container: MicroProfile Metrics ({@link MetricsEvents}) or
@@ -10,6 +15,27 @@ import io.gendurable.impl.runtime.EngineEvents;
  * never loads it.
  */
 interface MetricsBackend extends EngineEvents {
+    /**
+     * The running totals every backend publishes as gauges, by metric name (docs/metrics.md):
+     * one list, so the two backends cannot drift apart.
+     */
+    Map<String, Function<EngineMetrics, LongAdder>> TOTALS = Map.ofEntries(
+            Map.entry("gendurable.outcome.stale", x -> x.stale),
+            Map.entry("gendurable.reaper.reaped", x -> x.reaped),
+            Map.entry("gendurable.scheduler.reclaimed", x -> x.reclaimed),
+            Map.entry("gendurable.gc.swept", x -> x.gcSwept),
+            Map.entry("gendurable.concurrency.contended", x -> x.contended),
+            Map.entry("gendurable.concurrency.contended_deferred", x -> x.contendedDeferred),
+            Map.entry("gendurable.concurrency.throttled", x -> x.gateThrottled),
+            Map.entry("gendurable.rate_limit.throttled", x -> x.rateThrottled),
+            Map.entry("gendurable.rate_limit.unknown", x -> x.unknownRateLimit),
+            Map.entry("gendurable.await.timeouts", x -> x.awaitTimeouts),
+            Map.entry("gendurable.scheduler.released", x -> x.released),
+            Map.entry("gendurable.signals.delivered", x -> x.signalsDelivered),
+            Map.entry("gendurable.flush.errors", x -> x.flushErrors),
+            Map.entry("gendurable.flush.deferred", x -> x.flushDeferred),
+            Map.entry("gendurable.loop.errors", x -> x.loopErrors),
+            Map.entry("gendurable.buckets.reconciled", x -> x.bucketsReconciled));
 
     /**
      * Registers the gauges over the engine's counters, its queues and the cluster-wide queue figures.

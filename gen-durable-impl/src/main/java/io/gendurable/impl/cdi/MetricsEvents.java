@@ -16,8 +16,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Function;
 
 /**
  * The engine's telemetry as MicroProfile Metrics (see docs/metrics.md): a timer per
@@ -109,24 +107,7 @@ final class MetricsEvents implements MetricsBackend {
             return;
         }
         EngineMetrics m = engine.metrics();
-        Map<String, Function<EngineMetrics, LongAdder>> totals = Map.ofEntries(
-                Map.entry("gendurable.outcome.stale", x -> x.stale),
-                Map.entry("gendurable.reaper.reaped", x -> x.reaped),
-                Map.entry("gendurable.scheduler.reclaimed", x -> x.reclaimed),
-                Map.entry("gendurable.gc.swept", x -> x.gcSwept),
-                Map.entry("gendurable.concurrency.contended", x -> x.contended),
-                Map.entry("gendurable.concurrency.contended_deferred", x -> x.contendedDeferred),
-                Map.entry("gendurable.concurrency.throttled", x -> x.gateThrottled),
-                Map.entry("gendurable.rate_limit.throttled", x -> x.rateThrottled),
-                Map.entry("gendurable.rate_limit.unknown", x -> x.unknownRateLimit),
-                Map.entry("gendurable.await.timeouts", x -> x.awaitTimeouts),
-                Map.entry("gendurable.scheduler.released", x -> x.released),
-                Map.entry("gendurable.signals.delivered", x -> x.signalsDelivered),
-                Map.entry("gendurable.flush.errors", x -> x.flushErrors),
-                Map.entry("gendurable.flush.deferred", x -> x.flushDeferred),
-                Map.entry("gendurable.loop.errors", x -> x.loopErrors),
-                Map.entry("gendurable.buckets.reconciled", x -> x.bucketsReconciled));
-        totals.forEach((name, adder) -> registry.gauge(Metadata.builder().withName(name)
+        TOTALS.forEach((name, adder) -> registry.gauge(Metadata.builder().withName(name)
                 .withDescription("Running total since start (see docs/metrics.md)").build(), m, x -> adder.apply(x).sum()));
         for (QueueActivity s : engine.queueActivity()) {
             Tag queue = new Tag("queue", s.queue());

@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -85,24 +84,7 @@ final class MicrometerEvents implements MetricsBackend {
     @Override
     public void registerGauges(Engine engine) {
         EngineMetrics m = engine.metrics();
-        Map<String, Function<EngineMetrics, java.util.concurrent.atomic.LongAdder>> totals = Map.ofEntries(
-                Map.entry("gendurable.outcome.stale", x -> x.stale),
-                Map.entry("gendurable.reaper.reaped", x -> x.reaped),
-                Map.entry("gendurable.scheduler.reclaimed", x -> x.reclaimed),
-                Map.entry("gendurable.gc.swept", x -> x.gcSwept),
-                Map.entry("gendurable.concurrency.contended", x -> x.contended),
-                Map.entry("gendurable.concurrency.contended_deferred", x -> x.contendedDeferred),
-                Map.entry("gendurable.concurrency.throttled", x -> x.gateThrottled),
-                Map.entry("gendurable.rate_limit.throttled", x -> x.rateThrottled),
-                Map.entry("gendurable.rate_limit.unknown", x -> x.unknownRateLimit),
-                Map.entry("gendurable.await.timeouts", x -> x.awaitTimeouts),
-                Map.entry("gendurable.scheduler.released", x -> x.released),
-                Map.entry("gendurable.signals.delivered", x -> x.signalsDelivered),
-                Map.entry("gendurable.flush.errors", x -> x.flushErrors),
-                Map.entry("gendurable.flush.deferred", x -> x.flushDeferred),
-                Map.entry("gendurable.loop.errors", x -> x.loopErrors),
-                Map.entry("gendurable.buckets.reconciled", x -> x.bucketsReconciled));
-        totals.forEach((name, adder) -> gauge(name, m, x -> adder.apply(x).sum(), Tags.empty()));
+        TOTALS.forEach((name, adder) -> gauge(name, m, x -> adder.apply(x).sum(), Tags.empty()));
         for (QueueActivity s : engine.queueActivity()) {
             Tags queue = Tags.of("queue", s.queue());
             gauge("gendurable.scheduler.in_flight", s, QueueActivity::inFlight, queue);
