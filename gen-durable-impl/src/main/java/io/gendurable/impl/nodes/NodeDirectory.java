@@ -81,16 +81,16 @@ public final class NodeDirectory {
         List<QueueAlert> out = new ArrayList<>();
         for (QueueSummary q : runnable) {
             if (!served.contains(q.queue())) {
-                out.add(new QueueAlert(q.queue(), QueueAlert.Kind.NO_NODE_SERVES, q.count(Status.RUNNABLE)
-                        + " runnable instances" + (q.oldestRunnableSince() == null ? "" : ", the oldest due for "
-                        + q.oldestRunnableAge()) + "; no live node claims from queue " + q.queue() + " ("
+                out.add(new QueueAlert(q.queue(), QueueAlert.Kind.NO_NODE_SERVES, AlertWording.runnable(q.count(Status.RUNNABLE))
+                        + (q.oldestRunnableSince() == null ? "" : ", the oldest due for "
+                        + AlertWording.age(q.oldestRunnableAge())) + "; no live node claims from queue " + q.queue() + " ("
                         + (live.isEmpty() ? "no live node" : "live nodes serve " + served) + ")"));
             }
         }
         for (NodeSql.RateUse u : ctx.db().inTransaction(sql::rateNames)) {
             if (!limits.contains(u.name())) {
-                out.add(new QueueAlert(u.queue(), QueueAlert.Kind.UNKNOWN_RATE_LIMIT, u.count()
-                        + " runnable instances carry rate limit '" + u.name() + "', which no live node configures"
+                out.add(new QueueAlert(u.queue(), QueueAlert.Kind.UNKNOWN_RATE_LIMIT, AlertWording.runnable(u.count())
+                        + " " + AlertWording.carry(u.count()) + " rate limit '" + u.name() + "', which no live node configures"
                         + " (gendurable.rate-limits." + u.name() + ".allowed): no node admits them"
                         + (limits.isEmpty() ? "" : "; live nodes configure " + limits)));
             }

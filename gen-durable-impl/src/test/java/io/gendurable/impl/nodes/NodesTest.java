@@ -200,8 +200,14 @@ class NodesTest {
         assertThat(s.alerts()).extracting(QueueAlert::queue, QueueAlert::kind).containsExactly(
                 org.assertj.core.groups.Tuple.tuple("default", QueueAlert.Kind.UNKNOWN_RATE_LIMIT),
                 org.assertj.core.groups.Tuple.tuple("orphans", QueueAlert.Kind.NO_NODE_SERVES));
-        assertThat(s.alerts().get(0).detail()).contains("'nope'").contains("1 runnable");
-        assertThat(s.alerts().get(1).detail()).contains("orphans").contains("1 runnable");
+        assertThat(s.alerts().get(0).detail()).startsWith("1 runnable instance carries rate limit 'nope',");
+        assertThat(s.alerts().get(1).detail()).startsWith("1 runnable instance; no live node claims from queue orphans");
+
+        // the age reads as an operator would write it, and the count agrees with its noun
+        h.exec("UPDATE gen_durable SET eligible_at = now() - interval '95 seconds' WHERE queue = 'orphans'");
+        e.insert(new NewInstance(fsm, new Fsms.Item(5), InsertOptions.builder().queue("orphans").build()));
+        assertThat(e.operations().summary().alerts().get(1).detail())
+                .matches("2 runnable instances, the oldest due for 1 min 3[4-9] s; no live node claims from queue orphans .*");
 
         // a node that serves orphans and configures nope, but is no longer live, does not count
         h.exec("INSERT INTO gen_durable_nodes (node, started_at, seen_at, info) VALUES ('stale', now(), now() - interval '5 minutes',"
