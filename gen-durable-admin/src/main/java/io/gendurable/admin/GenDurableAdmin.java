@@ -26,7 +26,7 @@ public final class GenDurableAdmin {
     /** @return the JAX-RS classes of the admin API: its resources (the web console's included) and its problem mapper */
     public static Set<Class<?>> classes() {
         return Set.of(InstancesResource.class, QueuesResource.class, SummaryResource.class, SignalsResource.class,
-                SchedulesResource.class, NodesResource.class, MeResource.class, ConsoleResource.class,
+                SchedulesResource.class, NodesResource.class, EnginesResource.class, MeResource.class, ConsoleResource.class,
                 ProblemMapper.class);
     }
 }

@@ -1,7 +1,6 @@
 package io.gendurable.admin;
 
 import io.gendurable.BulkResult;
-import io.gendurable.DurableOperations;
 import io.gendurable.NoSuchInstanceException;
 import io.gendurable.RetryOptions;
 import jakarta.annotation.security.DeclareRoles;
@@ -54,7 +53,7 @@ public class InstancesResource {
     static final String SECURITY = "gendurable-basic";
 
     @Inject
-    DurableOperations operations;
+    EngineChoice engines;
 
     /**
      * @param uri the request, for its query parameters
@@ -108,7 +107,7 @@ public class InstancesResource {
     @APIResponse(responseCode = "400", description = "a parameter is unknown, repeated or not accepted",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public Views.Page search(@Context UriInfo uri) {
-        return Views.Page.of(operations.search(SearchParams.query(uri.getQueryParameters(), Set.of())));
+        return Views.Page.of(engines.operations().search(SearchParams.query(uri.getQueryParameters(), Set.of())));
     }
 
     /**
@@ -128,7 +127,7 @@ public class InstancesResource {
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public Views.Details inspect(@Parameter(description = "instance id") @PathParam("id") String id) {
         long n = Input.id("id", id);
-        return operations.inspect(n).map(Views.Details::of).orElseThrow(() -> new NoSuchInstanceException(n));
+        return engines.operations().inspect(n).map(Views.Details::of).orElseThrow(() -> new NoSuchInstanceException(n));
     }
 
     /**
@@ -147,7 +146,7 @@ public class InstancesResource {
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public BulkResult cancelAll(@Context UriInfo uri, String body) {
         JsonBody b = JsonBody.parse(body, java.util.Set.of("reason"));
-        return operations.cancelAll(SearchParams.query(uri.getQueryParameters(), Set.of()), b.string("reason"));
+        return engines.operations().cancelAll(SearchParams.query(uri.getQueryParameters(), Set.of()), b.string("reason"));
     }
 
     /**
@@ -164,7 +163,7 @@ public class InstancesResource {
     @APIResponse(responseCode = "400", description = "no filter, or a parameter not accepted",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public BulkResult retryAll(@Context UriInfo uri) {
-        return operations.retryAll(SearchParams.query(uri.getQueryParameters(), Set.of()));
+        return engines.operations().retryAll(SearchParams.query(uri.getQueryParameters(), Set.of()));
     }
 
     /**
@@ -181,7 +180,7 @@ public class InstancesResource {
     @APIResponse(responseCode = "400", description = "no filter, or a parameter not accepted",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public BulkResult purge(@Context UriInfo uri) {
-        return operations.purge(SearchParams.query(uri.getQueryParameters(), Set.of()));
+        return engines.operations().purge(SearchParams.query(uri.getQueryParameters(), Set.of()));
     }
 
     /**
@@ -207,7 +206,7 @@ public class InstancesResource {
     public Views.Cancelled cancel(@Parameter(description = "instance id") @PathParam("id") String id, String body) {
         long n = Input.id("id", id);
         JsonBody b = JsonBody.parse(body, Requests.Cancel.FIELDS);
-        return Views.Cancelled.of(operations.cancel(n, b.string("reason"), b.bool("withDescendants", false)));
+        return Views.Cancelled.of(engines.operations().cancel(n, b.string("reason"), b.bool("withDescendants", false)));
     }
 
     /**
@@ -245,7 +244,7 @@ public class InstancesResource {
             }
             options = options.withState(state);
         }
-        return Views.Instance.of(operations.retry(n, options));
+        return Views.Instance.of(engines.operations().retry(n, options));
     }
 
     /**
@@ -264,7 +263,7 @@ public class InstancesResource {
     @APIResponse(responseCode = "409", description = "it is not runnable",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public Views.Instance runNow(@Parameter(description = "instance id") @PathParam("id") String id) {
-        return Views.Instance.of(operations.runNow(Input.id("id", id)));
+        return Views.Instance.of(engines.operations().runNow(Input.id("id", id)));
     }
 
     /**
@@ -291,7 +290,7 @@ public class InstancesResource {
         if (at == null) {
             throw JsonBody.missing("at");
         }
-        return Views.Instance.of(operations.reschedule(n, at));
+        return Views.Instance.of(engines.operations().reschedule(n, at));
     }
 
     /**
@@ -318,6 +317,6 @@ public class InstancesResource {
         if (priority == null) {
             throw JsonBody.missing("priority");
         }
-        return Views.Instance.of(operations.changePriority(n, priority));
+        return Views.Instance.of(engines.operations().changePriority(n, priority));
     }
 }

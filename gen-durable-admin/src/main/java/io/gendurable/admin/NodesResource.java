@@ -1,6 +1,5 @@
 package io.gendurable.admin;
 
-import io.gendurable.DurableOperations;
 import jakarta.annotation.security.DeclareRoles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
@@ -29,7 +28,7 @@ import java.time.Instant;
 @SecurityRequirement(name = InstancesResource.SECURITY)
 public class NodesResource {
     @Inject
-    DurableOperations operations;
+    EngineChoice engines;
 
     /** @return the nodes seen within the retention, with what they serve, run and did recently */
     @GET
@@ -42,6 +41,6 @@ public class NodesResource {
     @APIResponse(responseCode = "200", description = "the nodes, by id",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = Views.Nodes.class)))
     public Views.Nodes nodes() {
-        return new Views.Nodes(Instant.now(), operations.nodes());
+        return new Views.Nodes(Instant.now(), engines.operations().nodes());
     }
 }

@@ -1,6 +1,5 @@
 package io.gendurable.admin;
 
-import io.gendurable.DurableOperations;
 import io.gendurable.PausedQueue;
 import jakarta.annotation.security.DeclareRoles;
 import jakarta.annotation.security.RolesAllowed;
@@ -39,7 +38,7 @@ import java.util.List;
 @SecurityRequirement(name = InstancesResource.SECURITY)
 public class QueuesResource {
     @Inject
-    DurableOperations operations;
+    EngineChoice engines;
 
     /** @return the paused queues, by name */
     @GET
@@ -50,7 +49,7 @@ public class QueuesResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(type = SchemaType.ARRAY, implementation = PausedQueue.class)))
     public List<PausedQueue> paused() {
-        return operations.pausedQueues();
+        return engines.operations().pausedQueues();
     }
 
     /**
@@ -71,8 +70,8 @@ public class QueuesResource {
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public PausedQueue pause(@Parameter(description = "queue name") @PathParam("queue") String queue, String body) {
         JsonBody b = JsonBody.parse(body, Requests.Pause.FIELDS);
-        operations.pauseQueue(queue, b.string("reason"));
-        return operations.pausedQueues().stream().filter(p -> p.queue().equals(queue)).findFirst()
+        engines.operations().pauseQueue(queue, b.string("reason"));
+        return engines.operations().pausedQueues().stream().filter(p -> p.queue().equals(queue)).findFirst()
                 // resumed by someone else in between: answer what this call did
                 .orElse(new PausedQueue(queue, null, null, b.string("reason")));
     }
@@ -89,6 +88,6 @@ public class QueuesResource {
     @APIResponse(responseCode = "400", description = "bad queue name",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public Views.Resumed resume(@Parameter(description = "queue name") @PathParam("queue") String queue) {
-        return new Views.Resumed(queue, operations.resumeQueue(queue));
+        return new Views.Resumed(queue, engines.operations().resumeQueue(queue));
     }
 }

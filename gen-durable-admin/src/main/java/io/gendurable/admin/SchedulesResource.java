@@ -1,6 +1,5 @@
 package io.gendurable.admin;
 
-import io.gendurable.DurableOperations;
 import io.gendurable.Inserted;
 import io.gendurable.ScheduleStatus;
 import jakarta.annotation.security.DeclareRoles;
@@ -43,7 +42,7 @@ import java.util.Map;
 @SecurityRequirement(name = InstancesResource.SECURITY)
 public class SchedulesResource {
     @Inject
-    DurableOperations operations;
+    EngineChoice engines;
 
     /** @return every schedule, by name */
     @GET
@@ -53,7 +52,7 @@ public class SchedulesResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(type = SchemaType.ARRAY, implementation = ScheduleStatus.class)))
     public List<ScheduleStatus> list() {
-        return operations.schedules();
+        return engines.operations().schedules();
     }
 
     /**
@@ -74,7 +73,7 @@ public class SchedulesResource {
     public ScheduleStatus pause(@Parameter(description = "schedule name") @PathParam("name") String name, String body) {
         JsonBody b = JsonBody.parse(body, Requests.Pause.FIELDS);
         requireExists(name);
-        return operations.pauseSchedule(name, b.string("reason"));
+        return engines.operations().pauseSchedule(name, b.string("reason"));
     }
 
     /**
@@ -90,7 +89,7 @@ public class SchedulesResource {
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public ScheduleStatus resume(@Parameter(description = "schedule name") @PathParam("name") String name) {
         requireExists(name);
-        return operations.resumeSchedule(name);
+        return engines.operations().resumeSchedule(name);
     }
 
     /**
@@ -107,11 +106,11 @@ public class SchedulesResource {
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public Inserted trigger(@Parameter(description = "schedule name") @PathParam("name") String name) {
         requireExists(name);
-        return operations.triggerSchedule(name);
+        return engines.operations().triggerSchedule(name);
     }
 
     private void requireExists(String name) {
-        if (operations.schedules().stream().noneMatch(s -> s.name().equals(name))) {
+        if (engines.operations().schedules().stream().noneMatch(s -> s.name().equals(name))) {
             throw new AdminProblem(Problem.TYPE_NO_SUCH_SCHEDULE, "No such schedule", 404,
                     "no schedule is named '" + name + "'", Map.of("name", String.valueOf(name)), null);
         }

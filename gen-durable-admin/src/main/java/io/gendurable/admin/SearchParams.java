@@ -44,9 +44,11 @@ public final class SearchParams {
      */
     public static InstanceQuery query(Map<String, List<String>> params, Set<String> extra) {
         for (String name : params.keySet()) {
-            if (!FILTERS.contains(name) && !PAGING.contains(name) && !extra.contains(name)) {
+            if (!FILTERS.contains(name) && !PAGING.contains(name) && !extra.contains(name)
+                    && !EngineChoice.PARAMETER.equals(name)) {
                 Set<String> accepted = new TreeSet<>(FILTERS);
                 accepted.addAll(PAGING);
+                accepted.add(EngineChoice.PARAMETER);
                 accepted.addAll(extra);
                 throw AdminProblem.invalidInput("unknown query parameter '" + name + "'; accepted: " + accepted);
             }

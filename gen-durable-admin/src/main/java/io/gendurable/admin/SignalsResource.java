@@ -1,6 +1,5 @@
 package io.gendurable.admin;
 
-import io.gendurable.GenDurable;
 import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
 import jakarta.annotation.security.DeclareRoles;
@@ -31,7 +30,7 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @SecurityRequirement(name = InstancesResource.SECURITY)
 public class SignalsResource {
     @Inject
-    GenDurable durable;
+    EngineChoice engines;
 
     /**
      * @param body {@link Requests.Signal}
@@ -67,8 +66,8 @@ public class SignalsResource {
         String dedupKey = b.string("dedupKey");
         SignalTarget target = id != null ? SignalTarget.id(id) : SignalTarget.correlationKey(key);
         SignalResult r = dedupKey == null
-                ? durable.signal(target, name, payload)
-                : durable.signal(target, name, payload, dedupKey);
+                ? engines.durable().signal(target, name, payload)
+                : engines.durable().signal(target, name, payload, dedupKey);
         return new Views.Signalled(r);
     }
 }

@@ -1,6 +1,5 @@
 package io.gendurable.admin;
 
-import io.gendurable.DurableOperations;
 import jakarta.annotation.security.DeclareRoles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
@@ -27,7 +26,7 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @SecurityRequirement(name = InstancesResource.SECURITY)
 public class SummaryResource {
     @Inject
-    DurableOperations operations;
+    EngineChoice engines;
 
     /** @return the counts per queue and status, the oldest runnable age per queue, the paused queues, the alerts */
     @GET
@@ -38,6 +37,6 @@ public class SummaryResource {
     @APIResponse(responseCode = "200", description = "the summary",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = Views.Summary.class)))
     public Views.Summary summary() {
-        return Views.Summary.of(operations.summary(), operations.pausedQueues());
+        return Views.Summary.of(engines.operations().summary(), engines.operations().pausedQueues());
     }
 }

@@ -233,6 +233,16 @@ public final class Views {
     }
 
     /**
+     * The application's engines.
+     *
+     * @param engines their names, {@code default} first, then the named engines of {@code gendurable.engines} by name;
+     *                each is a value of the {@code engine} query parameter every admin call accepts
+     */
+    @Schema(name = "Engines")
+    public record Engines(List<String> engines) {
+    }
+
+    /**
      * The answer to a resume.
      *
      * @param queue     the queue

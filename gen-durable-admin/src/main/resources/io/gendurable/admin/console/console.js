@@ -4,6 +4,7 @@
 
 const API = location.pathname.replace(/\/console(\/.*)?$/, '/');
 const AUTH_KEY = 'gendurable.console.auth';
+const ENGINE_KEY = 'gendurable.console.engine';
 const REFRESH_MS = 5000;
 const STATUSES = ['RUNNABLE', 'EXECUTING', 'AWAITING_SIGNAL', 'AWAITING_CHILDREN', 'DONE', 'FAILED', 'CANCELLED'];
 const LIVE = new Set(['RUNNABLE', 'EXECUTING', 'AWAITING_SIGNAL', 'AWAITING_CHILDREN']);
@@ -16,6 +17,7 @@ let view = null;          // the mounted view: {update(), busy()}
 let refreshPaused = false;
 let timer = null;
 let nodesMissing = false; // the server's admin API has no nodes endpoint
+let engine = sessionStorage.getItem(ENGINE_KEY); // the engine every call names; null: the default one
 
 // ---- DOM helpers --------------------------------------------------------------------------------
 
@@ -130,6 +132,7 @@ async function api(path, {method = 'GET', body, credentials} = {}) {
     // With the console's own sign-in, cookies are neither sent nor stored: a session cookie the
     // server sets on a Basic sign-in (Liberty's LTPA token) would outlive "Sign out" and win over
     // the next user's credentials. Without it, the application's own session (cookie, SSO) is used.
+    if (engine && engine !== 'default') path += (path.includes('?') ? '&' : '?') + 'engine=' + encodeURIComponent(engine);
     r = await fetch(API + path, {method, headers, body, credentials: authorization ? 'omit' : 'same-origin', cache: 'no-store'});
   } catch (e) {
     throw new ApiError(0, {detail: 'The server cannot be reached: ' + e.message}, '');
@@ -271,7 +274,35 @@ function signedIn() {
   replace($('#whoami'), h('span', {class: 'user'}, me.user), ' ',
     h('span', {class: 'badge role', id: 'role'}, me.admin ? 'admin' : 'viewer (read-only)'));
   schedule();
-  route();
+  engines().finally(route);
+}
+
+/** Shows the engine selector when the application runs more than one engine. */
+async function engines() {
+  let names = [];
+  try {
+    names = (await api('engines')).engines || [];
+  } catch (e) {
+    names = [];  // an admin API without the engines endpoint: the default engine only
+  }
+  const box = $('#engine-box');
+  if (names.length < 2) {
+    box.hidden = true;
+    if (engine) chooseEngine(null);
+    return;
+  }
+  if (engine && !names.includes(engine)) chooseEngine(null);
+  const select = h('select', {id: 'engine-select', 'aria-label': 'Engine', onchange: ev => {
+    chooseEngine(ev.target.value);
+    go('#/queues');  // ids and queues belong to one engine
+  }}, names.map(n => h('option', {value: n, selected: n === (engine || 'default')}, n)));
+  replace(box, h('label', {for: 'engine-select', class: 'muted'}, 'Engine'), ' ', select);
+  box.hidden = false;
+}
+
+function chooseEngine(name) {
+  engine = name && name !== 'default' ? name : null;
+  if (engine) sessionStorage.setItem(ENGINE_KEY, engine); else sessionStorage.removeItem(ENGINE_KEY);
 }
 
 function signedOut(message) {
@@ -279,6 +310,7 @@ function signedOut(message) {
   me = null;
   view = null;
   sessionStorage.removeItem(AUTH_KEY);
+  chooseEngine(null);
   clearInterval(timer);
   signInForm(message);
 }

@@ -307,6 +307,20 @@ final class ConsoleScenarios {
         b.assertNoConsoleErrors();
     }
 
+    static void theEngineSelectorShowsTheBillingEnginesQueues() {
+        ConsoleBrowser b = browser();
+        b.go("#/queues");
+        b.find("#queue-default");
+        new org.openqa.selenium.support.ui.Select(b.find("#engine-select")).selectByValue("billing");
+        b.find("#queue-invoices");
+        b.until(d -> d.findElements(By.cssSelector("#queue-default")).isEmpty());
+        b.go("#/search?fsm=invoice");
+        b.until(d -> !d.findElements(By.cssSelector("#results-table tbody tr")).isEmpty());
+        new org.openqa.selenium.support.ui.Select(b.find("#engine-select")).selectByValue("default");
+        b.find("#queue-default");
+        b.assertNoConsoleErrors();
+    }
+
     // ---- a viewer ---------------------------------------------------------------------------------
 
     static void aViewerSeesNoActionsAndADirectPostIsRefused() throws Exception {

@@ -656,6 +656,28 @@ class SampleIT {
     }
 
     @Test
+    @Order(18)
+    @RunAsClient
+    void theAdminApiOperatesTheEngineItsEngineParameterNames() throws Exception {
+        JsonObject engines = AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/engines", AdminHttp.VIEWER_USER));
+        assertEquals("[\"default\",\"billing\"]", engines.getJsonArray("engines").toString());
+
+        // the billing engine's invoice is found through engine=billing, and only there
+        String invoices = "/instances?fsm=invoice";
+        JsonObject billing = AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + invoices + "&engine=billing", AdminHttp.VIEWER_USER));
+        assertFalse(billing.getJsonArray("items").isEmpty(), billing::toString);
+        JsonObject byDefault = AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + invoices, AdminHttp.VIEWER_USER));
+        assertTrue(byDefault.getJsonArray("items").isEmpty(), byDefault::toString);
+        JsonObject summary = AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/summary?engine=billing", AdminHttp.VIEWER_USER));
+        assertTrue(summary.toString().contains("\"queue\":\"invoices\""), summary::toString);
+        assertFalse(summary.toString().contains("\"queue\":\"shipments\""), summary::toString);
+
+        HttpResponse<String> unknown = AdminHttp.get(AdminHttp.ADMIN + "/summary?engine=nope", AdminHttp.VIEWER_USER);
+        assertEquals(400, unknown.statusCode(), unknown.body());
+        assertTrue(unknown.body().contains("no engine named 'nope'; engines: [default, billing]"), unknown.body());
+    }
+
+    @Test
     @Order(20)
     @RunAsClient
     void consoleAnAdminFindsAFailedOrderReadsItsErrorRetriesItAndSeesItDone() throws Exception {
@@ -688,6 +710,13 @@ class SampleIT {
     @RunAsClient
     void consoleTheFsmView() {
         ConsoleScenarios.theFsmView();
+    }
+
+    @Test
+    @Order(24)
+    @RunAsClient
+    void consoleTheEngineSelectorShowsTheBillingEnginesQueues() {
+        ConsoleScenarios.theEngineSelectorShowsTheBillingEnginesQueues();
     }
 
     @Test
