@@ -11,13 +11,14 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 
 /**
- * The engine's observers in a container: CDI events always, and metrics through the first
- * backend the application has: MicroProfile Metrics (Open Liberty's {@code mpMetrics}), else
- * Micrometer (WildFly's {@code micrometer} subsystem). Isolates each backend's classes, so an
- * application without either (no API on its class path) still runs and still gets its events.
+ * The engine's observers in a container: CDI events always, and metrics through the backends of
+ * {@code gendurable.metrics.backend} ({@link MetricsChoice}); by default the first the application
+ * has: MicroProfile Metrics (Open Liberty's {@code mpMetrics}), else Micrometer (WildFly's
+ * {@code micrometer} subsystem), else OpenTelemetry (MicroProfile Telemetry). Isolates each
+ * backend's classes, so an application without any (no API on its class path) still runs and
+ * still gets its events.
  */
 final class ContainerEvents implements EngineEvents {
     private static final Logger LOG = System.getLogger("io.gendurable.cdi");
@@ -30,30 +31,56 @@ final class ContainerEvents implements EngineEvents {
         this.metrics = metrics;
     }
 
+    /** @return events with metrics through the first backend the application has ({@code gendurable.metrics.backend=auto}) */
     static ContainerEvents create(Event<Object> cdi) {
-        List<String> missing = new ArrayList<>();
-        // lambdas, not method references: a backend whose API is absent fails inside backend(), when called
-        MetricsBackend metrics = backend("MicroProfile Metrics", () -> MetricsEvents.fromContainer(), missing);
-        if (metrics == null) {
-            metrics = backend("Micrometer", () -> MicrometerEvents.fromContainer(), missing);
-        }
-        if (metrics == null) {
-            LOG.log(Level.INFO, "gen-durable: neither MicroProfile Metrics nor Micrometer in this application; engine metrics are off ("
-                    + String.join("; ", missing) + ")");
-        }
-        return new ContainerEvents(cdi, metrics);
+        return create(cdi, MetricsChoice.AUTO);
     }
 
-    /** @return the backend, or null (noted in {@code missing}) when its API or registry is absent */
-    private static MetricsBackend backend(String name, Supplier<MetricsBackend> lookup, List<String> missing) {
-        try {
-            MetricsBackend b = lookup.get();
-            if (b == null) {
-                missing.add(name + ": no registry");
+    /**
+     * @param choice the backends of {@code gendurable.metrics.backend}
+     * @return events with metrics through the chosen backends
+     * @throws io.gendurable.impl.config.ConfigException when a listed backend's API or registry is absent
+     */
+    static ContainerEvents create(Event<Object> cdi, MetricsChoice choice) {
+        List<String> missing = new ArrayList<>();
+        List<MetricsBackend> found = new ArrayList<>();
+        for (MetricsChoice.Backend b : choice.backends()) {
+            MetricsBackend backend = backend(b, missing);
+            if (backend != null) {
+                found.add(backend);
+                if (choice.auto()) {
+                    break;
+                }
+            } else if (!choice.auto()) {
+                throw MetricsChoice.missing(b, missing.get(missing.size() - 1));
             }
-            return b;
+        }
+        if (found.isEmpty() && choice.auto()) {
+            LOG.log(Level.INFO, "gen-durable: neither MicroProfile Metrics, Micrometer nor OpenTelemetry in this application; "
+                    + "engine metrics are off (" + String.join("; ", missing) + ")");
+        }
+        return new ContainerEvents(cdi, found.isEmpty() ? null : found.size() == 1 ? found.get(0) : new Several(found));
+    }
+
+    /** @return the backend, or null (why, noted in {@code missing}) when its API or registry is absent */
+    private static MetricsBackend backend(MetricsChoice.Backend b, List<String> missing) {
+        if (!b.apiPresent()) {
+            missing.add(b.label + ": no API");
+            return null;
+        }
+        try {
+            // each backend class is loaded only here, once its API is known to be visible
+            MetricsBackend found = switch (b) {
+                case MICROPROFILE -> MetricsEvents.fromContainer();
+                case MICROMETER -> MicrometerEvents.fromContainer();
+                case OPENTELEMETRY -> OpenTelemetryMetricsEvents.fromContainer();
+            };
+            if (found == null) {
+                missing.add(b.label + ": no registry");
+            }
+            return found;
         } catch (LinkageError | RuntimeException e) {
-            missing.add(name + ": " + e);
+            missing.add(b.label + ": " + e);
             return null;
         }
     }
@@ -120,6 +147,64 @@ final class ContainerEvents implements EngineEvents {
     public void flushed(int outcomes, long nanos) {
         if (metrics != null) {
             metrics.flushed(outcomes, nanos);
+        }
+    }
+
+    /** Several backends at once ({@code gendurable.metrics.backend=microprofile,opentelemetry}): each gets every event. */
+    private static final class Several implements MetricsBackend {
+        private final MetricsBackend[] all;
+
+        Several(List<MetricsBackend> all) {
+            this.all = all.toArray(MetricsBackend[]::new);
+        }
+
+        @Override
+        public void registerGauges(Engine engine) {
+            for (MetricsBackend b : all) {
+                b.registerGauges(engine);
+            }
+        }
+
+        @Override
+        public void close() {
+            RuntimeException first = null;
+            for (MetricsBackend b : all) {
+                try {
+                    b.close();
+                } catch (RuntimeException e) {
+                    first = first == null ? e : first;
+                }
+            }
+            if (first != null) {
+                throw first;
+            }
+        }
+
+        @Override
+        public String describe() {
+            return java.util.Arrays.stream(all).map(MetricsBackend::describe).collect(java.util.stream.Collectors.joining(" and "));
+        }
+
+        @Override
+        public void stepFinished(long id, String fsm, String step, String queue, String outcome, long nanos, String error,
+                                 boolean stale) {
+            for (MetricsBackend b : all) {
+                b.stepFinished(id, fsm, step, queue, outcome, nanos, error, stale);
+            }
+        }
+
+        @Override
+        public void picked(String queue, int count) {
+            for (MetricsBackend b : all) {
+                b.picked(queue, count);
+            }
+        }
+
+        @Override
+        public void flushed(int outcomes, long nanos) {
+            for (MetricsBackend b : all) {
+                b.flushed(outcomes, nanos);
+            }
         }
     }
 }

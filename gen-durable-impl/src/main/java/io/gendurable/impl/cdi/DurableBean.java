@@ -157,7 +157,8 @@ public class DurableBean implements GenDurable, DurableOperations {
         try {
             ds = new DataSourceResolver(settings.reader(), settings.config(), jndi)
                     .resolve(named ? java.util.Optional.empty() : DataSourceResolver.bean(applicationDataSource));
-            ContainerEvents events = named ? ContainerEvents.withoutMetrics(cdiEvents) : ContainerEvents.create(cdiEvents);
+            ContainerEvents events = named ? ContainerEvents.withoutMetrics(cdiEvents) : ContainerEvents.create(cdiEvents,
+                    MetricsChoice.read(settings.reader()));
             LOG.log(Level.INFO, "gen-durable " + (named ? "engine " + engineName + " (schema "
                     + settings.config().schema().name() + ")" : "") + " uses " + ds.origin() + "; executors " + ex.origin() + "; "
                     + events.metricsOrigin());

@@ -191,6 +191,7 @@ public class GenDurableExtension implements Extension {
         engineProblems.forEach(event::addDeploymentProblem);
         try {
             settings = EngineSettings.load();
+            MetricsChoice.read(settings.reader());  // a listed backend whose API is absent fails here, before any start
         } catch (IllegalArgumentException e) {
             // ConfigException names the key; failing here means no migration and no thread ran
             event.addDeploymentProblem(e);

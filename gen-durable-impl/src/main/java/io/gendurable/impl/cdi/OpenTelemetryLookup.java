@@ -12,7 +12,8 @@ import java.lang.System.Logger.Level;
 /**
  * Obtains the application's {@link OpenTelemetry} (MicroProfile Telemetry produces it on Liberty
  * and WildFly) through an injected {@link Instance}, as {@link MeterRegistryLookup} does for
- * Micrometer.
+ * Micrometer, for the step spans ({@link #tracing()}) and the metrics backend
+ * ({@link OpenTelemetryMetricsEvents}).
  *
  * <p>Not a discovered bean (no bean-defining annotation): {@link GenDurableExtension} adds it only
  * when the OpenTelemetry API is visible, so applications without it never load the API.
@@ -22,6 +23,19 @@ public class OpenTelemetryLookup {
 
     @Inject
     Instance<OpenTelemetry> telemetry;
+
+    /**
+     * @return the container's OpenTelemetry, or null when none is resolvable
+     * @throws LinkageError when the API is not visible (callers check first)
+     */
+    static OpenTelemetry telemetry() {
+        var lookup = jakarta.enterprise.inject.spi.CDI.current().select(OpenTelemetryLookup.class);
+        if (!lookup.isResolvable()) {
+            return null;
+        }
+        Instance<OpenTelemetry> otel = lookup.get().telemetry;
+        return otel.isResolvable() ? otel.get() : null;
+    }
 
     /** @return the tracing of the container's OpenTelemetry, {@link Tracing#NONE} when there is none (or no API) */
     static Tracing tracing() {

@@ -340,6 +340,26 @@ public final class ConfigKeys {
             "java:comp/DefaultManagedScheduledExecutorService",
             "The managed scheduled executor that runs claims, flushes, heartbeats and sweeps.");
 
+    /** The values of {@link #METRICS_BACKEND}, in the order {@code auto} tries them. */
+    public static final List<String> METRICS_BACKENDS = List.of("microprofile", "micrometer", "opentelemetry");
+    /** What {@link #METRICS_BACKEND} accepts, for its messages. */
+    public static final String METRICS_BACKEND_ACCEPTED = "auto (the default), none, or one or more of microprofile, "
+            + "micrometer, opentelemetry separated by commas, each once";
+    /** Where the engine's metrics go: the first backend the application has, none, or the ones listed. */
+    public static final ConfigKey<Void, List<String>> METRICS_BACKEND = declare(new ConfigKey<>(null, "metrics.backend",
+            ValueType.LIST, () -> List.of("auto"), Check.that(ConfigKeys::metricsBackendAccepted, METRICS_BACKEND_ACCEPTED),
+            null, "Where the engine's metrics go: `auto`, the first the application has of MicroProfile Metrics, Micrometer "
+                    + "and OpenTelemetry (MicroProfile Telemetry); `none`; or the backends listed (`microprofile`, "
+                    + "`micrometer`, `opentelemetry`), each of which must be there."));
+
+    private static boolean metricsBackendAccepted(List<String> given) {
+        List<String> values = given.stream().map(v -> v.toLowerCase(java.util.Locale.ROOT)).toList();
+        if (values.size() == 1 && (values.get(0).equals("auto") || values.get(0).equals("none"))) {
+            return true;
+        }
+        return !values.isEmpty() && METRICS_BACKENDS.containsAll(values) && Set.copyOf(values).size() == values.size();
+    }
+
     /** The named engines beside the default one; each reads its keys under {@code engines.<name>.}. */
     public static final ConfigKey<Void, List<String>> ENGINES = declare(new ConfigKey<>(null, "engines", ValueType.LIST,
             () -> List.of(), Check.any(), null,

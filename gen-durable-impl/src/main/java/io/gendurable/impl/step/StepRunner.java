@@ -101,11 +101,14 @@ public final class StepRunner {
                             claimed.id(), claimed.attempt(), claimed.queue(),
                             new io.gendurable.impl.trace.TraceContext(claimed.traceparent(), claimed.tracestate())));
             Transition encoded;
+            boolean logContext = StepLogContext.enter(claimed);  // docs/logging.md
             try {
                 encoded = decide(current, worker, inlineAllowed);
             } catch (RuntimeException | Error e) {
                 span.end("error", Backoff.describe(e));
                 throw e;
+            } finally {
+                StepLogContext.exit(logContext);
             }
             span.end(encoded.kind().label(), encoded.error());
             long nanos = System.nanoTime() - start;

@@ -12,16 +12,22 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A minimal OTLP/HTTP trace receiver in the test JVM, up before Arquillian starts the server:
- * {@code POST /v1/traces} on {@code it.otlp.port} (the server exports there: the failsafe
- * configuration sets {@code OTEL_EXPORTER_OTLP_ENDPOINT}), protobuf bodies decoded just far enough
- * for the tests: each span's trace id, span id, parent span id and name.
+ * A minimal OTLP/HTTP receiver in the test JVM, up before Arquillian starts the server:
+ * {@code POST /v1/traces} and {@code POST /v1/metrics} on {@code it.otlp.port} (the server exports
+ * there: the failsafe configuration sets {@code OTEL_EXPORTER_OTLP_ENDPOINT}), protobuf bodies
+ * decoded just far enough for the tests: each span's trace id, span id, parent span id and name;
+ * each metric point's name, unit, attributes and value (the latest export of each series).
  */
 public class OtlpReceiver implements LauncherSessionListener {
     static final List<ReceivedSpan> SPANS = new CopyOnWriteArrayList<>();
+    /** The latest point of each metric series (name and attributes), as the server last exported it. */
+    static final Map<String, ReceivedPoint> POINTS = new ConcurrentHashMap<>();
     private HttpServer server;
 
     @Override
@@ -40,6 +46,17 @@ public class OtlpReceiver implements LauncherSessionListener {
                 SPANS.addAll(spans(in.readAllBytes()));
                 exchange.sendResponseHeaders(200, -1);
             } catch (RuntimeException e) {
+                exchange.sendResponseHeaders(400, -1);
+            } finally {
+                exchange.close();
+            }
+        });
+        server.createContext("/v1/metrics", exchange -> {
+            try (InputStream in = exchange.getRequestBody()) {
+                points(in.readAllBytes()).forEach(pt -> POINTS.put(pt.metric() + pt.attributes(), pt));
+                exchange.sendResponseHeaders(200, -1);
+            } catch (RuntimeException e) {
+                System.err.println("OtlpReceiver: an undecodable metrics export: " + e);
                 exchange.sendResponseHeaders(400, -1);
             } finally {
                 exchange.close();
@@ -70,6 +87,78 @@ public class OtlpReceiver implements LauncherSessionListener {
             }
         }
         return out;
+    }
+
+    /**
+     * Decodes an {@code ExportMetricsServiceRequest}: resource_metrics (1) → scope_metrics (2) →
+     * metrics (2), each with name (1), unit (3) and one of gauge (5), sum (7) or histogram (9), whose
+     * data_points (1) carry attributes (7; 9 in a histogram point) and as_double (4) or as_int (6) (a
+     * histogram point: count (4)).
+     */
+    static List<ReceivedPoint> points(byte[] body) {
+        List<ReceivedPoint> out = new ArrayList<>();
+        for (byte[] resourceMetrics : fields(body, 1)) {
+            for (byte[] scopeMetrics : fields(resourceMetrics, 2)) {
+                for (byte[] metric : fields(scopeMetrics, 2)) {
+                    String name = new String(first(metric, 1), StandardCharsets.UTF_8);
+                    String unit = new String(first(metric, 3), StandardCharsets.UTF_8);
+                    for (int kind : new int[]{5, 7}) {
+                        for (byte[] data : fields(metric, kind)) {
+                            for (byte[] point : fields(data, 1)) {
+                                Long asInt = fixed64(point, 6);
+                                Long asDouble = fixed64(point, 4);
+                                double value = asInt != null ? asInt : asDouble != null ? Double.longBitsToDouble(asDouble) : 0;
+                                out.add(new ReceivedPoint(name, unit, attributes(point, 7), value));
+                            }
+                        }
+                    }
+                    for (byte[] data : fields(metric, 9)) {
+                        for (byte[] point : fields(data, 1)) {
+                            Long count = fixed64(point, 4);
+                            out.add(new ReceivedPoint(name, unit, attributes(point, 9), count == null ? 0 : count));
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** @return the string attributes (KeyValue: key (1), value (2) → string_value (1)), sorted by key */
+    private static Map<String, String> attributes(byte[] point, int field) {
+        Map<String, String> out = new TreeMap<>();
+        for (byte[] kv : fields(point, field)) {
+            out.put(new String(first(kv, 1), StandardCharsets.UTF_8),
+                    new String(first(first(kv, 2), 1), StandardCharsets.UTF_8));
+        }
+        return out;
+    }
+
+    /** @return the last 64-bit fixed value (wire type 1) of {@code field}, or null when absent */
+    private static Long fixed64(byte[] m, int field) {
+        Long found = null;
+        int[] pos = {0};
+        while (pos[0] < m.length) {
+            long key = varint(m, pos);
+            int wire = (int) (key & 7);
+            int number = (int) (key >>> 3);
+            switch (wire) {
+                case 0 -> varint(m, pos);
+                case 1 -> {
+                    if (number == field) {
+                        found = java.nio.ByteBuffer.wrap(m, pos[0], 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+                    }
+                    pos[0] += 8;
+                }
+                case 5 -> pos[0] += 4;
+                case 2 -> {
+                    int len = (int) varint(m, pos);  // not pos[0] += varint(…): that adds to pos[0]'s value before the call
+                    pos[0] += len;
+                }
+                default -> throw new IllegalArgumentException("unsupported wire type " + wire);
+            }
+        }
+        return found;
     }
 
     private static String hex(byte[] b) {

@@ -48,6 +48,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -88,7 +89,7 @@ class SampleIT {
         File ear = new File(System.getProperty("sample.ear", "target/app/gen-durable-sample-ear.ear"));
         EnterpriseArchive archive = ShrinkWrap.createFromZipFile(EnterpriseArchive.class, ear);
         WebArchive war = archive.getAsType(WebArchive.class, "sample.war");
-        war.addClasses(SampleIT.class, ReceivedSpan.class, SlowSteps.class, SlowSteps.Countdown.class, AdminHttp.class);
+        war.addClasses(SampleIT.class, ReceivedSpan.class, ReceivedPoint.class, SlowSteps.class, SlowSteps.Countdown.class, AdminHttp.class);
         return archive;
     }
 
@@ -260,6 +261,46 @@ class SampleIT {
         assertTrue(steps >= 5, "order steps timed: " + steps + "\n" + r.body());
         assertTrue(picks > 0, "picks on default: " + picks + "\n" + r.body());
         assertTrue(shipmentPicks > 0, "picks on shipments: " + shipmentPicks + "\n" + r.body());
+    }
+
+    @Test
+    @Order(7)
+    @RunAsClient
+    void theEngineMetricsAlsoReachOpenTelemetryWithTheSameNamesAndTags() throws Exception {
+        // gendurable.metrics.backend=microprofile,opentelemetry (failsafe environment): the engine's
+        // instruments on mpTelemetry's OpenTelemetry, exported over OTLP every second, beside /metrics
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        double steps = 0;
+        while (steps < 5 && System.nanoTime() < deadline) {
+            Thread.sleep(250);
+            steps = otel("gendurable.step.duration", "fsm", "order").stream().mapToDouble(ReceivedPoint::value).sum();
+        }
+        String received = OtlpReceiver.POINTS.keySet().stream().filter(k -> k.startsWith("gendurable.")).sorted()
+                .collect(java.util.stream.Collectors.joining("\n"));
+        assertTrue(steps >= 5, "order steps counted by the OpenTelemetry histogram: " + steps + "\n" + received);
+        assertTrue(otel("gendurable.step.duration", "fsm", "order").stream()
+                .allMatch(p -> p.unit().equals("s") && p.attributes().keySet().equals(Set.of("fsm", "step", "outcome"))), received);
+        assertTrue(otel("gendurable.pick.count", "queue", "default").stream().mapToDouble(ReceivedPoint::value).sum() > 0,
+                received);
+        assertTrue(otel("gendurable.picked.rows", "queue", "shipments").stream().mapToDouble(ReceivedPoint::value).sum() > 0,
+                received);
+        for (String status : List.of("runnable", "executing", "awaiting_signal", "awaiting_children")) {
+            assertFalse(otel("gendurable.queue.instances", "status", status).isEmpty(), status + "\n" + received);
+        }
+        assertFalse(otel("gendurable.outcome.stale", null, null).isEmpty(), received);
+        assertEquals(Set.of("s"), otel("gendurable.queue.oldest_runnable_age", "queue", "shipments").stream()
+                .map(ReceivedPoint::unit).collect(java.util.stream.Collectors.toSet()), received);
+
+        // and MicroProfile Metrics still serves the same series at /metrics
+        HttpResponse<String> r = get("/metrics?scope=application");
+        assertEquals(200, r.statusCode(), r.body());
+        assertTrue(sum(r.body(), "gendurable_step_duration_seconds_count", "fsm=\"order\"") >= 5, r.body());
+    }
+
+    /** @return the points the tests' OTLP receiver holds of {@code metric}, with {@code tag=value} when a tag is given */
+    private static List<ReceivedPoint> otel(String metric, String tag, String value) {
+        return OtlpReceiver.POINTS.values().stream().filter(p -> p.metric().equals(metric)
+                && (tag == null || value.equals(p.attributes().get(tag)))).toList();
     }
 
     @Test
