@@ -21,7 +21,7 @@ public record StepAttributes(String fsm, String step, long id, int attempt, Stri
         signals = List.copyOf(signals);
     }
 
-    /** @return the attributes of a step whose inbox holds no traced signal */
+    /** The attributes of a step whose inbox holds no traced signal (the parameters as the canonical constructor's). */
     public StepAttributes(String fsm, String step, long id, int attempt, String queue, TraceContext stored) {
         this(fsm, step, id, attempt, queue, stored, List.of());
     }
