@@ -51,11 +51,6 @@ public final class InboxSql {
                             Instant insertedAt, String traceparent, String tracestate) {
     }
 
-    /** @return target id → its signals in delivery order, without their trace context */
-    public Map<Long, List<SignalRow>> load(Connection c, Collection<Long> targets) throws SQLException {
-        return load(c, targets, false);
-    }
-
     /**
      * @param traced whether to read each signal's stored trace context (tracing on)
      * @return target id → its signals in delivery order
