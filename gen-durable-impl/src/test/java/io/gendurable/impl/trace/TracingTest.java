@@ -246,4 +246,24 @@ class TracingTest {
         assertThat(link.getAttributes().get(AttributeKey.stringKey("gendurable.signal"))).isEqualTo("go");
         assertThat(link.getAttributes().get(AttributeKey.longKey("gendurable.signal.id"))).isPositive();
     }
+
+    @Test
+    void a_signal_stores_its_senders_context_which_the_inbox_load_reads_only_when_tracing() throws Exception {
+        long id = engine.insert(Traced.class, new Job("await")).id();
+        await().atMost(Duration.ofSeconds(10)).until(() -> engine.find(id).orElseThrow().status() == Status.AWAITING_SIGNAL);
+        Span sender = sdk.getTracer("test").spanBuilder("POST /notes").startSpan();
+        try (Scope ignored = sender.makeCurrent()) {
+            assertThat(engine.signal(SignalTarget.id(id), "note", "traced")).isEqualTo(SignalResult.DELIVERED);  // not awaited: stays
+        } finally {
+            sender.end();
+        }
+        String expected = "00-" + sender.getSpanContext().getTraceId() + "-" + sender.getSpanContext().getSpanId() + "-01";
+        io.gendurable.impl.step.InboxSql inbox = new io.gendurable.impl.step.InboxSql(new io.gendurable.impl.db.SchemaName(h.schema()));
+        try (java.sql.Connection c = h.dataSource().getConnection()) {
+            assertThat(inbox.load(c, List.of(id), true).get(id)).singleElement()
+                    .satisfies(s -> assertThat(s.traceparent()).isEqualTo(expected));
+            assertThat(inbox.load(c, List.of(id), false).get(id)).as("tracing off: the two columns are not read")
+                    .singleElement().satisfies(s -> assertThat(s.traceparent()).isNull());
+        }
+    }
 }
