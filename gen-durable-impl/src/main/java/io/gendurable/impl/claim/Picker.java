@@ -133,7 +133,8 @@ public final class Picker {
         List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, ctx.clock().instant(),
                 ctx.clock().instant().plus(config.lease().ttl()), gateNames);
         List<Long> withSignals = claimedRows.stream().filter(ClaimedRow::hasSignals).map(ClaimedRow::id).toList();
-        Map<Long, List<InboxSql.SignalRow>> inboxes = withSignals.isEmpty() ? Map.of() : inboxSql.load(c, withSignals);
+        Map<Long, List<InboxSql.SignalRow>> inboxes = withSignals.isEmpty() ? Map.of()
+                : inboxSql.load(c, withSignals, ctx.tracing() != io.gendurable.impl.trace.Tracing.NONE);
         List<Long> withChildren = claimedRows.stream().filter(ClaimedRow::hasChildren).map(ClaimedRow::id).toList();
         Map<Long, List<ChildrenSql.ChildRow>> children = withChildren.isEmpty() ? Map.of()
                 : childrenSql.load(c, withChildren);

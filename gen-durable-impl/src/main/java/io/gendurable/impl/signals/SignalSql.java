@@ -2,6 +2,7 @@ package io.gendurable.impl.signals;
 
 import io.gendurable.impl.db.Jdbc;
 import io.gendurable.impl.db.SchemaName;
+import io.gendurable.impl.trace.TraceContext;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,6 +23,8 @@ import java.time.Instant;
  * no longer live (no target). Resolved without the lock, the insert (whose foreign-key check
  * takes only a key-share lock) stored the signal into the inbox the flush had just cleared, the
  * caller was told it was delivered, and no step ever read it.
+ * The signal row keeps the W3C context of the sender's current span (NULLs when none, as always
+ * with tracing off): the step that is given the signal links its span to it (docs/tracing.md).
  */
 public final class SignalSql {
     private final String byIdSql;
@@ -40,8 +43,8 @@ public final class SignalSql {
                     WHERE %4$s AND status NOT IN ('done', 'failed', 'cancelled')
                     FOR NO KEY UPDATE
                 ), ins AS (
-                    INSERT INTO %2$s (target_id, name, payload, dedup_key, inserted_at)
-                    SELECT id, ?, ?::jsonb, ?, ? FROM target
+                    INSERT INTO %2$s (target_id, name, payload, dedup_key, inserted_at, traceparent, tracestate)
+                    SELECT id, ?, ?::jsonb, ?, ?, ?, ? FROM target
                     ON CONFLICT (target_id, dedup_key) DO NOTHING
                     RETURNING target_id
                 ), wake AS (
@@ -72,9 +75,12 @@ public final class SignalSql {
     public record Delivery(boolean targetFound, boolean inserted, String wokenQueue) {
     }
 
-    /** @param targetId the id, or null to address {@code correlationKey} */
+    /**
+     * @param targetId the id, or null to address {@code correlationKey}
+     * @param sender   the W3C context of the sender's current span ({@link TraceContext#NONE}: none)
+     */
     public Delivery deliver(Connection c, Long targetId, String correlationKey, String name, String payloadJson,
-                            String dedupKey, Instant now) throws SQLException {
+                            String dedupKey, Instant now, TraceContext sender) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(targetId == null ? byKeySql : byIdSql)) {
             int p = 1;
             if (targetId == null) {
@@ -86,6 +92,8 @@ public final class SignalSql {
             ps.setString(p++, payloadJson);
             ps.setString(p++, dedupKey);
             ps.setObject(p++, Jdbc.ts(now));
+            ps.setString(p++, sender.traceparent());
+            ps.setString(p++, sender.tracestate());
             ps.setString(p++, name);
             ps.setString(p++, name);
             ps.setObject(p++, Jdbc.ts(now));

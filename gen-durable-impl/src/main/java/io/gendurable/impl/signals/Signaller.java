@@ -56,7 +56,9 @@ public final class Signaller {
         valueSize.check("the payload of signal '" + name + "'", payloadJson);
         Long id = target instanceof SignalTarget.Id i ? i.id() : null;
         String key = target instanceof SignalTarget.CorrelationKey k ? k.key() : null;
-        Db.Work<SignalSql.Delivery> work = c -> sql.deliver(c, id, key, name, payloadJson, dedupKey, ctx.clock().instant());
+        io.gendurable.impl.trace.TraceContext sender = ctx.tracing().current();  // NONE when tracing is off
+        Db.Work<SignalSql.Delivery> work = c -> sql.deliver(c, id, key, name, payloadJson, dedupKey, ctx.clock().instant(),
+                sender);
         java.util.Optional<CallerTransactions.Joined> joined = callerTransactions.active();
         SignalSql.Delivery d = joined.isPresent() ? joined.get().run(work) : ctx.db().inTransaction(work);
         if (d.wokenQueue() != null) {

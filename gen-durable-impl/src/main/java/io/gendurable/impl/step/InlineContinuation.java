@@ -32,6 +32,7 @@ public final class InlineContinuation {
     private final Limiter limiter;
     private final InboxSql inboxSql;
     private final OutcomeEncoder encoder;
+    private final boolean traced;
 
     /**
      * @param ctx     the engine's context
@@ -44,6 +45,7 @@ public final class InlineContinuation {
         this.limiter = limiter;
         this.inboxSql = ctx.statements().of(InboxSql.class, InboxSql::new);
         this.encoder = encoder;
+        this.traced = ctx.tracing() != io.gendurable.impl.trace.Tracing.NONE;
     }
 
     /** @return whether this {@code next} may continue inline */
@@ -75,7 +77,7 @@ public final class InlineContinuation {
         boolean gated = change == KeyChange.KEEP ? r.gated() : change == KeyChange.SWITCH && isGate(key);
         ClaimedRow row = r.continuedAt(step, key, gated, hasSignals, token, ctx.clock().instant());
         List<InboxSql.SignalRow> inbox = hasSignals
-                ? ctx.db().inTransaction(c -> inboxSql.load(c, List.of(r.id()))).getOrDefault(r.id(), List.of())
+                ? ctx.db().inTransaction(c -> inboxSql.load(c, List.of(r.id()), traced)).getOrDefault(r.id(), List.of())
                 : List.of();
         Picked next = new Picked(row, inbox, previous.children(), change == KeyChange.KEEP ? previous.slot() : null);
         boolean newGate = change == KeyChange.SWITCH && gated;

@@ -99,7 +99,8 @@ public final class StepRunner {
                     ? io.gendurable.impl.trace.Tracing.StepSpan.NONE
                     : engine.tracing().startStep(new io.gendurable.impl.trace.StepAttributes(claimed.fsm(), claimed.step(),
                             claimed.id(), claimed.attempt(), claimed.queue(),
-                            new io.gendurable.impl.trace.TraceContext(claimed.traceparent(), claimed.tracestate())));
+                            new io.gendurable.impl.trace.TraceContext(claimed.traceparent(), claimed.tracestate()),
+                            signalLinks(current)));
             Transition encoded;
             boolean logContext = StepLogContext.enter(claimed);  // docs/logging.md
             try {
@@ -139,6 +140,21 @@ public final class StepRunner {
         }
     }
 
+
+    /** @return the inbox signals that were sent with a span current: the step span's links */
+    private static java.util.List<io.gendurable.impl.trace.StepAttributes.SignalLink> signalLinks(Picked picked) {
+        if (picked.inbox().isEmpty()) {
+            return java.util.List.of();
+        }
+        java.util.List<io.gendurable.impl.trace.StepAttributes.SignalLink> links = new java.util.ArrayList<>(picked.inbox().size());
+        for (InboxSql.SignalRow s : picked.inbox()) {
+            if (s.traceparent() != null) {
+                links.add(new io.gendurable.impl.trace.StepAttributes.SignalLink(s.name(), s.id(),
+                        new io.gendurable.impl.trace.TraceContext(s.traceparent(), s.tracestate())));
+            }
+        }
+        return links;
+    }
 
     /** @return the step's history record when history is on for its FSM (or everywhere), else null */
     private StepHistory history(ClaimedRow row, Transition encoded, java.time.Instant startedAt) {

@@ -2,7 +2,9 @@ package io.gendurable.impl.trace;
 
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -18,7 +20,8 @@ import java.util.Map;
 /**
  * Tracing through the OpenTelemetry API (MicroProfile Telemetry on Liberty and WildFly): one
  * {@code INTERNAL} span per step named {@code gendurable.step <fsm>.<step>}, a child of the
- * context stored with the instance at insert; the only class that touches the API.
+ * context stored with the instance at insert, with a link to the sender's context of each signal
+ * in the step's inbox; the only class that touches the API.
  */
 public final class OtelTracing implements Tracing {
     /** The instrumentation scope of the engine's spans. */
@@ -30,6 +33,8 @@ public final class OtelTracing implements Tracing {
     private static final AttributeKey<Long> ATTEMPT = AttributeKey.longKey("gendurable.attempt");
     private static final AttributeKey<String> QUEUE = AttributeKey.stringKey("gendurable.queue");
     private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("gendurable.outcome");
+    private static final AttributeKey<String> SIGNAL = AttributeKey.stringKey("gendurable.signal");
+    private static final AttributeKey<Long> SIGNAL_ID = AttributeKey.longKey("gendurable.signal.id");
     private static final W3CTraceContextPropagator W3C = W3CTraceContextPropagator.getInstance();
     private static final TextMapGetter<Map<String, String>> GETTER = new TextMapGetter<>() {
         @Override
@@ -81,15 +86,22 @@ public final class OtelTracing implements Tracing {
 
     @Override
     public StepSpan startStep(StepAttributes row) {
-        Span span = tracer.spanBuilder("gendurable.step " + row.fsm() + "." + row.step())
+        SpanBuilder builder = tracer.spanBuilder("gendurable.step " + row.fsm() + "." + row.step())
                 .setSpanKind(SpanKind.INTERNAL)
                 .setParent(parse(row.stored().traceparent(), row.stored().tracestate()))
                 .setAttribute(FSM, row.fsm())
                 .setAttribute(STEP, row.step())
                 .setAttribute(ID, row.id())
                 .setAttribute(ATTEMPT, (long) row.attempt())
-                .setAttribute(QUEUE, row.queue())
-                .startSpan();
+                .setAttribute(QUEUE, row.queue());
+        for (StepAttributes.SignalLink signal : row.signals()) {
+            SpanContext sent = Span.fromContext(parse(signal.sent().traceparent(), signal.sent().tracestate()))
+                    .getSpanContext();
+            if (sent.isValid()) {
+                builder.addLink(sent, Attributes.of(SIGNAL, signal.name(), SIGNAL_ID, signal.id()));
+            }
+        }
+        Span span = builder.startSpan();
         Scope scope = span.makeCurrent();
         return (outcome, error) -> {
             try {

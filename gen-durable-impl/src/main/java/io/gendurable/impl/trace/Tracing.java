@@ -23,9 +23,9 @@ public interface Tracing {
     TraceContext current();
 
     /**
-     * Starts the span of one step with the instance's stored context as its parent (and the
-     * context of each waking signal as a link, not yet implemented) and makes it current in this thread until
-     * {@link StepSpan#end}.
+     * Starts the span of one step with the instance's stored context as its parent and a link to
+     * the sender's context of each signal in its inbox ({@link StepAttributes#signals()}), and
+     * makes it current in this thread until {@link StepSpan#end}.
      *
      * @param step the claimed step
      * @return the running span; {@link StepSpan#NONE} when tracing is off

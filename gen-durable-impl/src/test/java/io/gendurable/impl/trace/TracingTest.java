@@ -2,6 +2,8 @@ package io.gendurable.impl.trace;
 
 import io.gendurable.Fsm;
 import io.gendurable.InsertOptions;
+import io.gendurable.SignalResult;
+import io.gendurable.SignalTarget;
 import io.gendurable.NewInstance;
 import io.gendurable.Outcome;
 import io.gendurable.Status;
@@ -20,6 +22,7 @@ import io.opentelemetry.api.trace.TracerProvider;
 import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.LinkData;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
@@ -31,6 +34,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,13 +47,14 @@ import static org.awaitility.Awaitility.await;
  * Step spans through the OpenTelemetry SDK (the API the servers' MicroProfile Telemetry provides):
  * a step's span is a child of the span that inserted its instance, carries the step's attributes,
  * records errors, and is current while the step runs (so a fan-out child inherits it); without a
- * current span at insert nothing is stored.
+ * current span at insert nothing is stored. A signal keeps its sender's context, and the step
+ * given the signal links to it.
  */
 class TracingTest {
     public record Job(String kind) {
     }
 
-    /** "fan" fans out one child; "child" and "ok" end; "fail" throws on its only attempt. */
+    /** "fan" fans out one child; "child" and "ok" end; "fail" throws on its only attempt; "await" awaits "go", then ends. */
     public static class Traced implements Fsm<Job> {
         final List<String> seenTraceIds = new CopyOnWriteArrayList<>();
 
@@ -65,6 +70,8 @@ class TracingTest {
                     return Outcome.done();
                 case "fail":
                     throw new IllegalStateException("boom");
+                case "await":
+                    return step.equals("start") ? Outcome.await(Set.of("go"), "woken", job) : Outcome.done();
                 default:
                     return Outcome.done();
             }
@@ -200,5 +207,63 @@ class TracingTest {
         assertThat(step.getStatus().getDescription()).contains("boom");
         assertThat(step.getParentSpanContext().isValid()).as("a root span: nothing was current at insert").isFalse();
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + id + " AND traceparent IS NULL")).isEqualTo(1);
+    }
+
+    @Test
+    void the_step_given_a_signal_links_to_the_span_that_sent_it() {
+        Tracer tracer = sdk.getTracer("test");
+        Span insert = tracer.spanBuilder("POST /orders").startSpan();
+        long id;
+        try (Scope ignored = insert.makeCurrent()) {
+            id = engine.insert(Traced.class, new Job("await")).id();
+        } finally {
+            insert.end();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> engine.find(id).orElseThrow().status() == Status.AWAITING_SIGNAL);
+        assertThat(engine.signal(SignalTarget.id(id), "note", "no span")).isEqualTo(SignalResult.DELIVERED);
+        assertThat(h.queryLong("SELECT count(*) FROM signals WHERE target_id = " + id + " AND traceparent IS NULL"))
+                .as("a signal sent with no span current stores no context").isEqualTo(1);
+        Span approve = tracer.spanBuilder("POST /approve").startSpan();
+        try (Scope ignored = approve.makeCurrent()) {
+            assertThat(engine.signal(SignalTarget.id(id), "go", "approved")).isEqualTo(SignalResult.DELIVERED);
+        } finally {
+            approve.end();
+        }
+        await().atMost(Duration.ofSeconds(15)).until(() -> engine.find(id).orElseThrow().status() == Status.DONE);
+        await().atMost(Duration.ofSeconds(10)).until(() -> exported.steps(id).stream()
+                .anyMatch(s -> "woken".equals(s.getAttributes().get(AttributeKey.stringKey("gendurable.step")))));
+        SpanData first = exported.steps(id).stream()
+                .filter(s -> "start".equals(s.getAttributes().get(AttributeKey.stringKey("gendurable.step")))).findFirst().orElseThrow();
+        SpanData woken = exported.steps(id).stream()
+                .filter(s -> "woken".equals(s.getAttributes().get(AttributeKey.stringKey("gendurable.step")))).findFirst().orElseThrow();
+        assertThat(first.getLinks()).as("no signal in the first step's inbox").isEmpty();
+        assertThat(woken.getParentSpanId()).as("still a child of the inserting span").isEqualTo(insert.getSpanContext().getSpanId());
+        assertThat(woken.getTraceId()).isEqualTo(insert.getSpanContext().getTraceId());
+        assertThat(woken.getLinks()).as("one link: the traced signal; the untraced note has none").hasSize(1);
+        LinkData link = woken.getLinks().get(0);
+        assertThat(link.getSpanContext().getTraceId()).isEqualTo(approve.getSpanContext().getTraceId());
+        assertThat(link.getSpanContext().getSpanId()).isEqualTo(approve.getSpanContext().getSpanId());
+        assertThat(link.getAttributes().get(AttributeKey.stringKey("gendurable.signal"))).isEqualTo("go");
+        assertThat(link.getAttributes().get(AttributeKey.longKey("gendurable.signal.id"))).isPositive();
+    }
+
+    @Test
+    void a_signal_stores_its_senders_context_which_the_inbox_load_reads_only_when_tracing() throws Exception {
+        long id = engine.insert(Traced.class, new Job("await")).id();
+        await().atMost(Duration.ofSeconds(10)).until(() -> engine.find(id).orElseThrow().status() == Status.AWAITING_SIGNAL);
+        Span sender = sdk.getTracer("test").spanBuilder("POST /notes").startSpan();
+        try (Scope ignored = sender.makeCurrent()) {
+            assertThat(engine.signal(SignalTarget.id(id), "note", "traced")).isEqualTo(SignalResult.DELIVERED);  // not awaited: stays
+        } finally {
+            sender.end();
+        }
+        String expected = "00-" + sender.getSpanContext().getTraceId() + "-" + sender.getSpanContext().getSpanId() + "-01";
+        io.gendurable.impl.step.InboxSql inbox = new io.gendurable.impl.step.InboxSql(new io.gendurable.impl.db.SchemaName(h.schema()));
+        try (java.sql.Connection c = h.dataSource().getConnection()) {
+            assertThat(inbox.load(c, List.of(id), true).get(id)).singleElement()
+                    .satisfies(s -> assertThat(s.traceparent()).isEqualTo(expected));
+            assertThat(inbox.load(c, List.of(id), false).get(id)).as("tracing off: the two columns are not read")
+                    .singleElement().satisfies(s -> assertThat(s.traceparent()).isNull());
+        }
     }
 }

@@ -12,6 +12,8 @@ import io.gendurable.sample.OrderRejected;
 import io.gendurable.sample.OrderService;
 import io.gendurable.sample.OrderState;
 import io.gendurable.sample.OrderWorkflow;
+import io.gendurable.sample.otlp.OtlpReceiver;
+import io.gendurable.sample.otlp.ReceivedSpan;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.transaction.UserTransaction;
 import org.jboss.arquillian.container.test.api.Deployer;
@@ -64,7 +66,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * one rolls its insert back; insertAll and signal join a UserTransaction (through the JTA
  * DataSource {@code jdbc/gendurableTx}) and roll back with it; the REST flow over HTTP; bad input;
  * the engine's meters in WildFly's Prometheus scrape ({@code :9990/prometheus}, Micrometer);
- * the health endpoints; the admin API's roles through the Elytron realm; undeploy while steps are in flight,
+ * the health endpoints; the admin API's roles through the Elytron realm; the step spans that MicroProfile
+ * Telemetry exports over OTLP/HTTP to the tests' {@link OtlpReceiver} (the inserting request's trace
+ * continued, a link to the signalling request); undeploy while steps are in flight,
  * after which no row is left {@code executing}; last, a copy of the EAR with
  * {@code gendurable.queues=default:x} fails to deploy, naming the key. The same checks as the
  * Open Liberty suite (sample-it) where they apply.
@@ -88,7 +92,7 @@ class WildFlyIT {
     static EnterpriseArchive sample() {
         EnterpriseArchive archive = ShrinkWrap.createFromZipFile(EnterpriseArchive.class, sampleEar());
         WebArchive war = archive.getAsType(WebArchive.class, "sample.war");
-        war.addClasses(WildFlyIT.class, SlowSteps.class, SlowSteps.Countdown.class);
+        war.addClasses(WildFlyIT.class, SlowSteps.class, SlowSteps.Countdown.class, ReceivedSpan.class, ReceivedSpan.Link.class);
         return archive;
     }
 
@@ -305,6 +309,51 @@ class WildFlyIT {
         assertTrue(api.getClassLoader() != war, "the Jakarta Persistence API is the server's module: " + api.getClassLoader());
     }
 
+    @Test
+    @Order(11)
+    @RunAsClient
+    void theStepSpansContinueTheInsertingRequestsTraceAndLinkTheSignallingOne() throws Exception {
+        // MicroProfile Telemetry's server span for each POST continues the caller's traceparent; the
+        // engine stores the insert's context with the row and the signal's with the signal
+        // (docs/tracing.md); the spans reach the receiver as the server's OTLP/HTTP exporter sent them
+        String insertTrace = randomTraceId();
+        String signalTrace = randomTraceId();
+        HttpResponse<String> created = traced("/sample/api/orders/traced-wf", insertTrace);
+        assertEquals(201, created.statusCode(), created.body());
+        long id = Long.parseLong(field(created.body(), "id"));
+        HttpResponse<String> parked = get("/sample/api/orders/instance/" + id + "?wait=PT20S&until=settled");
+        assertEquals(202, parked.statusCode(), parked.body());
+        HttpResponse<String> signalled = traced("/sample/api/orders/traced-wf/signals/payment_settled", signalTrace);
+        assertEquals(202, signalled.statusCode(), signalled.body());
+        HttpResponse<String> done = get("/sample/api/orders/instance/" + id + "?wait=PT30S");
+        assertEquals(200, done.statusCode(), done.body());
+
+        ReceivedSpan start = awaitStepSpan(id, "start");
+        assertEquals(insertTrace, start.traceId(), "the first step continues the inserting request's trace");
+        assertEquals("gendurable.step order.start", start.name());
+        assertEquals("order", start.attribute("gendurable.fsm"));
+        assertEquals("start", start.attribute("gendurable.step"));
+        assertEquals("1", start.attribute("gendurable.attempt"));
+        assertEquals("default", start.attribute("gendurable.queue"));
+        assertTrue(List.of("next", "next_inline").contains(start.attribute("gendurable.outcome")), start::toString);
+        java.util.Map<String, String> parents = new java.util.HashMap<>();
+        OtlpReceiver.spans().stream().filter(sp -> sp.traceId().equals(insertTrace))
+                .forEach(sp -> parents.put(sp.spanId(), sp.parentSpanId()));
+        String ancestor = start.parentSpanId();
+        for (int up = 0; up < 5 && parents.containsKey(ancestor); up++) {
+            ancestor = parents.get(ancestor);  // the POST's server span, and whatever WildFly nests under it
+        }
+        assertTrue(!start.parentSpanId().equals("00f067aa0ba902b7") && ancestor.equals("00f067aa0ba902b7"),
+                () -> "the step hangs under the POST's server span, whose parent is the caller's: " + start
+                        + "; received in the trace: " + parents);
+
+        ReceivedSpan ship = awaitStepSpan(id, "ship");
+        assertEquals(insertTrace, ship.traceId(), "the woken step stays in the inserting request's trace");
+        assertTrue(ship.links().stream().anyMatch(l -> l.traceId().equals(signalTrace)
+                        && OrderWorkflow.PAYMENT_SETTLED.equals(l.attributes().get("gendurable.signal"))),
+                () -> "the step given the signal links to the signalling request's trace " + signalTrace + ": " + ship);
+    }
+
     // ---- undeploy -------------------------------------------------------------------------------
 
     @Test
@@ -389,6 +438,33 @@ class WildFlyIT {
     }
 
     // ---- helpers (JDK and JUnit only: they also load inside the server) --------------------------
+
+    private static String randomTraceId() {
+        return java.util.HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(16)
+                .putLong(System.nanoTime()).putLong(java.util.concurrent.ThreadLocalRandom.current().nextLong() | 1).array());
+    }
+
+    /** @return the answer to a POST that carries {@code 00-<traceId>-00f067aa0ba902b7-01} as its traceparent */
+    private static HttpResponse<String> traced(String path, String traceId) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + System.getProperty("it.http.port", "8180") + path))
+                .timeout(Duration.ofSeconds(60)).header("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01")
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** @return the span of instance {@code id}'s step, once the receiver has it (60 s at most) */
+    private static ReceivedSpan awaitStepSpan(long id, String step) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            for (ReceivedSpan sp : OtlpReceiver.spans()) {
+                if (String.valueOf(id).equals(sp.attribute("gendurable.id")) && step.equals(sp.attribute("gendurable.step"))) {
+                    return sp;
+                }
+            }
+            Thread.sleep(200);
+        }
+        return fail("no span of step " + step + " of instance " + id + " among " + OtlpReceiver.spans().size()
+                + " received spans: " + OtlpReceiver.spans().stream().map(ReceivedSpan::name).distinct().toList());
+    }
 
     private static File sampleEar() {
         return new File(System.getProperty("sample.ear", "target/app/gen-durable-sample-ear.ear"));
