@@ -13,25 +13,36 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.GZIPInputStream;
 
 /**
- * A minimal OTLP/HTTP trace receiver in the test JVM, up before Arquillian starts the server:
- * every {@code POST} on {@code 127.0.0.1:<it.otlp.port>} (the exporters post to
- * {@code /v1/traces}) is an {@code ExportTraceServiceRequest} in protobuf (gzipped or not), decoded just far
- * enough for the suites: each span's ids, name, attributes and links. Registered as a JUnit
+ * A minimal OTLP/HTTP receiver in the test JVM, up before Arquillian starts the server:
+ * a {@code POST} on {@code 127.0.0.1:<it.otlp.port>/v1/metrics} is an {@code ExportMetricsServiceRequest},
+ * any other (the exporters post spans to {@code /v1/traces}) an {@code ExportTraceServiceRequest},
+ * in protobuf (gzipped or not), decoded just far enough for the suites: each span's ids, name,
+ * attributes and links; each metric point's name, unit, attributes and value (the latest export
+ * of each series). Registered as a JUnit
  * launcher session listener by this jar; without {@code it.otlp.port} it does nothing.
  */
 public class OtlpReceiver implements LauncherSessionListener {
     private static final List<ReceivedSpan> SPANS = new CopyOnWriteArrayList<>();
+    /** The latest point of each metric series (name and attributes), as the server last exported it. */
+    private static final Map<String, ReceivedPoint> POINTS = new ConcurrentHashMap<>();
     private HttpServer server;
 
     /** @return every span received so far, in arrival order */
     public static List<ReceivedSpan> spans() {
         return List.copyOf(SPANS);
+    }
+
+    /** @return the latest point of each metric series received so far */
+    public static List<ReceivedPoint> points() {
+        return List.copyOf(POINTS.values());
     }
 
     @Override
@@ -52,9 +63,13 @@ public class OtlpReceiver implements LauncherSessionListener {
                 if ("gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"))) {
                     body = new GZIPInputStream(new ByteArrayInputStream(body)).readAllBytes();  // WildFly's exporter may compress
                 }
-                SPANS.addAll(decode(body));
+                if (exchange.getRequestURI().getPath().endsWith("/v1/metrics")) {
+                    decodeMetrics(body).forEach(pt -> POINTS.put(pt.metric() + pt.attributes(), pt));
+                } else {
+                    SPANS.addAll(decode(body));
+                }
                 exchange.getResponseHeaders().add("Content-Type", "application/x-protobuf");
-                exchange.sendResponseHeaders(200, -1);  // an empty ExportTraceServiceResponse
+                exchange.sendResponseHeaders(200, -1);  // an empty Export…ServiceResponse
             } catch (IOException | RuntimeException e) {
                 System.err.println("OtlpReceiver: cannot decode a " + body.length + "-byte " + exchange.getRequestMethod() + " "
                         + exchange.getRequestURI() + " (" + exchange.getRequestHeaders().entrySet() + "): " + e
@@ -93,6 +108,46 @@ public class OtlpReceiver implements LauncherSessionListener {
                     }
                     out.add(new ReceivedSpan(hex(span.bytes, 1), hex(span.bytes, 2), hex(span.bytes, 4),
                             text(span.bytes, 5), attributes(span.bytes, 9), links));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Decodes an {@code ExportMetricsServiceRequest}: resource_metrics (1) → scope_metrics (2) →
+     * metrics (2), each with name (1), unit (3) and one of gauge (5), sum (7) or histogram (9), whose
+     * data_points (1) carry attributes (7; 9 in a histogram point) and as_double (4) or as_int (6) (a
+     * histogram point: count (4)).
+     *
+     * @param body the request's body
+     * @return its points
+     */
+    public static List<ReceivedPoint> decodeMetrics(byte[] body) {
+        List<ReceivedPoint> out = new ArrayList<>();
+        for (Field resourceMetrics : Field.all(body, 1)) {
+            for (Field scopeMetrics : Field.all(resourceMetrics.bytes, 2)) {
+                for (Field metric : Field.all(scopeMetrics.bytes, 2)) {
+                    String name = text(metric.bytes, 1);
+                    String unit = text(metric.bytes, 3);
+                    for (int kind : new int[]{5, 7}) {
+                        for (Field data : Field.all(metric.bytes, kind)) {
+                            for (Field point : Field.all(data.bytes, 1)) {
+                                Field asInt = Field.first(point.bytes, 6);
+                                Field asDouble = Field.first(point.bytes, 4);
+                                double value = asInt != null ? asInt.value
+                                        : asDouble != null ? Double.longBitsToDouble(asDouble.value) : 0;
+                                out.add(new ReceivedPoint(name, unit, new TreeMap<>(attributes(point.bytes, 7)), value));
+                            }
+                        }
+                    }
+                    for (Field data : Field.all(metric.bytes, 9)) {
+                        for (Field point : Field.all(data.bytes, 1)) {
+                            Field count = Field.first(point.bytes, 4);
+                            out.add(new ReceivedPoint(name, unit, new TreeMap<>(attributes(point.bytes, 9)),
+                                    count == null ? 0 : count.value));
+                        }
+                    }
                 }
             }
         }

@@ -14,6 +14,9 @@ import io.gendurable.sample.OrderRejected;
 import io.gendurable.sample.OrderService;
 import io.gendurable.sample.OrderState;
 import io.gendurable.sample.OrderWorkflow;
+import io.gendurable.sample.otlp.OtlpReceiver;
+import io.gendurable.sample.otlp.ReceivedPoint;
+import io.gendurable.sample.otlp.ReceivedSpan;
 import jakarta.json.JsonObject;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.transaction.UserTransaction;
@@ -219,14 +222,14 @@ class SampleIT {
         List<ReceivedSpan> steps = List.of();
         while (steps.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(200);
-            steps = OtlpReceiver.SPANS.stream()
+            steps = OtlpReceiver.spans().stream()
                     .filter(sp -> sp.traceId().equals(traceId) && sp.name().startsWith("gendurable.step "))
                     .toList();
         }
         assertFalse(steps.isEmpty(), () -> "no step span with the request's trace id " + traceId + " among "
-                + OtlpReceiver.SPANS.size() + " received spans: " + OtlpReceiver.SPANS.stream()
+                + OtlpReceiver.spans().size() + " received spans: " + OtlpReceiver.spans().stream()
                 .map(ReceivedSpan::name).distinct().toList());
-        List<String> serverSpans = OtlpReceiver.SPANS.stream().filter(sp -> sp.traceId().equals(traceId)
+        List<String> serverSpans = OtlpReceiver.spans().stream().filter(sp -> sp.traceId().equals(traceId)
                 && sp.parentSpanId().equals("00f067aa0ba902b7")).map(ReceivedSpan::spanId).toList();
         List<ReceivedSpan> found = steps;
         assertTrue(found.stream().anyMatch(sp -> serverSpans.contains(sp.parentSpanId())
@@ -275,7 +278,7 @@ class SampleIT {
             Thread.sleep(250);
             steps = otel("gendurable.step.duration", "fsm", "order").stream().mapToDouble(ReceivedPoint::value).sum();
         }
-        String received = OtlpReceiver.POINTS.keySet().stream().filter(k -> k.startsWith("gendurable.")).sorted()
+        String received = OtlpReceiver.points().stream().map(p -> p.metric() + p.attributes()).filter(k -> k.startsWith("gendurable.")).sorted()
                 .collect(java.util.stream.Collectors.joining("\n"));
         assertTrue(steps >= 5, "order steps counted by the OpenTelemetry histogram: " + steps + "\n" + received);
         assertTrue(otel("gendurable.step.duration", "fsm", "order").stream()
@@ -299,7 +302,7 @@ class SampleIT {
 
     /** @return the points the tests' OTLP receiver holds of {@code metric}, with {@code tag=value} when a tag is given */
     private static List<ReceivedPoint> otel(String metric, String tag, String value) {
-        return OtlpReceiver.POINTS.values().stream().filter(p -> p.metric().equals(metric)
+        return OtlpReceiver.points().stream().filter(p -> p.metric().equals(metric)
                 && (tag == null || value.equals(p.attributes().get(tag)))).toList();
     }
 
