@@ -19,8 +19,11 @@ public class SlowSteps implements Fsm<SlowSteps.Countdown> {
     public record Countdown(int left) {
     }
 
+    private static final System.Logger LOG = System.getLogger(SlowSteps.class.getName());
+
     @Override
     public Outcome step(String step, Countdown c, StepContext ctx) throws InterruptedException {
+        LOG.log(System.Logger.Level.INFO, "it-slow: " + c.left() + " left");  // WildFlyIT reads its MDC in server.log
         Thread.sleep(STEP_MILLIS);
         return c.left() <= 1 ? Outcome.done() : Outcome.next("start", new Countdown(c.left() - 1));
     }

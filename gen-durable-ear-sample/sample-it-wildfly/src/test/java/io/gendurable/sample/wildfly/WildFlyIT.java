@@ -354,6 +354,23 @@ class WildFlyIT {
                 () -> "the step given the signal links to the signalling request's trace " + signalTrace + ": " + ship);
     }
 
+    @Test
+    @Order(12)
+    @OperateOnDeployment(DEPLOYMENT)
+    void aStepsLogLinesCarryItsInstanceThroughTheMdc() throws Exception {
+        GenDurable durable = CDI.current().select(GenDurable.class).get();
+        long id = durable.insert(SlowSteps.class, new SlowSteps.Countdown(2)).id();
+        AwaitResult done = durable.await(id, Duration.ofSeconds(60), AwaitUntil.TERMINAL);
+        assertInstanceOf(AwaitResult.Done.class, done, () -> "got " + done);
+        // configure.cli's log-context pattern: [fsm#id step/attempt] from the engine's MDC keys
+        java.nio.file.Path log = java.nio.file.Path.of(System.getProperty("jboss.server.log.dir"), "server.log");
+        List<String> lines = java.nio.file.Files.readAllLines(log).stream().filter(l -> l.contains("it-slow: ")).toList();
+        assertTrue(lines.stream().anyMatch(l -> l.contains("[it-slow#" + id + " start/1] it-slow: 2 left")), () -> String.join("\n", lines));
+        assertTrue(lines.stream().anyMatch(l -> l.contains("[it-slow#" + id + " start/1] it-slow: 1 left")), () -> String.join("\n", lines));
+        // outside a step the keys are gone: the engine's own line after the step carries none
+        assertTrue(java.nio.file.Files.readAllLines(log).stream().anyMatch(l -> l.contains("[# /]")), "lines outside steps");
+    }
+
     // ---- undeploy -------------------------------------------------------------------------------
 
     @Test
