@@ -42,7 +42,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * to the flusher, the slot runs another step while that thread waits for the flush (at most
  * {@link #awaitCap} such waiters), so a node is not capped at concurrency ÷ commit time.
  */
-public final class Scheduler implements LocalPoke.Target, QueueActivity {
+public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher.ClaimRider {
     private static final Logger LOG = System.getLogger("io.gendurable.claim");
 
     private final EngineContext ctx;
@@ -76,6 +76,14 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
     private final AtomicBoolean fillRunning = new AtomicBoolean();
     private final Object pollLock = new Object();
     private volatile boolean running;
+    // the last claim filled its whole demand: the queue has more runnable rows, so the next claim
+    // rides a flush transaction (one commit for both) rather than paying a commit of its own
+    private volatile boolean backlogged;
+    // a fill found a flush about to run and left its claim to it: that flush's end asks again
+    private final AtomicBoolean leftToFlush = new AtomicBoolean();
+    // a claim statement of this queue is under way (a fill's, or one riding a flush): one at a time,
+    // so two never claim the same demand
+    private final AtomicBoolean claiming = new AtomicBoolean();
     private volatile long idleDelayMillis;
     private ScheduledFuture<?> nextPoll;
     private ScheduledFuture<?> heartbeat;
@@ -173,6 +181,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
         }
         Loops.guarded(LOG, "start-up reclaim of queue " + queue, ctx.metrics(), this::reclaimPredecessor);
         running = true;
+        flusher.addRider(this);
         long hb = config.lease().heartbeatInterval().toMillis();
         heartbeat = timer.scheduleWithFixedDelay(() -> Loops.guarded(LOG, "heartbeat of queue " + queue, ctx.metrics(),
                 this::heartbeatOnce), hb, hb, TimeUnit.MILLISECONDS);
@@ -191,6 +200,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
             return;
         }
         running = false;
+        flusher.removeRider(this);
         synchronized (pollLock) {
             if (nextPoll != null) {
                 nextPoll.cancel(false);
@@ -288,12 +298,32 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
         if (demand < minDemand) {
             return;  // a finishing step asks again
         }
+        if (backlogged && !buffer.isEmpty()) {
+            // Busy, with rows in hand for the slots meanwhile: a flush that is about to run takes
+            // this claim into its transaction. Flag first, then look: a flush that ends after the
+            // look sees the flag and asks again; one that ended before it is seen as not flushing.
+            leftToFlush.set(true);
+            if (flusher.flushing()) {
+                return;
+            }
+            leftToFlush.set(false);
+        }
+        if (!claiming.compareAndSet(false, true)) {
+            leftToFlush.set(true);  // a claim riding a flush is under way: that flush's end asks again
+            return;
+        }
         List<Picked> rows;
         try {
-            rows = picker.pick(demand);
+            demand = concurrency + prefetch - inFlight.get() - buffer.size();
+            rows = demand < minDemand ? List.of() : picker.pick(demand);
         } catch (RuntimeException e) {
             schedulePoll(backoff());
             throw e;
+        } finally {
+            claiming.set(false);
+        }
+        if (demand < minDemand) {
+            return;  // a ride claimed meanwhile
         }
         ctx.metrics().picks.increment();
         ctx.metrics().picked.add(rows.size());
@@ -302,6 +332,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
         }
+        backlogged = rows.size() >= demand;
         for (Picked p : rows) {
             buffer.add(track(p));
         }
@@ -316,6 +347,96 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
             idleDelayMillis = config.poll().interval().toMillis();
             schedulePoll(idleDelayMillis);
         }
+    }
+
+    @Override
+    public Flusher.RiddenClaim ride() {
+        if (!backlogged || !running || pauses.isPaused(queue)) {
+            return null;
+        }
+        int demand = concurrency + prefetch - inFlight.get() - buffer.size();
+        if (demand < minDemand || !claiming.compareAndSet(false, true)) {
+            return null;  // too few free slots, or this queue's own fill is claiming
+        }
+        // the claim flag is ours until committed or abandoned: no fill claims the same demand meanwhile
+        demand = concurrency + prefetch - inFlight.get() - buffer.size();
+        if (demand < minDemand) {
+            claiming.set(false);
+            return null;
+        }
+        return new RiddenFill(demand);
+    }
+
+    @Override
+    public void flushEnded() {
+        if (leftToFlush.getAndSet(false)) {
+            requestFill();
+        }
+    }
+
+    /** This queue's claim inside a flush transaction; holds the claim flag until the transaction's end. */
+    private final class RiddenFill implements Flusher.RiddenClaim {
+        private final int demand;
+        private List<Picked> rows = List.of();
+
+        RiddenFill(int demand) {
+            this.demand = demand;
+        }
+
+        @Override
+        public void claim(java.sql.Connection c) throws java.sql.SQLException {
+            rows = picker.claimIn(c, demand);
+        }
+
+        @Override
+        public void committed() {
+            try {
+                ctx.metrics().picks.increment();
+                ctx.metrics().picksInFlush.increment();
+                ctx.metrics().picked.add(rows.size());
+                backlogged = rows.size() >= demand;
+                List<Picked> admitted = rows;
+                try {
+                    admitted = picker.admit(rows);  // releases the denied; on failure releases them all
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "gen-durable queue " + queue + ": admission of a claim that rode a flush failed: " + e);
+                    admitted = List.of();
+                }
+                try {
+                    ctx.events().picked(queue, admitted.size());
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
+                }
+                for (Picked p : admitted) {
+                    buffer.add(track(p));
+                }
+                if (!running) {
+                    Loops.guarded(LOG, "drain release of queue " + queue, ctx.metrics(), Scheduler.this::releaseBuffered);
+                    return;
+                }
+                dispatch();
+            } finally {
+                endFill();
+            }
+        }
+
+        @Override
+        public void abandoned(boolean mayHaveCommitted) {
+            try {
+                if (mayHaveCommitted && !rows.isEmpty()) {
+                    // the commit may have landed: give the rows back by their tokens (a no-op if it did not)
+                    Loops.guarded(LOG, "release of an unconfirmed claim of queue " + queue, ctx.metrics(),
+                            () -> releases.release(worker, rows));
+                }
+            } finally {
+                endFill();
+            }
+        }
+    }
+
+    /** Gives the claim flag back; the flush's end ({@link #flushEnded}) runs a fill left to it meanwhile. */
+    private void endFill() {
+        claiming.set(false);
     }
 
     private long backoff() {
