@@ -416,12 +416,20 @@ public final class Flusher {
         ctx.metrics().flushedOutcomes.add(rows.size() - flushed.deferred().size());
         List<Transition> done = new ArrayList<>(committed.size());
         List<Pending> carried = new ArrayList<>();
-        for (Pending p : batch) {
-            if (committed.contains(p.row.id())) {
+        // each id boxed once: 0 committed, 1 carried, 2 stale
+        byte[] fate = new byte[batch.size()];
+        Long[] ids = new Long[batch.size()];
+        for (int i = 0; i < fate.length; i++) {
+            Pending p = batch.get(i);
+            Long id = p.row.id();
+            ids[i] = id;
+            if (committed.contains(id)) {
                 done.add(p.row);
-            } else if (flushed.deferred().contains(p.row.id())) {
+            } else if (flushed.deferred().contains(id)) {
+                fate[i] = 1;
                 carried.add(p);
             } else {
+                fate[i] = 2;
                 ctx.metrics().stale.increment();
             }
         }
@@ -430,13 +438,16 @@ public final class Flusher {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "gen-durable: an after-commit hook failed (pokes and await waiters): " + e);
         }
-        for (Pending p : batch) {
-            long id = p.row.id();
-            if (committed.contains(id)) {
-                p.done.complete(new Written(flushed.continuingWithSignals().contains(id)
-                        ? Result.COMMITTED_WITH_SIGNALS : Result.COMMITTED,
-                        flushed.continued().getOrDefault(id, p.row.claimToken())));
-            } else if (!flushed.deferred().contains(id)) {
+        boolean continues = !flushed.continued().isEmpty();
+        for (int i = 0; i < fate.length; i++) {
+            Pending p = batch.get(i);
+            if (fate[i] == 0) {
+                Long id = ids[i];
+                p.done.complete(continues
+                        ? new Written(flushed.continuingWithSignals().contains(id) ? Result.COMMITTED_WITH_SIGNALS
+                                : Result.COMMITTED, flushed.continued().getOrDefault(id, p.row.claimToken()))
+                        : new Written(Result.COMMITTED, p.row.claimToken()));
+            } else if (fate[i] == 2) {
                 p.done.complete(new Written(Result.STALE, p.row.claimToken()));
             }
         }
