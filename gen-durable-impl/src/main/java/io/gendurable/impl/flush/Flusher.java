@@ -176,6 +176,19 @@ public final class Flusher {
      * take it (the row's lease then expires and the reaper re-runs the step)
      */
     public CompletableFuture<Written> submit(Transition row, StepHistory history) {
+        return submit(row, history, null);
+    }
+
+    /**
+     * @param row     an outcome
+     * @param history its step history record, written with it if it commits; or null
+     * @param handedOver run once the outcome is queued and before this thread writes it itself (with
+     *                a free flush slot and no delay, the submitting thread writes the batch): the
+     *                step's code is done, so its slot may run another step while this one commits; or null
+     * @return completes when the outcome is durable (or stale); fails when the database could not
+     * take it (the row's lease then expires and the reaper re-runs the step)
+     */
+    public CompletableFuture<Written> submit(Transition row, StepHistory history, Runnable handedOver) {
         Pending p = new Pending(row, history);
         boolean here = false;
         synchronized (lock) {
@@ -196,6 +209,9 @@ public final class Flusher {
                     delayed = timer.schedule(this::flush, config.maxDelay().toNanos(), TimeUnit.NANOSECONDS);
                 }
             }
+        }
+        if (handedOver != null) {
+            handedOver.run();
         }
         if (here) {
             flush();
