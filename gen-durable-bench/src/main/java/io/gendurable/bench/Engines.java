@@ -70,7 +70,9 @@ final class Engines {
         long picked = m.picked.sum();
         long flushes = m.flushes.sum();
         long outcomes = m.flushedOutcomes.sum();
+        long inFlush = m.picksInFlush.sum();
         r.put("picks", picks);
+        r.put("picks_in_flush", inFlush);
         r.put("picked", picked);
         r.put("rows_per_pick", picks == 0 ? null : (double) picked / picks);
         r.put("flushes", flushes);
@@ -86,6 +88,8 @@ final class Engines {
         }
         long steps = m.steps.values().stream().mapToLong(LongAdder::sum).sum();
         r.put("step_code_us_mean", steps == 0 ? null : m.stepNanos.sum() / 1e3 / steps);
+        // claims of their own plus flushes: the commits the engine paid, per step
+        r.put("transactions_per_step", steps == 0 ? null : (double) (picks - inFlush + flushes) / steps);
         r.put("stale", m.stale.sum());
         r.put("flush_errors", m.flushErrors.sum());
         r.put("loop_errors", m.loopErrors.sum());

@@ -66,7 +66,7 @@ public final class ClaimSql {
                     concurrency_shard = CASE WHEN g.concurrency_key IS NOT NULL AND NOT picked.k1 THEN -1 END
                 FROM picked
                 WHERE g.id = picked.id
-                RETURNING g.id, g.fsm, g.fsm_version, g.step, g.state::text AS state, g.attempt, g.queue,
+                RETURNING g.id, g.fsm, g.fsm_version, g.step, g.state::text AS state, g.attempt,
                           g.priority, (extract(epoch FROM g.eligible_at) * 1000000)::bigint AS eligible_us,
                           (extract(epoch FROM g.inserted_at) * 1000000)::bigint AS inserted_us,
                           g.correlation_key, g.concurrency_key, g.awaits,
@@ -89,7 +89,7 @@ public final class ClaimSql {
         return queues;
     }
 
-    /** @return the claimed rows, sorted in pick order */
+    /** @return the claimed rows, sorted in pick order (their queue is {@code queue}: not read back per row) */
     public List<ClaimedRow> claim(Connection c, String queue, String worker, int limit, Instant now,
                                   Instant leaseUntil, String[] gateNames) throws SQLException {
         List<ClaimedRow> rows = new ArrayList<>(limit);
@@ -107,7 +107,7 @@ public final class ClaimSql {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     rows.add(new ClaimedRow(rs.getLong("id"), rs.getString("fsm"), rs.getInt("fsm_version"),
-                            rs.getString("step"), rs.getString("state"), rs.getInt("attempt"), rs.getString("queue"),
+                            rs.getString("step"), rs.getString("state"), rs.getInt("attempt"), queue,
                             rs.getInt("priority"), Jdbc.micros(rs.getLong("eligible_us")),
                             Jdbc.micros(rs.getLong("inserted_us")),
                             rs.getString("correlation_key"), rs.getString("concurrency_key"),

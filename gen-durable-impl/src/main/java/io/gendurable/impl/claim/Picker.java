@@ -90,10 +90,24 @@ public final class Picker {
     }
 
     /**
+     * The claim (with its inbox and children loads) on a connection whose transaction the caller
+     * owns: a flush's, which the claim rides as its first statement. The rows are this node's only
+     * once that transaction commits; then {@link #admit} them. A K = 1 race lost here fails the
+     * whole transaction with a unique violation (the caller retries without the claim).
+     *
+     * @return the rows claimed, in pick order, not yet admitted
+     */
+    public List<Picked> claimIn(java.sql.Connection c, int demand) throws java.sql.SQLException {
+        return pick(c, demand);
+    }
+
+    /**
      * Out-of-band admission of the claimed rows that name a gate or a rate limit; the denied go
      * back to runnable. A batch with neither never calls the limiter.
+     *
+     * @return the rows admitted, in pick order
      */
-    private List<Picked> admit(List<Picked> rows) {
+    public List<Picked> admit(List<Picked> rows) {
         List<Limiter.Candidate> candidates = new ArrayList<>();
         for (Picked p : rows) {
             ClaimedRow r = p.row();

@@ -42,7 +42,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * to the flusher, the slot runs another step while that thread waits for the flush (at most
  * {@link #awaitCap} such waiters), so a node is not capped at concurrency ÷ commit time.
  */
-public final class Scheduler implements LocalPoke.Target, QueueActivity {
+public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher.ClaimRider {
     private static final Logger LOG = System.getLogger("io.gendurable.claim");
 
     private final EngineContext ctx;
@@ -63,10 +63,10 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
     private final ScheduledExecutorService timer;
     private final ExecutorService steps;
 
-    private final ConcurrentLinkedQueue<Picked> buffer = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Run> buffer = new ConcurrentLinkedQueue<>();
     // id → the fencing token of this worker's latest claim of it (a reaped row re-claimed by this
     // same worker maps to the new claim; the old one's outcome will be stale anyway)
-    private final Map<Long, Long> claimed = new ConcurrentHashMap<>();
+    private final Map<Long, Claim> claimed = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
     // steps whose code is done and whose thread waits for the outcome's flush: their slot runs
     // another step meanwhile; at most awaitCap of them, so the claimed rows and threads stay bounded
@@ -76,9 +76,32 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
     private final AtomicBoolean fillRunning = new AtomicBoolean();
     private final Object pollLock = new Object();
     private volatile boolean running;
+    // the last claim filled its whole demand: the queue has more runnable rows, so the next claim
+    // rides a flush transaction (one commit for both) rather than paying a commit of its own
+    private volatile boolean backlogged;
+    // a fill found a flush about to run and left its claim to it: that flush's end asks again
+    private final AtomicBoolean leftToFlush = new AtomicBoolean();
+    // a claim statement of this queue is under way (a fill's, or one riding a flush): one at a time,
+    // so two never claim the same demand
+    private final AtomicBoolean claiming = new AtomicBoolean();
     private volatile long idleDelayMillis;
     private ScheduledFuture<?> nextPoll;
     private ScheduledFuture<?> heartbeat;
+
+    /**
+     * One claim this scheduler holds: the row's id boxed once (the map's key), and the fencing
+     * token the heartbeat presents, moved by inline continues. Removed by identity, so a re-claim
+     * of the same row by this worker (a new holder) is never removed by the old one's end.
+     */
+    private static final class Claim {
+        final Long id;
+        volatile long token;
+
+        Claim(Long id, long token) {
+            this.id = id;
+            this.token = token;
+        }
+    }
 
     /**
      * @param ctx     the engine's context
@@ -158,6 +181,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
         }
         Loops.guarded(LOG, "start-up reclaim of queue " + queue, ctx.metrics(), this::reclaimPredecessor);
         running = true;
+        flusher.addRider(this);
         long hb = config.lease().heartbeatInterval().toMillis();
         heartbeat = timer.scheduleWithFixedDelay(() -> Loops.guarded(LOG, "heartbeat of queue " + queue, ctx.metrics(),
                 this::heartbeatOnce), hb, hb, TimeUnit.MILLISECONDS);
@@ -176,6 +200,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
             return;
         }
         running = false;
+        flusher.removeRider(this);
         synchronized (pollLock) {
             if (nextPoll != null) {
                 nextPoll.cancel(false);
@@ -207,12 +232,16 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
 
     /**
      * Asks an idle scheduler for a fill soon; bursts coalesce into one pick. Resets the idle
-     * backoff. A busy one (steps in flight) drops the poke: each finishing step asks for a fill
+     * backoff. A busy one (step code running) drops the poke: each finishing step asks for a fill
      * anyway (completion refill) and the poll stays the floor, so a stream of pokes from every
      * node does not turn into a pick per poke per node.
      */
     public void poke() {
-        if (inFlight() > 0) {  // running, or waiting for its flush: either asks for a fill when it ends
+        // Only a step whose code runs counts as busy: it asks for a fill when its code ends. A step
+        // that only waits for its outcome's flush asked already (when its code ended) and holds no
+        // slot, so a poke then claims at once instead of waiting out that flush's commit (which on
+        // an idle engine delayed every new row by up to one commit).
+        if (inFlight.get() > 0) {
             return;
         }
         wake();
@@ -269,12 +298,32 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
         if (demand < minDemand) {
             return;  // a finishing step asks again
         }
+        if (backlogged && !buffer.isEmpty()) {
+            // Busy, with rows in hand for the slots meanwhile: a flush that is about to run takes
+            // this claim into its transaction. Flag first, then look: a flush that ends after the
+            // look sees the flag and asks again; one that ended before it is seen as not flushing.
+            leftToFlush.set(true);
+            if (flusher.flushing()) {
+                return;
+            }
+            leftToFlush.set(false);
+        }
+        if (!claiming.compareAndSet(false, true)) {
+            leftToFlush.set(true);  // a claim riding a flush is under way: that flush's end asks again
+            return;
+        }
         List<Picked> rows;
         try {
-            rows = picker.pick(demand);
+            demand = concurrency + prefetch - inFlight.get() - buffer.size();
+            rows = demand < minDemand ? List.of() : picker.pick(demand);
         } catch (RuntimeException e) {
             schedulePoll(backoff());
             throw e;
+        } finally {
+            claiming.set(false);
+        }
+        if (demand < minDemand) {
+            return;  // a ride claimed meanwhile
         }
         ctx.metrics().picks.increment();
         ctx.metrics().picked.add(rows.size());
@@ -283,9 +332,9 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
         }
+        backlogged = rows.size() >= demand;
         for (Picked p : rows) {
-            claimed.put(p.row().id(), p.row().claimToken());
-            buffer.add(p);
+            buffer.add(track(p));
         }
         if (!running) {
             Loops.guarded(LOG, "drain release of queue " + queue, ctx.metrics(), this::releaseBuffered);
@@ -298,6 +347,96 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
             idleDelayMillis = config.poll().interval().toMillis();
             schedulePoll(idleDelayMillis);
         }
+    }
+
+    @Override
+    public Flusher.RiddenClaim ride() {
+        if (!backlogged || !running || pauses.isPaused(queue)) {
+            return null;
+        }
+        int demand = concurrency + prefetch - inFlight.get() - buffer.size();
+        if (demand < minDemand || !claiming.compareAndSet(false, true)) {
+            return null;  // too few free slots, or this queue's own fill is claiming
+        }
+        // the claim flag is ours until committed or abandoned: no fill claims the same demand meanwhile
+        demand = concurrency + prefetch - inFlight.get() - buffer.size();
+        if (demand < minDemand) {
+            claiming.set(false);
+            return null;
+        }
+        return new RiddenFill(demand);
+    }
+
+    @Override
+    public void flushEnded() {
+        if (leftToFlush.getAndSet(false)) {
+            requestFill();
+        }
+    }
+
+    /** This queue's claim inside a flush transaction; holds the claim flag until the transaction's end. */
+    private final class RiddenFill implements Flusher.RiddenClaim {
+        private final int demand;
+        private List<Picked> rows = List.of();
+
+        RiddenFill(int demand) {
+            this.demand = demand;
+        }
+
+        @Override
+        public void claim(java.sql.Connection c) throws java.sql.SQLException {
+            rows = picker.claimIn(c, demand);
+        }
+
+        @Override
+        public void committed() {
+            try {
+                ctx.metrics().picks.increment();
+                ctx.metrics().picksInFlush.increment();
+                ctx.metrics().picked.add(rows.size());
+                backlogged = rows.size() >= demand;
+                List<Picked> admitted = rows;
+                try {
+                    admitted = picker.admit(rows);  // releases the denied; on failure releases them all
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "gen-durable queue " + queue + ": admission of a claim that rode a flush failed: " + e);
+                    admitted = List.of();
+                }
+                try {
+                    ctx.events().picked(queue, admitted.size());
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
+                }
+                for (Picked p : admitted) {
+                    buffer.add(track(p));
+                }
+                if (!running) {
+                    Loops.guarded(LOG, "drain release of queue " + queue, ctx.metrics(), Scheduler.this::releaseBuffered);
+                    return;
+                }
+                dispatch();
+            } finally {
+                endFill();
+            }
+        }
+
+        @Override
+        public void abandoned(boolean mayHaveCommitted) {
+            try {
+                if (mayHaveCommitted && !rows.isEmpty()) {
+                    // the commit may have landed: give the rows back by their tokens (a no-op if it did not)
+                    Loops.guarded(LOG, "release of an unconfirmed claim of queue " + queue, ctx.metrics(),
+                            () -> releases.release(worker, rows));
+                }
+            } finally {
+                endFill();
+            }
+        }
+    }
+
+    /** Gives the claim flag back; the flush's end ({@link #flushEnded}) runs a fill left to it meanwhile. */
+    private void endFill() {
+        claiming.set(false);
     }
 
     private long backoff() {
@@ -326,13 +465,13 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
             if (!inFlight.compareAndSet(n, n + 1)) {
                 continue;
             }
-            Picked row = buffer.poll();
+            Run row = buffer.poll();
             if (row == null) {
                 inFlight.decrementAndGet();
                 return;
             }
             try {
-                steps.execute(() -> runStep(row));
+                steps.execute(row);
             } catch (RejectedExecutionException e) {
                 inFlight.decrementAndGet();
                 buffer.add(row);
@@ -342,22 +481,50 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
         }
     }
 
-    private void runStep(Picked picked) {
+    /** Registers the claim for the heartbeat; @return the row's run, to buffer */
+    private Run track(Picked p) {
+        Long id = p.row().id();
+        Claim c = new Claim(id, p.row().claimToken());
+        claimed.put(id, c);
+        return new Run(p, c);
+    }
+
+    /** One step on a step thread: its state in one object (no per-step captured arrays or boxing). */
+    private final class Run implements Runnable, StepRunner.Continued {
+        private final Picked picked;
+        private final Claim claim;
+        private boolean released;
+
+        Run(Picked picked, Claim claim) {
+            this.picked = picked;
+            this.claim = claim;
+        }
+
+        @Override
+        public void run() {
+            runStep(this);
+        }
+
+        @Override
+        public void moved(long id, long from, long to) {
+            claim.token = to;
+        }
+
+        /** The step's code is done; its outcome waits for a flush: the slot runs another step meanwhile. */
+        void codeDone() {
+            awaitingFlush.incrementAndGet();
+            inFlight.decrementAndGet();
+            released = true;
+            requestFill();
+        }
+    }
+
+    private void runStep(Run run) {
+        Picked picked = run.picked;
         long id = picked.row().id();
-        long[] token = {picked.row().claimToken()};
-        boolean[] released = {false};
         try {
-            Flusher.Result r = runner.run(picked, worker, flusher, () -> running, (row, from, to) -> {
-                claimed.replace(row, from, to);
-                token[0] = to;
-            }, () -> {
-                // The step's code is done; its outcome waits for a flush. The slot runs another
-                // step meanwhile (the row stays claimed and heartbeated until the flush ends).
-                awaitingFlush.incrementAndGet();
-                inFlight.decrementAndGet();
-                released[0] = true;
-                requestFill();
-            });
+            // The row stays claimed and heartbeated until the flush ends.
+            Flusher.Result r = runner.run(picked, worker, flusher, this::isRunning, run, run::codeDone);
             if (r == Flusher.Result.STALE) {
                 LOG.log(Level.DEBUG, "gen-durable: stale outcome for instance " + id + " dropped");
             }
@@ -366,15 +533,20 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
             LOG.log(Level.WARNING, "gen-durable: the outcome of instance " + id
                     + " could not be written; its lease will expire and the step will run again: " + e);
         } finally {
-            claimed.remove(id, token[0]);
-            (released[0] ? awaitingFlush : inFlight).decrementAndGet();
+            claimed.remove(run.claim.id, run.claim);
+            (run.released ? awaitingFlush : inFlight).decrementAndGet();
             requestFill();
         }
     }
 
+    private boolean isRunning() {
+        return running;
+    }
+
     /** Extends the leases of every row this scheduler holds. Package-visible for tests. */
     void heartbeatOnce() {
-        Map<Long, Long> claims = new java.util.HashMap<>(claimed);
+        Map<Long, Long> claims = new java.util.HashMap<>(claimed.size() * 2);
+        claimed.forEach((id, c) -> claims.put(id, c.token));
         // Slots first (a lease-based limiter), then the rows: a row whose slot could not be renewed
         // keeps its old lease and lapses with it, so no row outlives its slot.
         java.util.Set<Long> unrenewed = limiter.renew(queue, java.util.Set.copyOf(claims.keySet()));
@@ -398,8 +570,10 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
 
     private void releaseBuffered() {
         List<Picked> rows = new ArrayList<>();
-        for (Picked p; (p = buffer.poll()) != null; ) {
-            rows.add(p);
+        List<Claim> claims = new ArrayList<>();
+        for (Run r; (r = buffer.poll()) != null; ) {
+            rows.add(r.picked);
+            claims.add(r.claim);
         }
         if (rows.isEmpty()) {
             return;
@@ -407,7 +581,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
         // Only the claims still ours go back, and only their slots are credited: a row reaped
         // while it sat in the buffer may be running elsewhere, holding a slot of the gate.
         int n = releases.release(worker, rows);
-        rows.forEach(p -> claimed.remove(p.row().id(), p.row().claimToken()));
+        claims.forEach(c -> claimed.remove(c.id, c));
         ctx.metrics().released.add(n);
         LOG.log(Level.INFO, "gen-durable queue " + queue + ": released " + n + " of " + rows.size()
                 + " buffered claims on stop");

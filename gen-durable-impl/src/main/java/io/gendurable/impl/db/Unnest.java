@@ -40,6 +40,15 @@ public final class Unnest<R> {
         return types + "\n    AS " + alias + "(" + names() + ")";
     }
 
+    /**
+     * @param microsColumn a column of {@link UnnestColumn#micros} microseconds, qualified as the statement names it
+     * @return the SQL expression that turns it into a {@code timestamptz} (NULL stays NULL); exact
+     * to the microsecond (a {@code bigint} of microseconds is exact as the {@code float8} factor)
+     */
+    public static String timestamp(String microsColumn) {
+        return "(timestamptz 'epoch' + " + microsColumn + " * interval '1 microsecond')";
+    }
+
     /** @return the column names, comma-separated, in order */
     public String names() {
         StringJoiner names = new StringJoiner(", ");
@@ -59,10 +68,42 @@ public final class Unnest<R> {
      *
      * @return the next free parameter index
      */
+    @SuppressWarnings("unchecked")
     public int bind(Connection c, PreparedStatement ps, int first, List<? extends R> rows) throws SQLException {
         int n = rows.size();
+        org.postgresql.PGConnection pg = null;
         for (int j = 0; j < columns.length; j++) {
             UnnestColumn<? super R> col = columns[j];
+            Object primitive = col.primitive();
+            if (primitive != null) {
+                // never null: a primitive array, which pgjdbc encodes without boxing
+                if (pg == null) {
+                    pg = c.unwrap(org.postgresql.PGConnection.class);
+                }
+                Object values;
+                if (primitive instanceof java.util.function.ToLongFunction<?> f) {
+                    long[] a = new long[n];
+                    for (int i = 0; i < n; i++) {
+                        a[i] = ((java.util.function.ToLongFunction<Object>) f).applyAsLong(rows.get(i));
+                    }
+                    values = a;
+                } else if (primitive instanceof java.util.function.ToIntFunction<?> f) {
+                    int[] a = new int[n];
+                    for (int i = 0; i < n; i++) {
+                        a[i] = ((java.util.function.ToIntFunction<Object>) f).applyAsInt(rows.get(i));
+                    }
+                    values = a;
+                } else {
+                    boolean[] a = new boolean[n];
+                    java.util.function.Predicate<Object> f = (java.util.function.Predicate<Object>) primitive;
+                    for (int i = 0; i < n; i++) {
+                        a[i] = f.test(rows.get(i));
+                    }
+                    values = a;
+                }
+                ps.setArray(first + j, pg.createArrayOf(col.type().jdbcName(), values));
+                continue;
+            }
             Object[] values = col.type().newArray(n);
             if (col.isOrdinal()) {
                 for (int i = 0; i < n; i++) {

@@ -2,6 +2,9 @@ package io.gendurable.impl.db;
 
 import java.time.Instant;
 import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.ToIntFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * One column of an {@code unnest(…)} input, declared once: its name in the {@code AS x(…)} list,
@@ -12,9 +15,22 @@ import java.util.function.Function;
  * @param type    its SQL type (the array parameter is cast to {@code type[]})
  * @param getter  the row's value (boxed; null is SQL NULL); ignored for the {@linkplain #ordinal ordinal}
  * @param isOrdinal whether the value is the row's position in the batch instead of a getter's
+ * @param primitive for a column that is never null: a {@link ToLongFunction}, {@link ToIntFunction} or
+ *                  {@link Predicate} giving the value unboxed, bound as a primitive array (no boxing); else null
  * @param <R>     the row type
  */
-public record UnnestColumn<R>(String name, SqlType type, Function<? super R, ?> getter, boolean isOrdinal) {
+public record UnnestColumn<R>(String name, SqlType type, Function<? super R, ?> getter, boolean isOrdinal,
+                              Object primitive) {
+
+    /**
+     * @param name      the column's name in the {@code AS x(…)} list
+     * @param type      its SQL type
+     * @param getter    the row's value, boxed
+     * @param isOrdinal whether the value is the row's position in the batch
+     */
+    public UnnestColumn(String name, SqlType type, Function<? super R, ?> getter, boolean isOrdinal) {
+        this(name, type, getter, isOrdinal, null);
+    }
 
     /** The SQL types a column can have: the cast in the statement, the JDBC array's type and element class. */
     public enum SqlType {
@@ -57,6 +73,33 @@ public record UnnestColumn<R>(String name, SqlType type, Function<? super R, ?> 
     /** A {@code bigint} column. */
     public static <R> UnnestColumn<R> bigint(String name, Function<? super R, Long> getter) {
         return new UnnestColumn<>(name, SqlType.BIGINT, getter, false);
+    }
+
+    /** A {@code bigint} column that is never null, bound as a {@code long[]} (no boxing). */
+    public static <R> UnnestColumn<R> bigintNotNull(String name, ToLongFunction<? super R> getter) {
+        return new UnnestColumn<>(name, SqlType.BIGINT, r -> getter.applyAsLong(r), false, getter);
+    }
+
+    /** An {@code int} column that is never null, bound as an {@code int[]} (no boxing). */
+    public static <R> UnnestColumn<R> int4NotNull(String name, ToIntFunction<? super R> getter) {
+        return new UnnestColumn<>(name, SqlType.INT, r -> getter.applyAsInt(r), false, getter);
+    }
+
+    /** A {@code boolean} column that is never null, bound as a {@code boolean[]} (no boxing). */
+    public static <R> UnnestColumn<R> boolNotNull(String name, Predicate<? super R> getter) {
+        return new UnnestColumn<>(name, SqlType.BOOLEAN, r -> getter.test(r), false, getter);
+    }
+
+    /**
+     * An instant as microseconds since the epoch ({@code bigint}; null stays NULL): the statement
+     * turns it into a {@code timestamptz} with {@link Unnest#timestamp}. Cheaper to bind than
+     * ISO-8601 text (no formatting, a fixed-size binary element).
+     */
+    public static <R> UnnestColumn<R> micros(String name, Function<? super R, Instant> getter) {
+        return new UnnestColumn<R>(name, SqlType.BIGINT, r -> {
+            Instant t = getter.apply(r);
+            return t == null ? null : Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1000);
+        }, false);
     }
 
     /** An {@code int} column. */

@@ -22,7 +22,10 @@ import java.util.Map;
 import static io.gendurable.impl.db.UnnestColumn.bigint;
 import static io.gendurable.impl.db.UnnestColumn.bool;
 import static io.gendurable.impl.db.UnnestColumn.enumName;
-import static io.gendurable.impl.db.UnnestColumn.instant;
+import static io.gendurable.impl.db.UnnestColumn.bigintNotNull;
+import static io.gendurable.impl.db.UnnestColumn.boolNotNull;
+import static io.gendurable.impl.db.UnnestColumn.int4NotNull;
+import static io.gendurable.impl.db.UnnestColumn.micros;
 import static io.gendurable.impl.db.UnnestColumn.int4;
 import static io.gendurable.impl.db.UnnestColumn.text;
 
@@ -49,28 +52,28 @@ public final class FlushSql {
      * row image}, in this order (the guard's {@code id, worker, claim_token} first).
      */
     static final Unnest<Transition> ROWS = Unnest.of(
-            bigint("id", Transition::id),
+            bigintNotNull("id", Transition::id),
             text("worker", t -> t.claim().worker()),
-            bigint("claim_token", Transition::claimToken),
+            bigintNotNull("claim_token", Transition::claimToken),
             text("status", t -> t.status().dbName()),
             text("step", Transition::step),
-            bool("set_state", Transition::setsState),
+            boolNotNull("set_state", Transition::setsState),
             text("state", Transition::stateJson),
             enumName("attempt_op", Transition::attemptOp),
-            instant("eligible_at", Transition::eligibleAt),
-            bool("set_result", Transition::setsResult),
+            micros("eligible_at", Transition::eligibleAt),
+            boolNotNull("set_result", Transition::setsResult),
             text("result", Transition::resultJson),
             text("error", Transition::error),
             enumName("awaits_op", Transition::awaitsOp),
             text("awaits", t -> t.awaitsOp() == AwaitsOp.SET ? Jdbc.textArrayLiteral(t.awaits()) : null),
-            instant("await_deadline", Transition::awaitDeadline),
-            bool("set_rate", Transition::setsRate),
+            micros("await_deadline", Transition::awaitDeadline),
+            boolNotNull("set_rate", Transition::setsRate),
             text("rate_limit", Transition::rateLimit),
-            int4("weight", Transition::weight),
+            int4NotNull("weight", Transition::weight),
             enumName("key_op", Transition::keyChange),
             text("new_key", Transition::newKey),
-            bool("keep_lock", Transition::keepsClaim),
-            instant("lease_until", Transition::leaseUntil));
+            boolNotNull("keep_lock", Transition::keepsClaim),
+            micros("lease_until", Transition::leaseUntil));
 
     /** The step history's input: one row per record of a committed outcome. */
     static final Unnest<StepHistory> HISTORY = Unnest.of(
@@ -78,8 +81,8 @@ public final class FlushSql {
             text("step", StepHistory::step),
             int4("attempt", StepHistory::attempt),
             text("outcome", StepHistory::outcome),
-            instant("started_at", StepHistory::startedAt),
-            instant("finished_at", StepHistory::finishedAt),
+            micros("started_at", StepHistory::startedAt),
+            micros("finished_at", StepHistory::finishedAt),
             text("node", StepHistory::node),
             text("error", StepHistory::error),
             text("state", StepHistory::stateJson));
@@ -107,7 +110,7 @@ public final class FlushSql {
         String signals = schema.qualify("signals");
         this.historySql = "INSERT INTO " + schema.qualify("gen_durable_history")
                 + " (instance_id, step, attempt, outcome, started_at, finished_at, node, error, state)\n"
-                + "SELECT instance_id, step, attempt, outcome, started_at::timestamptz, finished_at::timestamptz, node, error, state::jsonb FROM "
+                + "SELECT instance_id, step, attempt, outcome, " + Unnest.timestamp("started_at") + ", " + Unnest.timestamp("finished_at") + ", node, error, state::jsonb FROM "
                 + HISTORY.as("h");
         // The batch's rows, and the parents its terminal children will decrement, locked in id
         // order by primary-key lookups before the update touches them, SKIPPING rows locked
@@ -137,14 +140,14 @@ public final class FlushSql {
                     state = CASE WHEN u.set_state THEN u.state::jsonb ELSE g.state END,
                     attempt = CASE u.attempt_op WHEN 'INCREMENT' THEN g.attempt + 1
                                                 WHEN 'RESET' THEN 1 ELSE g.attempt END,
-                    eligible_at = COALESCE(u.eligible_at::timestamptz, g.eligible_at),
+                    eligible_at = COALESCE(%6$s, g.eligible_at),
                     result = CASE WHEN u.set_result THEN u.result::jsonb ELSE g.result END,
                     -- an error is kept while the step retries; progress without one clears it
                     last_error = CASE WHEN u.error IS NOT NULL THEN u.error
                                       WHEN u.attempt_op = 'INCREMENT' OR u.status = 'failed' THEN g.last_error END,
                     awaits = CASE u.awaits_op WHEN 'SET' THEN u.awaits::text[] WHEN 'CLEAR' THEN NULL
                                               ELSE g.awaits END,
-                    await_deadline = CASE u.awaits_op WHEN 'SET' THEN u.await_deadline::timestamptz
+                    await_deadline = CASE u.awaits_op WHEN 'SET' THEN %7$s
                                                       WHEN 'CLEAR' THEN NULL ELSE g.await_deadline END,
                     rate_limit = CASE WHEN u.set_rate THEN u.rate_limit ELSE g.rate_limit END,
                     weight = CASE WHEN u.set_rate THEN u.weight ELSE g.weight END,
@@ -153,7 +156,7 @@ public final class FlushSql {
                     locked_by = CASE WHEN u.keep_lock THEN g.locked_by END,
                     -- the fence: an inline continue is a new claim of its own, anything else leaves the claim
                     claim_token = CASE WHEN u.keep_lock THEN nextval('%4$s') END,
-                    lease_expires_at = CASE WHEN u.keep_lock THEN u.lease_until::timestamptz END,
+                    lease_expires_at = CASE WHEN u.keep_lock THEN %8$s END,
                     -- an inline continue keeps its slot, or takes the provisional -1 of a new gated key
                     concurrency_shard = CASE WHEN NOT u.keep_lock THEN NULL
                                              WHEN u.key_op = 'KEEP' THEN g.concurrency_shard
@@ -166,7 +169,8 @@ public final class FlushSql {
                   AND g.status::text = 'executing'
                 RETURNING g.id, u.keep_lock AND EXISTS (SELECT 1 FROM %3$s s WHERE s.target_id = g.id) AS has_signals,
                           g.claim_token
-                """.formatted(t, schema.statusType(), signals, schema.claimTokens(), ROWS.as("t"));
+                """.formatted(t, schema.statusType(), signals, schema.claimTokens(), ROWS.as("t"),
+                Unnest.timestamp("u.eligible_at"), Unnest.timestamp("u.await_deadline"), Unnest.timestamp("u.lease_until"));
         // (target, NULL) clears a whole inbox; (target, id) deletes one consumed signal.
         this.consumeSql = """
                 DELETE FROM %1$s s
@@ -335,7 +339,12 @@ public final class FlushSql {
         }
         java.util.Set<Long> locked = new java.util.HashSet<>(ids.size() * 2);
         try (PreparedStatement ps = c.prepareStatement(lockSql)) {
-            ps.setArray(1, c.createArrayOf("bigint", ids.toArray(new Long[0])));
+            long[] array = new long[ids.size()];
+            int i = 0;
+            for (Long id : ids) {
+                array[i++] = id;
+            }
+            ps.setArray(1, c.unwrap(org.postgresql.PGConnection.class).createArrayOf("bigint", array));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     locked.add(rs.getLong(1));

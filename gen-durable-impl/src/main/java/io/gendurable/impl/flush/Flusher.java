@@ -78,6 +78,43 @@ public final class Flusher {
         }
     }
 
+    /**
+     * A queue's scheduler that may claim its next rows inside a flush's transaction, so a busy
+     * queue pays one commit for its outcomes and its next claim instead of two.
+     */
+    public interface ClaimRider {
+        /**
+         * Asked at the start of each flush transaction.
+         *
+         * @return the claim to run as that transaction's first statement, or null (the queue is not
+         * busy, has too few free slots, or its own fill is under way)
+         */
+        RiddenClaim ride();
+
+        /** Told after each flush transaction ended (committed or not): a fill left to the next flush may claim now. */
+        void flushEnded();
+    }
+
+    /** One claim riding a flush transaction; exactly one of {@link #committed} and {@link #abandoned} follows {@link #claim}. */
+    public interface RiddenClaim {
+        /**
+         * Claims, on the flush's connection, before any statement of the flush (so it holds nothing
+         * else when it meets another claim's locks or unique entries, as a claim of its own would).
+         */
+        void claim(java.sql.Connection c) throws java.sql.SQLException;
+
+        /** The transaction committed: the claimed rows are this node's. */
+        void committed();
+
+        /**
+         * The transaction did not commit, or may not have.
+         *
+         * @param mayHaveCommitted the commit's fate is unknown: the claimed rows may be executing
+         *                         under this worker and must be given back by their tokens
+         */
+        void abandoned(boolean mayHaveCommitted);
+    }
+
     /** Told after each commit, before the step threads resume: pokes and await waiters. */
     public interface AfterCommit {
         /**
@@ -101,6 +138,7 @@ public final class Flusher {
     private int inFlight;
     private boolean stopped;
     private ScheduledFuture<?> delayed;
+    private final List<ClaimRider> riders = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
      * The context's timer runs the flushes; a synchronous context (no timer) makes a synchronous
@@ -138,6 +176,19 @@ public final class Flusher {
      * take it (the row's lease then expires and the reaper re-runs the step)
      */
     public CompletableFuture<Written> submit(Transition row, StepHistory history) {
+        return submit(row, history, null);
+    }
+
+    /**
+     * @param row     an outcome
+     * @param history its step history record, written with it if it commits; or null
+     * @param handedOver run once the outcome is queued and before this thread writes it itself (with
+     *                a free flush slot and no delay, the submitting thread writes the batch): the
+     *                step's code is done, so its slot may run another step while this one commits; or null
+     * @return completes when the outcome is durable (or stale); fails when the database could not
+     * take it (the row's lease then expires and the reaper re-runs the step)
+     */
+    public CompletableFuture<Written> submit(Transition row, StepHistory history, Runnable handedOver) {
         Pending p = new Pending(row, history);
         boolean here = false;
         synchronized (lock) {
@@ -159,6 +210,9 @@ public final class Flusher {
                 }
             }
         }
+        if (handedOver != null) {
+            handedOver.run();
+        }
         if (here) {
             flush();
         } else if (timer == null) {
@@ -170,6 +224,23 @@ public final class Flusher {
             }
         }
         return p.done;
+    }
+
+    /** @param rider from now on, may claim inside this flusher's transactions */
+    public void addRider(ClaimRider rider) {
+        riders.add(rider);
+    }
+
+    /** @param rider no longer claims inside this flusher's transactions */
+    public void removeRider(ClaimRider rider) {
+        riders.remove(rider);
+    }
+
+    /** @return whether a flush is running or outcomes wait for one: a rider's claim will run soon */
+    public boolean flushing() {
+        synchronized (lock) {
+            return inFlight > 0 || !pending.isEmpty();
+        }
     }
 
     /** Flushes what waits, then refuses new outcomes. Idempotent. */
@@ -246,6 +317,34 @@ public final class Flusher {
                     }
                 }
             }
+            for (ClaimRider r : riders) {
+                notify(r::flushEnded);
+            }
+        }
+    }
+
+    /** @return the claims riding this flush (asked once per flush, on its first attempt) */
+    private List<RiddenClaim> rides() {
+        if (riders.isEmpty()) {
+            return List.of();
+        }
+        List<RiddenClaim> rides = new ArrayList<>(riders.size());
+        for (ClaimRider r : riders) {
+            try {
+                RiddenClaim claim = r.ride();
+                if (claim != null) {
+                    rides.add(claim);
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "gen-durable: a claim could not ride a flush: " + e);
+            }
+        }
+        return rides;
+    }
+
+    private static void abandon(List<RiddenClaim> rides, boolean mayHaveCommitted) {
+        for (RiddenClaim r : rides) {
+            notify(() -> r.abandoned(mayHaveCommitted));
         }
     }
 
@@ -254,41 +353,42 @@ public final class Flusher {
         List<Transition> rows = batch.stream().map(p -> p.row).toList();
         List<StepHistory> history = batch.stream().map(p -> p.history).filter(java.util.Objects::nonNull).toList();
         RuntimeException last = null;
+        // A busy queue's next claim rides the first attempt, as its first statement: one commit for both.
+        List<RiddenClaim> rides = rides();
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            List<RiddenClaim> riding = rides;
+            rides = List.of();
             try {
                 long t0 = System.nanoTime();
-                FlushSql.Flushed flushed = ctx.db().inTransaction(c -> sql.flush(c, rows, history, ctx.clock().instant()));
-                notify(() -> ctx.events().flushed(rows.size(), System.nanoTime() - t0));
-                Set<Long> committed = flushed.committed();
-                ctx.metrics().flushes.increment();
-                ctx.metrics().flushedOutcomes.add(rows.size() - flushed.deferred().size());
-                List<Transition> done = new ArrayList<>(committed.size());
-                List<Pending> carried = new ArrayList<>();
-                for (Pending p : batch) {
-                    if (committed.contains(p.row.id())) {
-                        done.add(p.row);
-                    } else if (flushed.deferred().contains(p.row.id())) {
-                        carried.add(p);
-                    } else {
-                        ctx.metrics().stale.increment();
+                FlushSql.Flushed flushed;
+                try {
+                    flushed = ctx.db().inTransaction(c -> {
+                        for (RiddenClaim r : riding) {
+                            r.claim(c);
+                        }
+                        return sql.flush(c, rows, history, ctx.clock().instant());
+                    });
+                } catch (UnknownCommitException e) {
+                    abandon(riding, true);
+                    throw e;
+                } catch (RuntimeException e) {
+                    abandon(riding, false);
+                    if (!riding.isEmpty() && io.gendurable.impl.db.SqlErrors.isUniqueViolation(e)) {
+                        // A riding claim lost a K = 1 race (the unique backstop): the outcomes go
+                        // again at once without it; the scheduler's own claim retries the race.
+                        attempt--;
+                        continue;
                     }
+                    throw e;
                 }
                 try {
-                    afterCommit.committed(done, flushed);
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "gen-durable: an after-commit hook failed (pokes and await waiters): " + e);
-                }
-                for (Pending p : batch) {
-                    long id = p.row.id();
-                    if (committed.contains(id)) {
-                        p.done.complete(new Written(flushed.continuingWithSignals().contains(id)
-                                ? Result.COMMITTED_WITH_SIGNALS : Result.COMMITTED,
-                                flushed.continued().getOrDefault(id, p.row.claimToken())));
-                    } else if (!flushed.deferred().contains(id)) {
-                        p.done.complete(new Written(Result.STALE, p.row.claimToken()));
+                    return committed(batch, rows, flushed, t0);
+                } finally {
+                    // after the step threads resume: a gated row's admission is a statement of its own
+                    for (RiddenClaim r : riding) {
+                        notify(r::committed);
                     }
                 }
-                return defer(carried);
             } catch (UnknownCommitException e) {
                 // Never write these again: if the commit landed, the rows are runnable, this very
                 // worker may already have claimed one again (same worker id, same attempt), and a
@@ -322,6 +422,52 @@ public final class Flusher {
             p.done.completeExceptionally(last);
         }
         return List.of();
+    }
+
+    /** After a commit: the counts, the after-commit hook, the steps' futures. @return the outcomes to carry */
+    private List<Pending> committed(List<Pending> batch, List<Transition> rows, FlushSql.Flushed flushed, long t0) {
+        notify(() -> ctx.events().flushed(rows.size(), System.nanoTime() - t0));
+        Set<Long> committed = flushed.committed();
+        ctx.metrics().flushes.increment();
+        ctx.metrics().flushedOutcomes.add(rows.size() - flushed.deferred().size());
+        List<Transition> done = new ArrayList<>(committed.size());
+        List<Pending> carried = new ArrayList<>();
+        // each id boxed once: 0 committed, 1 carried, 2 stale
+        byte[] fate = new byte[batch.size()];
+        Long[] ids = new Long[batch.size()];
+        for (int i = 0; i < fate.length; i++) {
+            Pending p = batch.get(i);
+            Long id = p.row.id();
+            ids[i] = id;
+            if (committed.contains(id)) {
+                done.add(p.row);
+            } else if (flushed.deferred().contains(id)) {
+                fate[i] = 1;
+                carried.add(p);
+            } else {
+                fate[i] = 2;
+                ctx.metrics().stale.increment();
+            }
+        }
+        try {
+            afterCommit.committed(done, flushed);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "gen-durable: an after-commit hook failed (pokes and await waiters): " + e);
+        }
+        boolean continues = !flushed.continued().isEmpty();
+        for (int i = 0; i < fate.length; i++) {
+            Pending p = batch.get(i);
+            if (fate[i] == 0) {
+                Long id = ids[i];
+                p.done.complete(continues
+                        ? new Written(flushed.continuingWithSignals().contains(id) ? Result.COMMITTED_WITH_SIGNALS
+                                : Result.COMMITTED, flushed.continued().getOrDefault(id, p.row.claimToken()))
+                        : new Written(Result.COMMITTED, p.row.claimToken()));
+            } else if (fate[i] == 2) {
+                p.done.complete(new Written(Result.STALE, p.row.claimToken()));
+            }
+        }
+        return defer(carried);
     }
 
     /**

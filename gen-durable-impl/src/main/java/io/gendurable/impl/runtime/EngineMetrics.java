@@ -13,6 +13,8 @@ public final class EngineMetrics {
     public final Map<String, LongAdder> steps = new ConcurrentHashMap<>();
     /** Claim statements run. */
     public final LongAdder picks = new LongAdder();
+    /** Claim statements run inside a flush's transaction (counted in {@link #picks} too): a busy queue's claims that cost no commit of their own. */
+    public final LongAdder picksInFlush = new LongAdder();
     /** Rows claimed. */
     public final LongAdder picked = new LongAdder();
     /** Outcomes whose ownership guard failed: committed nothing. */

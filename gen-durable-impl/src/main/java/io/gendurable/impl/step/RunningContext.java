@@ -24,11 +24,16 @@ final class RunningContext implements StepContext {
         this.maxAttempts = maxAttempts;
         this.awaited = signals(picked.awaited(), json);
         this.inbox = signals(picked.inbox(), json);
-        this.children = picked.children().stream().map(c -> new Child(c.id(), c.fsm(), Status.fromDb(c.status()),
-                json.value(c.resultJson()), c.lastError())).toList();
+        // most steps have neither signals nor children: no stream pipeline for an empty list (JFR: 8 % of a
+        // no-op job's allocation was these pipelines)
+        this.children = picked.children().isEmpty() ? List.of() : picked.children().stream().map(c -> new Child(c.id(),
+                c.fsm(), Status.fromDb(c.status()), json.value(c.resultJson()), c.lastError())).toList();
     }
 
     private static List<Signal> signals(List<SignalRow> rows, Json json) {
+        if (rows.isEmpty()) {
+            return List.of();
+        }
         return rows.stream().map(s -> new Signal(s.id(), s.name(), json.value(s.payloadJson()), s.dedupKey(),
                 s.insertedAt())).toList();
     }

@@ -114,11 +114,11 @@ public final class StepRunner {
             span.end(encoded.kind().label(), encoded.error());
             long nanos = System.nanoTime() - start;
             engine.metrics().step(encoded.kind().label(), nanos);
+            // no step of this chain runs after this one: only the wait for durability is left, so its
+            // slot goes back as soon as the outcome is queued (before this thread writes it itself)
             java.util.concurrent.CompletableFuture<Flusher.Written> durable =
-                    flusher.submit(encoded, history(current.row(), encoded, startedAt));
-            if (codeDone != null && !(encoded instanceof Transition.Continue)) {
-                codeDone.run();  // no step of this chain runs after this one: only the wait for durability is left
-            }
+                    flusher.submit(encoded, history(current.row(), encoded, startedAt),
+                            encoded instanceof Transition.Continue ? null : codeDone);
             Flusher.Written written = durable.join();
             Flusher.Result result = written.result();
             ClaimedRow row = current.row();

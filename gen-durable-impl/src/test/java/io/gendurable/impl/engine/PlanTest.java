@@ -195,14 +195,14 @@ class PlanTest {
                 "array_fill('node:default@x'::text, " + n + ")", "array_fill(1, " + n + ")",
                 "array_fill('done'::text, " + n + ")", "array_fill(NULL::text, " + n + ")",
                 "array_fill(false, " + n + ")", "array_fill(NULL::text, " + n + ")",
-                "array_fill('KEEP'::text, " + n + ")", "array_fill(NULL::text, " + n + ")",
+                "array_fill('KEEP'::text, " + n + ")", "array_fill(NULL::bigint, " + n + ")",
                 "array_fill(true, " + n + ")", "array_fill('{}'::text, " + n + ")",
                 "array_fill(NULL::text, " + n + ")", "array_fill('CLEAR'::text, " + n + ")",
-                "array_fill(NULL::text, " + n + ")", "array_fill(NULL::text, " + n + ")",
+                "array_fill(NULL::text, " + n + ")", "array_fill(NULL::bigint, " + n + ")",
                 "array_fill(false, " + n + ")", "array_fill(NULL::text, " + n + ")",
                 "array_fill(1, " + n + ")", "array_fill('KEEP'::text, " + n + ")",
                 "array_fill(NULL::text, " + n + ")", "array_fill(false, " + n + ")",
-                "array_fill(NULL::text, " + n + ")", "now()");
+                "array_fill(NULL::bigint, " + n + ")", "now()");
         // one primary-key probe per outcome; a plan over gen_durable_lease reads every executing
         // row (and the dead entries a burn-down leaves) per flush
         assertThat(indexesOn(update, "gen_durable")).contains("gen_durable_pkey").doesNotContain("gen_durable_lease");
