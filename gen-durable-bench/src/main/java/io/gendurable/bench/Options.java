@@ -105,7 +105,7 @@ final class Options {
             description = "total queue concurrency split evenly over the JVMs (scaleout; 40 = 4 x the default 10) [${DEFAULT-VALUE}]")
     int scaleoutConcurrency = 40;
     @Option(names = "--scaleout-warmup",
-            description = "no-op jobs the JVMs burn (unmeasured) before the measured ones (scaleout) [${DEFAULT-VALUE}]")
+            description = "no-op jobs per JVM burnt (unmeasured, all JVMs together) before the measured ones (scaleout) [${DEFAULT-VALUE}]")
     int scaleoutWarmup = 20_000;
     @Option(names = "--scaleout-heap", description = "-Xms and -Xmx of each engine JVM (scaleout) [${DEFAULT-VALUE}]")
     String scaleoutHeap = "512m";

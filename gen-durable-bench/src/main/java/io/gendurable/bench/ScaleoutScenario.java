@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Scale-out on one database: 1, 2 and 4 engine JVMs (child processes, {@link ScaleoutNode}, each
  * booted the way {@code jobs-cdi} boots the engine, default configuration) with the same total
  * concurrency split evenly ({@code --scaleout-concurrency} = 40: 1 × 40, 2 × 20, 4 × 10, the
- * default), burning down the same {@code --n} no-op jobs. Each run: a fresh schema, the nodes
+ * default), burning down the same {@code --n} no-op jobs after {@code --scaleout-warmup} per JVM. Each run: a fresh schema, the nodes
  * booted and idle, then the jobs inserted with one {@code insertAll} (one transaction, then a
  * poke), timed from its return to the last committed outcome the nodes report. The node counts
  * are interleaved over {@code --repeat} rounds (1, 2, 4, 1, 2, 4…): the machine is shared.
@@ -70,7 +70,7 @@ final class ScaleoutScenario implements Scenario.Body {
             params.put("concurrency_per_node", o.scaleoutConcurrency / k);
             params.put("repeat", o.repeat);
             params.put("node_heap", o.scaleoutHeap);
-            params.put("warmup_jobs_per_run", o.scaleoutWarmup);
+            params.put("warmup_jobs_per_jvm", o.scaleoutWarmup);
             one.put("params", params);
             one.put("results", results);
             one.put("engine_metrics", median.get("per_node"));
@@ -125,20 +125,22 @@ final class ScaleoutScenario implements Scenario.Body {
                 for (int i = 0; i < o.n; i++) {
                     rows.add(BenchFsms.noop(i));
                 }
-                if (o.scaleoutWarmup > 0) {
-                    // every JVM warm (JIT) before the measured jobs, as the other scenarios' warm-up does
-                    List<io.gendurable.NewInstance> warm = new ArrayList<>(o.scaleoutWarmup);
-                    for (int i = 0; i < o.scaleoutWarmup; i++) {
+                int warmup = o.scaleoutWarmup * k;
+                if (warmup > 0) {
+                    // every JVM as warm (JIT) as one that burnt --scaleout-warmup jobs, before the measured ones
+                    List<io.gendurable.NewInstance> warm = new ArrayList<>(warmup);
+                    for (int i = 0; i < warmup; i++) {
                         warm.add(BenchFsms.noop(i));
                     }
                     loader.engine.insertAll(warm);
-                    if (!Parallel.waitFor(() -> children.stream().mapToLong(c -> c.progress.get()).sum() >= o.scaleoutWarmup,
+                    if (!Parallel.waitFor(() -> children.stream().mapToLong(c -> c.progress.get()).sum() >= warmup,
                             Math.max(o.stallSeconds, 300))) {
                         throw new IllegalStateException("the scale-out warm-up did not finish");
                     }
                     for (Child c : children) {
                         c.mark();
                     }
+                    r.put("warmup_jobs_each", children.stream().map(c -> c.progress.get()).toList());
                 }
                 List<Long> base = children.stream().map(c -> c.progress.get()).toList();
                 LoadSampler load = new LoadSampler();
@@ -209,7 +211,7 @@ final class ScaleoutScenario implements Scenario.Body {
             }
             long done = BenchDb.queryLong(ds, "SELECT count(*) FROM " + schema.instances() + " WHERE status = 'done'");
             r.put("rows_done", done);
-            if (done != (long) o.n + o.scaleoutWarmup) {  // the warm-up's jobs are in the same table
+            if (done != (long) o.n + (long) o.scaleoutWarmup * k) {  // the warm-up's jobs are in the same table
                 r.put("complete", false);
             }
         }
