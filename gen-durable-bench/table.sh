@@ -1,18 +1,51 @@
 #!/usr/bin/env bash
-# Prints the markdown table of docs/performance.md ("Current figures") from the JSON lines of one
-# compare.sh invocation:   gen-durable-bench/table.sh gen-durable-bench/results/compare-....jsonl
-# Every figure comes from the file: nothing is typed by hand.
+# Prints a markdown table of docs/performance.md from JSON lines; every figure comes from the file,
+# nothing is typed by hand.
+#   gen-durable-bench/table.sh results/compare-....jsonl          "Current figures" (one compare.sh invocation)
+#   gen-durable-bench/table.sh scaleout results/....jsonl         "Scale-out and pathologies" (needs jq)
+#   gen-durable-bench/table.sh scaleout-nodes results/....jsonl   each node's claims and conflicts (needs jq)
+#   gen-durable-bench/table.sh hotkey results/....jsonl           (needs jq)
+#   gen-durable-bench/table.sh farfuture results/....jsonl...     one row per file and variant (needs jq)
 set -euo pipefail
-f="${1:?usage: table.sh compare-output.jsonl}"
-cmp="$(grep '"comparison":"jobs"' "$f" | tail -1)"
-ceiling="$(grep '"scenario":"ceiling"' "$f" | tail -1)"
-num() { grep -o "\"$1\":[0-9.]*" | head -1 | cut -d: -f2; }
-arr() { grep -o "\"$1\":\[[^]]*\]" | head -1 | sed 's/.*\[\(.*\)\]/\1/; s/,/ \/ /g'; }
-# per tuned / CDI line: the median run's CPU microseconds per job
-cpu() { grep "\"scenario\":\"$1\"" "$f" | grep "\"engine\":\"gen-durable" | while read -r l; do
-          printf '%.0f/%.0f\n' "$(num jvm_us <<<"$l")" "$(num db_us <<<"$l")"; done | paste -sd, | sed 's/,/, /g'; }
-steps() { grep -o "\"threads_$1\":{\"threads\":$1,[^}]*\"steps_per_s\":[0-9.]*" <<<"$ceiling" | grep -o '[0-9.]*$'; }
-cat <<EOF
+case "${1:-}" in
+  scaleout)
+    echo '| JVMs × concurrency | jobs/s, median (runs) | ÷ 1 JVM | CPU µs per job: JVMs · PostgreSQL · total | CPU per job ÷ 1 JVM | machine busy % | load, 1 min, mean (runs) |'
+    echo '|---|---|---|---|---|---|---|'
+    jq -r 'select(.scenario == "scaleout") | .results as $r |
+      "| \(.params.nodes) × \(.params.concurrency_per_node) | **\($r.jobs_per_s | round)** (\($r.runs_jobs_per_s | map(round | tostring) | join(" / "))) | **\($r.ratio_to_1_node)** | \($r.cpu_us_per_job.node_jvms | round) · \($r.cpu_us_per_job.db | round) · \($r.cpu_us_per_job.total | round) | \($r.cpu_per_job_ratio_to_1_node) | \($r.cpu.machine_busy_pct | round) | \($r.load_avg_1m.mean) (\($r.runs_load_avg_1m_mean | map(tostring) | join(" / "))) |"' "$2" ;;
+  scaleout-nodes)
+    echo '| JVMs | node | jobs | claims | rows per claim | empty claims | short claims | K = 1 retries · given up | flush deferred (row locked) | flush errors | stale |'
+    echo '|---|---|---|---|---|---|---|---|---|---|---|'
+    jq -r 'select(.scenario == "scaleout") | .params.nodes as $k | .results.per_node[] | .counters as $c |
+      "| \($k) | \(.node) | \($c.jobs) | \($c.picks) | \($c.rows_per_pick * 10 | round / 10) | \($c.empty_picks) | \($c.short_picks) | \($c.contended) · \($c.contended_deferred) | \($c.flush_deferred) | \($c.flush_errors) | \($c.stale) |"' "$2" ;;
+  hotkey)
+    echo '| Variant | ordinary jobs/s, median (runs) | hot-key rows done meanwhile (per s) | claim: ms · pick-index rows read · buffers · rows claimed | the same, fresh table (no hot row running) |'
+    echo '|---|---|---|---|---|'
+    jq -r 'select(.scenario == "hotkey") | .results | to_entries[] | select(.value | type == "object") |
+      .value as $v | "| \(.key) | **\($v.ordinary.jobs_per_s | round)** (\($v.runs_jobs_per_s | map(round | tostring) | join(" / "))) | \($v.beside_done) (\($v.beside_per_s | round)) | \($v.claim_plan.execution_ms) · \($v.claim_plan.pick_index_rows_read) · \($v.claim_plan.buffers) · \($v.claim_plan.rows) | \($v.claim_plan_before.execution_ms) · \($v.claim_plan_before.pick_index_rows_read) · \($v.claim_plan_before.buffers) · \($v.claim_plan_before.rows) |"' "$2"
+    jq -r 'select(.scenario == "hotkey") | "\nordinary_ratio (beside ÷ alone): **\(.results.ordinary_ratio)**; load average before: \(.load_avg_before | map(tostring) | join(" / "))"' "$2" ;;
+  farfuture)
+    shift
+    echo '| Run | variant | jobs/s, median (runs) | claim ms | claim buffers | pick-index buffers · rows read | rows claimed |'
+    echo '|---|---|---|---|---|---|---|'
+    for f in "$@"; do
+      jq -r --arg f "$(basename "$f")" 'select(.scenario == "farfuture") | .results | to_entries[] | select(.value | type == "object") |
+        .value as $v | "| \($f) | \(.key) | \($v.ordinary.jobs_per_s | round) (\($v.runs_jobs_per_s | map(round | tostring) | join(" / "))) | \($v.claim_plan.execution_ms) | \($v.claim_plan.buffers) | \($v.claim_plan.pick_index_buffers) · \($v.claim_plan.pick_index_rows_read) | \($v.claim_plan.rows) |"' "$f"
+    done
+    for f in "$@"; do
+      jq -r --arg f "$(basename "$f")" 'select(.scenario == "farfuture") | "\n\($f): claim_ms_ratio **\(.results.claim_ms_ratio)**, claim_buffers_ratio \(.results.claim_buffers_ratio), ordinary_ratio \(.results.ordinary_ratio); load average before: \(.load_avg_before | map(tostring) | join(" / "))"' "$f"
+    done ;;
+  *)
+    f="${1:?usage: table.sh compare-output.jsonl | table.sh scaleout|scaleout-nodes|hotkey|farfuture file.jsonl...}"
+    cmp="$(grep '"comparison":"jobs"' "$f" | tail -1)"
+    ceiling="$(grep '"scenario":"ceiling"' "$f" | tail -1)"
+    num() { grep -o "\"$1\":[0-9.]*" | head -1 | cut -d: -f2; }
+    arr() { grep -o "\"$1\":\[[^]]*\]" | head -1 | sed 's/.*\[\(.*\)\]/\1/; s/,/ \/ /g'; }
+    # per tuned / CDI line: the median run's CPU microseconds per job
+    cpu() { grep "\"scenario\":\"$1\"" "$f" | grep "\"engine\":\"gen-durable" | while read -r l; do
+              printf '%.0f/%.0f\n' "$(num jvm_us <<<"$l")" "$(num db_us <<<"$l")"; done | paste -sd, | sed 's/,/, /g'; }
+    steps() { grep -o "\"threads_$1\":{\"threads\":$1,[^}]*\"steps_per_s\":[0-9.]*" <<<"$ceiling" | grep -o '[0-9.]*$'; }
+    cat <<EOT
 | Figure | Value |
 |---|---|
 | gen-durable \`jobs\` (tuned), jobs/s, median run of each pair | $(arr gen_durable_jobs_per_s <<<"$cmp") |
@@ -26,4 +59,6 @@ cat <<EOF
 | CPU µs per job, tuned, median over pairs: JVM · PostgreSQL | $(num jvm_us <<<"$cmp") · $(num db_us <<<"$cmp") |
 | CPU µs per job, JVM/PostgreSQL, each pair's median run: tuned | $(cpu jobs) |
 | the same, defaults via CDI | $(cpu jobs-cdi) |
-EOF
+EOT
+    ;;
+esac

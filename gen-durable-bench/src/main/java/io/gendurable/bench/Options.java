@@ -98,6 +98,22 @@ final class Options {
     @Option(names = "--rate-limit",
             description = "starts per second of the rate limit (limited): high, not the bottleneck [${DEFAULT-VALUE}]")
     int rateLimit = 1_000_000;
+    @Option(names = "--scaleout-nodes", split = ",",
+            description = "engine JVMs per run (scaleout), comma-separated; the first is the base of the ratios [${DEFAULT-VALUE}]")
+    List<Integer> scaleoutNodes = new ArrayList<>(List.of(1, 2, 4));
+    @Option(names = "--scaleout-concurrency",
+            description = "total queue concurrency split evenly over the JVMs (scaleout; 40 = 4 x the default 10) [${DEFAULT-VALUE}]")
+    int scaleoutConcurrency = 40;
+    @Option(names = "--scaleout-warmup",
+            description = "no-op jobs per JVM burnt (unmeasured, all JVMs together) before the measured ones (scaleout) [${DEFAULT-VALUE}]")
+    int scaleoutWarmup = 20_000;
+    @Option(names = "--scaleout-heap", description = "-Xms and -Xmx of each engine JVM (scaleout) [${DEFAULT-VALUE}]")
+    String scaleoutHeap = "512m";
+    @Option(names = "--hot-backlog", description = "rows of the one hot K = 1 key, inserted before the jobs (hotkey) [${DEFAULT-VALUE}]")
+    int hotBacklog = 50_000;
+    @Option(names = "--far-backlog",
+            description = "rows at the urgent priority due in a year, beside the jobs (farfuture) [${DEFAULT-VALUE}]")
+    int farBacklog = 200_000;
     @Option(names = "--stall-seconds",
             description = "give a scenario up when nothing commits for this long [${DEFAULT-VALUE}]")
     int stallSeconds = 60;
@@ -125,6 +141,10 @@ final class Options {
         }
         if (o.help) {
             o.scenarios.add(0, "help");
+        }
+        if (o.scaleoutNodes.isEmpty() || o.scaleoutNodes.stream().anyMatch(k -> k < 1 || k > o.scaleoutConcurrency)) {
+            throw new CommandLine.ParameterException(command(o), "--scaleout-nodes: node counts from 1 to "
+                    + "--scaleout-concurrency (" + o.scaleoutConcurrency + "), comma-separated, got " + o.scaleoutNodes);
         }
         return o;
     }

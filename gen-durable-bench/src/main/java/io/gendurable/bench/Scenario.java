@@ -31,11 +31,21 @@ record Scenario(String name, String summary, Body body) {
             new Scenario("ceiling", "no engine: the bare claim/done SQL loop, warm, --ceiling-n rows, 1, 4, 8 "
                     + "threads: best_steps_per_s", new CeilingScenario()),
             new Scenario("search", "the operations API's search on --search-rows rows: first pages of 50 per filter, "
-                    + "p50/p99 ms", new SearchScenario()));
+                    + "p50/p99 ms", new SearchScenario()),
+            new Scenario("scaleout", "1, 2, 4 engine JVMs (jobs-cdi's boot, defaults) sharing --scaleout-concurrency, "
+                    + "--n jobs: one line per node count, jobs_per_s, ratio_to_1_node, per-node claims and conflicts",
+                    new ScaleoutScenario()),
+            new Scenario("hotkey", "--n jobs alone and beside one K = 1 key's --hot-backlog rows: ordinary_ratio, "
+                    + "the hot key's drain rate, the claim's cost", new HotkeyScenario()),
+            new Scenario("farfuture", "--n jobs alone and beside --far-backlog rows due in a year at a more urgent "
+                    + "priority: the claim's ms and buffers, ordinary_ratio", new FarfutureScenario()));
 
     /** What a scenario measures. */
     interface Body {
-        /** Runs it against {@code db}, putting its parameters, figures and completeness into {@code line}. */
+        /**
+         * Runs it against {@code db}, putting its parameters, figures and completeness into {@code line}
+         * (or, to print several lines, a list of such maps under {@link Bench#SPLIT_LINES}).
+         */
         void run(Options o, BenchDb db, Map<String, Object> line) throws Exception;
     }
 

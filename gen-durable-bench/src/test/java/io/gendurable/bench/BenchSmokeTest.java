@@ -35,7 +35,8 @@ class BenchSmokeTest {
         "--pool=4", "--stall-seconds=30", "--fsm-n=40", "--k=3", "--insert-rows=200", "--single-rows=50",
         "--insert-threads=2", "--rate=50", "--seconds=1", "--waiters=20", "--signal-rate=50", "--backlog=500",
         "--backlog-burn=200", "--backlog-batch=100", "--fanout=50", "--search-rows=3000", "--search-samples=2",
-        "--ceiling-n=300", "--ceiling-runs=1"};
+        "--ceiling-n=300", "--ceiling-runs=1", "--scaleout-nodes=1,2", "--scaleout-concurrency=4",
+        "--scaleout-warmup=100", "--scaleout-heap=256m", "--hot-backlog=300", "--far-backlog=500"};
 
     /** Every line's fields. */
     private static final List<String> COMMON = List.of("/scenario", "/engine", "/git", "/started_at",
@@ -44,7 +45,7 @@ class BenchSmokeTest {
             "/elapsed_s");
 
     /** Each scenario's figures, as docs/performance.md names them. */
-    private static final Map<String, List<String>> FIGURES = Map.of(
+    private static final Map<String, List<String>> FIGURES_FIRST = Map.of(
             "jobs", List.of("/results/jobs_per_s", "/results/steady_jobs_per_s", "/results/first_10pct_s",
                     "/results/preinsert_rows_per_s", "/results/runs_jobs_per_s", "/results/cpu/jvm_cpu_s",
                     "/results/cpu_us_each/jvm_us",
@@ -78,6 +79,30 @@ class BenchSmokeTest {
                     "/results/first_page_ms/error_text/p99", "/results/first_page_ms/parent/walk_5_pages_ms",
                     "/results/summary_ms", "/results/inspect_parent_ms"));
 
+    /** The scale-out and pathology scenarios' figures (scaleout: on each of its lines, one per node count). */
+    private static final Map<String, List<String>> FIGURES_MORE = Map.of(
+            "scaleout", List.of("/params/nodes", "/params/concurrency_per_node", "/results/jobs_per_s",
+                    "/results/ratio_to_1_node", "/results/cpu_per_job_ratio_to_1_node", "/results/runs_jobs_per_s",
+                    "/results/cpu/node_jvms_cpu_s", "/results/cpu/db_cpu_s", "/results/cpu_us_per_job/total",
+                    "/results/load_avg_1m/mean", "/results/per_node/0/counters/empty_picks",
+                    "/results/per_node/0/counters/contended", "/results/per_node/0/counters/flush_deferred",
+                    "/engine_metrics/0/counters/jobs", "/results/rows_done"),
+            "hotkey", List.of("/results/alone/ordinary/jobs_per_s", "/results/beside_hot_key/ordinary/jobs_per_s",
+                    "/results/ordinary_ratio", "/results/beside_hot_key/beside_per_s",
+                    "/results/beside_hot_key/claim_plan/execution_ms",
+                    "/results/beside_hot_key/claim_plan/pick_index_rows_read", "/engine_metrics/beside_hot_key/picks"),
+            "farfuture", List.of("/results/alone/claim_plan/buffers", "/results/beside_far_future/claim_plan/buffers",
+                    "/results/beside_far_future/claim_plan/pick_index_buffers", "/results/claim_ms_ratio",
+                    "/results/claim_buffers_ratio", "/results/ordinary_ratio",
+                    "/results/beside_far_future/claim_plan_before/rows"));
+
+    /** Each scenario's figures, as docs/performance.md names them. */
+    private static final Map<String, List<String>> FIGURES = new java.util.HashMap<>(FIGURES_FIRST);
+
+    static {
+        FIGURES.putAll(FIGURES_MORE);
+    }
+
     static BenchDb db;
 
     @BeforeAll
@@ -99,7 +124,14 @@ class BenchSmokeTest {
     @MethodSource("scenarios")
     void everyScenarioPrintsOneCompleteJsonLineWithItsFigures(String name) {
         String out = run(name);
-        assertEquals(1, out.lines().count(), out);
+        // scaleout prints one line per node count (--scaleout-nodes=1,2 here), every other scenario one
+        assertEquals(name.equals("scaleout") ? 2 : 1, out.lines().count(), out);
+        for (String l : out.lines().toList()) {
+            assertLine(name, l);
+        }
+    }
+
+    private static void assertLine(String name, String out) {
         JsonObject line = jakarta.json.Json.createReader(new StringReader(out)).readObject();
         List<String> absent = new ArrayList<>();
         for (String pointer : concat(COMMON, FIGURES.get(name))) {
@@ -155,6 +187,38 @@ class BenchSmokeTest {
         assertEquals(List.of("help"), Options.parse(new String[]{"--help"}).scenarios);
         assertThrows(picocli.CommandLine.ParameterException.class, () -> Options.parse(new String[]{"--nope=1"}));
         assertTrue(Options.usage().contains("--flush-delay-ms") && Options.usage().contains("ceiling"));
+    }
+
+    @Test
+    void scaleAndPathologyOptionsParseAndRefuseNonsense() {
+        Options o = Options.parse(new String[]{"--scaleout-nodes=1,3", "--scaleout-concurrency=12", "--hot-backlog=5_000",
+            "--far-backlog", "7", "scaleout", "hotkey", "farfuture"});
+        assertEquals(List.of(1, 3), o.scaleoutNodes);
+        assertEquals(12, o.scaleoutConcurrency);
+        assertEquals(5000, o.hotBacklog);
+        assertEquals(7, o.farBacklog);
+        assertEquals(List.of(1, 2, 4), Options.parse(new String[0]).scaleoutNodes);
+        assertEquals(40, Options.parse(new String[0]).scaleoutConcurrency);
+        picocli.CommandLine.ParameterException e = assertThrows(picocli.CommandLine.ParameterException.class,
+                () -> Options.parse(new String[]{"--scaleout-nodes=1,0"}));
+        assertTrue(e.getMessage().contains("--scaleout-nodes") && e.getMessage().contains("[1, 0]"), e.getMessage());
+        assertThrows(picocli.CommandLine.ParameterException.class,
+                () -> Options.parse(new String[]{"--scaleout-nodes=8", "--scaleout-concurrency=4"}));
+        assertTrue(Options.usage().contains("scaleout") && Options.usage().contains("--far-backlog"));
+    }
+
+    @Test
+    void scaleoutNodeCountersAreTheMeasuredRunsOnly() {
+        JsonObject end = jakarta.json.Json.createReader(new StringReader(
+                "{\"jobs\":150,\"picks\":10,\"picked\":150,\"rows_per_pick\":15.0,\"empty_picks\":3}")).readObject();
+        JsonObject mark = jakarta.json.Json.createReader(new StringReader(
+                "{\"jobs\":100,\"picks\":8,\"picked\":100,\"rows_per_pick\":12.5,\"empty_picks\":1}")).readObject();
+        Map<String, Object> m = ScaleoutScenario.Child.since(end, mark);
+        assertEquals(50L, m.get("jobs"));
+        assertEquals(2L, m.get("picks"));
+        assertEquals(2L, m.get("empty_picks"));
+        assertEquals(25.0, m.get("rows_per_pick"));
+        assertEquals(150L, ScaleoutScenario.Child.since(end, null).get("jobs"));
     }
 
     @Test

@@ -26,10 +26,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class Saboteur {
     // The signatures of the claim and of the flush transaction's statements (impl.claim.ClaimSql, impl.flush.FlushSql).
     private static final String FIND = """
-            SELECT pid, CASE WHEN query LIKE '%WITH cand AS%' THEN 'claim' ELSE 'flush' END
+            SELECT pid, CASE WHEN query LIKE '%WITH RECURSIVE prio AS%' THEN 'claim' ELSE 'flush' END
             FROM pg_stat_activity
             WHERE application_name LIKE 'chaos-engine-%' AND pid <> pg_backend_pid()
-              AND ((? = 'claim' AND state = 'active' AND query LIKE '%WITH cand AS%')
+              AND ((? = 'claim' AND state = 'active' AND query LIKE '%WITH RECURSIVE prio AS%')
                 OR (? = 'flush' AND state IN ('active', 'idle in transaction')
                     AND (query LIKE '%AS t(id, worker, claim_token%' OR query LIKE '%c(target_id, signal_id)%'
                          OR query LIKE '%s.name = ANY (g.awaits)%')))

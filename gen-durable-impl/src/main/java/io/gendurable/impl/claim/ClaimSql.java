@@ -15,7 +15,8 @@ import java.util.List;
 
 /**
  * The claim: up to {@code limit} due runnable rows of one queue, in {@code (priority, eligible_at)}
- * order, locked in-scan with {@code FOR NO KEY UPDATE SKIP LOCKED} (a claim never waits, so
+ * order, read priority by priority (a loose index scan finds the queue's runnable priorities, so
+ * rows not yet due at a more urgent priority cost one index probe, not a walk), locked in-scan with {@code FOR NO KEY UPDATE SKIP LOCKED} (a claim never waits, so
  * instance-row locks cannot join a deadlock cycle), flipped to {@code executing} with a lease.
  * Concurrency keys: a K = 1 key (its name, the stored {@code concurrency_name}, is not among
  * the gate names passed in; no config table is read) with an executing sibling is filtered
@@ -39,20 +40,36 @@ public final class ClaimSql {
         this.schema = schema;
         this.pausedSql = "SELECT queue FROM " + schema.qualify("gen_durable_paused_queues");
         this.sql = """
-                WITH cand AS (
-                    SELECT id, priority, eligible_at, concurrency_key,
-                           (concurrency_key IS NOT NULL AND NOT (concurrency_name = ANY (?::text[]))) AS k1
-                    FROM %1$s g
-                    WHERE status = 'runnable' AND queue = ? AND eligible_at <= ?
-                      -- a paused queue: uncorrelated, so one primary-key probe per claim (a one-time filter)
-                      AND NOT EXISTS (SELECT 1 FROM %4$s pq WHERE pq.queue = ?)
-                      AND (concurrency_key IS NULL OR concurrency_name = ANY (?::text[])
-                           OR NOT EXISTS (SELECT 1 FROM %1$s e
-                                          WHERE e.status = 'executing' AND e.concurrency_key = g.concurrency_key
-                                            AND e.concurrency_shard IS NULL))
-                    ORDER BY priority, eligible_at
+                WITH RECURSIVE prio AS (
+                    -- the queue's runnable priorities, most urgent first, one index probe each (a loose
+                    -- index scan): each is then read from its due rows on, so rows not yet due at a more
+                    -- urgent priority (a far-future backlog) are never walked; a paused queue has none
+                    (SELECT priority FROM %1$s
+                     WHERE status = 'runnable' AND queue = ?
+                       -- uncorrelated, so one primary-key probe per claim (a one-time filter)
+                       AND NOT EXISTS (SELECT 1 FROM %4$s pq WHERE pq.queue = ?)
+                     ORDER BY priority LIMIT 1)
+                    UNION ALL
+                    SELECT (SELECT n.priority FROM %1$s n
+                            WHERE n.status = 'runnable' AND n.queue = ? AND n.priority > p.priority
+                            ORDER BY n.priority LIMIT 1)
+                    FROM prio p WHERE p.priority IS NOT NULL
+                ), cand AS (
+                    -- the priorities in order, each read lazily: the outer LIMIT stops at the batch
+                    SELECT c.* FROM prio CROSS JOIN LATERAL (
+                        SELECT id, priority, eligible_at, concurrency_key,
+                               (concurrency_key IS NOT NULL AND NOT (concurrency_name = ANY (?::text[]))) AS k1
+                        FROM %1$s g
+                        WHERE status = 'runnable' AND queue = ? AND priority = prio.priority AND eligible_at <= ?
+                          AND (concurrency_key IS NULL OR concurrency_name = ANY (?::text[])
+                               OR NOT EXISTS (SELECT 1 FROM %1$s e
+                                              WHERE e.status = 'executing' AND e.concurrency_key = g.concurrency_key
+                                                AND e.concurrency_shard IS NULL))
+                        ORDER BY eligible_at
+                        LIMIT ?
+                        FOR NO KEY UPDATE SKIP LOCKED) c
+                    WHERE prio.priority IS NOT NULL
                     LIMIT ?
-                    FOR NO KEY UPDATE SKIP LOCKED
                 ), picked AS (
                     SELECT id, k1 FROM (
                         SELECT id, k1, row_number() OVER (PARTITION BY CASE WHEN k1 THEN concurrency_key END
@@ -95,15 +112,18 @@ public final class ClaimSql {
         List<ClaimedRow> rows = new ArrayList<>(limit);
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             java.sql.Array gates = Jdbc.texts(c, gateNames);
-            ps.setArray(1, gates);
+            ps.setString(1, queue);
             ps.setString(2, queue);
-            ps.setObject(3, Jdbc.ts(now));
-            ps.setString(4, queue);
-            ps.setArray(5, gates);
-            ps.setInt(6, limit);
-            ps.setString(7, worker);
-            ps.setObject(8, Jdbc.ts(leaseUntil));
-            ps.setObject(9, Jdbc.ts(now));
+            ps.setString(3, queue);
+            ps.setArray(4, gates);
+            ps.setString(5, queue);
+            ps.setObject(6, Jdbc.ts(now));
+            ps.setArray(7, gates);
+            ps.setInt(8, limit);
+            ps.setInt(9, limit);
+            ps.setString(10, worker);
+            ps.setObject(11, Jdbc.ts(leaseUntil));
+            ps.setObject(12, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     rows.add(new ClaimedRow(rs.getLong("id"), rs.getString("fsm"), rs.getInt("fsm_version"),

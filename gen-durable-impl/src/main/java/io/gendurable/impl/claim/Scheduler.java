@@ -327,6 +327,12 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         }
         ctx.metrics().picks.increment();
         ctx.metrics().picked.add(rows.size());
+        if (rows.size() < demand) {
+            ctx.metrics().shortPicks.increment();
+            if (rows.isEmpty()) {
+                ctx.metrics().emptyPicks.increment();
+            }
+        }
         try {
             ctx.events().picked(queue, rows.size());
         } catch (RuntimeException e) {

@@ -17,6 +17,13 @@ public final class EngineMetrics {
     public final LongAdder picksInFlush = new LongAdder();
     /** Rows claimed. */
     public final LongAdder picked = new LongAdder();
+    /**
+     * Claim statements of a scheduler that took fewer rows than it asked for: the queue had fewer
+     * due rows, or other claims held them locked (skipped, {@code SKIP LOCKED}), or K = 1 keys held them back.
+     */
+    public final LongAdder shortPicks = new LongAdder();
+    /** Of those, the claims that took no row at all. */
+    public final LongAdder emptyPicks = new LongAdder();
     /** Outcomes whose ownership guard failed: committed nothing. */
     public final LongAdder stale = new LongAdder();
     /** Expired leases the reaper returned to runnable. */

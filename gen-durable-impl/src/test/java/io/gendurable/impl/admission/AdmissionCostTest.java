@@ -30,7 +30,7 @@ import static org.awaitility.Awaitility.await;
 class AdmissionCostTest {
     static final int JOBS = 300;
 
-    static final Predicate<String> CLAIM = sql -> sql.startsWith("WITH cand");
+    static final Predicate<String> CLAIM = sql -> sql.startsWith("WITH RECURSIVE prio");
     /** The limiter's statements: admission (lock, refill/debit, mint, stamp) and credit. */
     static final Predicate<String> LIMITER = sql -> sql.startsWith("WITH wanted") || sql.startsWith("WITH c AS")
             || sql.contains("gen_durable_buckets") || sql.contains("SET concurrency_shard = s.shard");

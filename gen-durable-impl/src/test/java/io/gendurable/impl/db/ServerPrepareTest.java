@@ -46,7 +46,7 @@ class ServerPrepareTest {
         h.awaitDone(n);
         e.stop();
 
-        assertThat(prepared).as("statements prepared on the server").anyMatch(s -> s.contains("WITH cand AS"));
+        assertThat(prepared).as("statements prepared on the server").anyMatch(s -> s.contains("WITH RECURSIVE prio AS"));
         assertThat(prepared).anyMatch(s -> s.contains("WITH u AS"));
         assertThat(prepared).anyMatch(s -> s.contains("lease_expires_at"));
     }

@@ -30,7 +30,7 @@ class StatementBudgetTest {
         long picks = e.metrics().picks.sum();
         long inFlush = e.metrics().picksInFlush.sum();
         long flushes = e.metrics().flushes.sum();
-        int claims = counter.count("WITH cand");
+        int claims = counter.count("WITH RECURSIVE prio");
         int inboxLoads = counter.count("SELECT id, target_id");
         int childLoads = counter.count("SELECT id, parent_id");
         int flushUpdates = counter.count("WITH u AS");

@@ -47,6 +47,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PlanTest {
     static final int RUNNABLE = 100_000;
     static final int BATCH = 64;
+    /** Rows of queue {@code later} at priority 0, due in a year; its due work is at priority 5. */
+    static final int FAR_FUTURE = 100_000;
 
     EngineHarness h;
     SchemaName schema;
@@ -65,6 +67,12 @@ class PlanTest {
                 INSERT INTO gen_durable (fsm, step, queue, eligible_at)
                 SELECT 'f', 'start', 'other', now() + (i %% 7200 - 3600) * interval '1 second'
                 FROM generate_series(1, 50000) i;
+                -- a queue whose most urgent priority holds only rows due in a year, its due work at a lower one
+                INSERT INTO gen_durable (fsm, step, queue, priority, eligible_at)
+                SELECT 'f', 'start', 'later', 0, now() + interval '365 days' + i * interval '1 second'
+                FROM generate_series(1, $FAR_FUTURE) i;
+                INSERT INTO gen_durable (fsm, step, queue, priority)
+                SELECT 'f', 'start', 'later', 5 FROM generate_series(1, 1000) i;
                 -- terminal rows that ended over the last two days (the GC's candidates, half past retention)
                 INSERT INTO gen_durable (fsm, step, status, updated_at)
                 SELECT 'f', 'end', CASE WHEN i %% 20 = 0 THEN 'cancelled' WHEN i %% 10 = 0 THEN 'failed' ELSE 'done' END::durable_status,
@@ -94,7 +102,8 @@ class PlanTest {
                 FROM (SELECT id FROM gen_durable WHERE status = 'awaiting_children') p, generate_series(1, 200) s;
                 ANALYZE gen_durable;
                 ANALYZE signals;
-                """.replace("%%", "%").replace("$RUNNABLE", String.valueOf(RUNNABLE)));
+                """.replace("%%", "%").replace("$RUNNABLE", String.valueOf(RUNNABLE))
+                .replace("$FAR_FUTURE", String.valueOf(FAR_FUTURE)));
     }
 
     @AfterAll
@@ -106,8 +115,7 @@ class PlanTest {
     @ValueSource(strings = {"force_custom_plan", "force_generic_plan"})
     void the_claim_walks_the_pick_index_in_order_and_scans_the_instances_table_nowhere(String mode) {
         JsonObject plan = explain(new ClaimSql(schema).sql(), mode,
-                "'{}'::text[]", "'default'", "now()", "'default'", "'{}'::text[]", String.valueOf(BATCH), "'node:default@me'",
-                "now() + interval '30 seconds'", "now()");
+                claimArgs("default"));
         assertThat(indexesOn(plan, "gen_durable")).contains("gen_durable_pick");
         assertThat(seqScans(plan)).doesNotContain("gen_durable");
         // The candidate scan is not sorted: the index delivers (priority, eligible_at) order for
@@ -126,16 +134,38 @@ class PlanTest {
     void the_claim_reads_about_one_batch_of_index_entries_out_of_a_hundred_thousand_runnable_rows() {
         // EXPLAIN ANALYZE runs the UPDATE: do it in a transaction that rolls back.
         JsonObject plan = explainAnalyzeRolledBack(new ClaimSql(schema).sql(),
-                "'{}'::text[]", "'default'", "now()", "'default'", "'{}'::text[]", String.valueOf(BATCH), "'node:default@me'",
-                "now() + interval '30 seconds'", "now()");
+                claimArgs("default"));
+        // the candidate scan; the other scans of the pick index are the priority probes (one row each)
         List<JsonObject> pickScans = nodes(plan).stream()
-                .filter(n -> "gen_durable_pick".equals(n.getString("Index Name", null))).toList();
+                .filter(n -> "gen_durable_pick".equals(n.getString("Index Name", null)))
+                .filter(n -> n.getString("Index Cond", "").contains("eligible_at")).toList();
         assertThat(pickScans).hasSize(1);
         long read = rowsRead(pickScans.get(0));
         System.out.printf("plan: the claim read %d pick-index rows for a batch of %d (backlog %d)%n", read, BATCH, RUNNABLE);
         // The LIMIT stops the scan: a batch plus the keyed rows it skips, not the backlog.
         assertThat(read).isBetween((long) BATCH, (long) BATCH * 4);
         assertThat(((JsonObject) plan.get("Plan")).getJsonNumber("Actual Rows").longValue()).isEqualTo(BATCH);
+    }
+
+    @Test
+    void a_far_future_backlog_at_a_more_urgent_priority_is_not_read_by_the_claim() {
+        JsonObject plan = explainAnalyzeRolledBack(new ClaimSql(schema).sql(), claimArgs("later"));
+        List<JsonObject> pickScans = nodes(plan).stream()
+                .filter(n -> "gen_durable_pick".equals(n.getString("Index Name", null))).toList();
+        long buffers = pickScans.stream().mapToLong(n -> n.getJsonNumber("Shared Hit Blocks").longValue()
+                + n.getJsonNumber("Shared Read Blocks").longValue()).sum();
+        System.out.printf("plan: the claim read %d buffers of the pick index for a batch of %d beside %d far-future rows%n",
+                buffers, BATCH, FAR_FUTURE);
+        assertThat(((JsonObject) plan.get("Plan")).getJsonNumber("Actual Rows").longValue()).isEqualTo(BATCH);
+        // A batch's worth of pages, not the index pages of the far-future rows (about 500).
+        assertThat(buffers).isLessThan(100);
+    }
+
+    /** @return the claim's parameters as SQL literals: a batch of {@link #BATCH} from {@code queue}, no gates */
+    private static String[] claimArgs(String queue) {
+        String q = "'" + queue + "'";
+        return new String[]{q, q, q, "'{}'::text[]", q, "now()", "'{}'::text[]", String.valueOf(BATCH),
+            String.valueOf(BATCH), "'node:default@me'", "now() + interval '30 seconds'", "now()"};
     }
 
     @ParameterizedTest(name = "{0}")
@@ -265,7 +295,7 @@ class PlanTest {
             c.setAutoCommit(false);
             try {
                 s.execute("PREPARE q AS " + dollarParams(sql));
-                return plan(s, "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE q(" + String.join(", ", args) + ")");
+                return plan(s, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE q(" + String.join(", ", args) + ")");
             } finally {
                 c.rollback();
                 c.setAutoCommit(true);

@@ -361,7 +361,7 @@ class ResourceBoundsTest {
         }
         double loadSeconds = (System.nanoTime() - t0) / 1e9;
         h.exec("ANALYZE gen_durable");
-        int claimsBefore = counter.count("WITH cand");
+        int claimsBefore = counter.count("WITH RECURSIVE prio");
 
         Engine e = h.start("worker", c -> c.queues(Map.of("serial", 1)).prefetch(prefetch)
                 .flushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), 16, Duration.ofMillis(1)))), fsm);
@@ -392,7 +392,7 @@ class ResourceBoundsTest {
             // One claim statement per pick, each for at most concurrency + prefetch rows, nothing else.
             // (The engine keeps claiming while this reads: the claims counted lie between the picks
             // read before and the picks read after, plus one claim in flight.)
-            int claims = counter.count("WITH cand") - claimsBefore;
+            int claims = counter.count("WITH RECURSIVE prio") - claimsBefore;
             long picksAfter = e.metrics().picks.sum();
             assertThat(claims).isBetween((int) picks, (int) picksAfter + 1);
             assertThat(picked).isLessThanOrEqualTo(picks * (1 + prefetch));
