@@ -35,7 +35,10 @@ interface MetricsBackend extends EngineEvents {
             Map.entry("gendurable.flush.errors", x -> x.flushErrors),
             Map.entry("gendurable.flush.deferred", x -> x.flushDeferred),
             Map.entry("gendurable.loop.errors", x -> x.loopErrors),
-            Map.entry("gendurable.buckets.reconciled", x -> x.bucketsReconciled));
+            Map.entry("gendurable.buckets.reconciled", x -> x.bucketsReconciled),
+            Map.entry("gendurable.scheduler.picks_in_flush", x -> x.picksInFlush),
+            Map.entry("gendurable.scheduler.short_picks", x -> x.shortPicks),
+            Map.entry("gendurable.scheduler.empty_picks", x -> x.emptyPicks));
 
     /**
      * Registers the gauges over the engine's counters, its queues and the cluster-wide queue figures.
