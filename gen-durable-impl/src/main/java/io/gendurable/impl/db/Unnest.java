@@ -71,15 +71,11 @@ public final class Unnest<R> {
     @SuppressWarnings("unchecked")
     public int bind(Connection c, PreparedStatement ps, int first, List<? extends R> rows) throws SQLException {
         int n = rows.size();
-        org.postgresql.PGConnection pg = null;
         for (int j = 0; j < columns.length; j++) {
             UnnestColumn<? super R> col = columns[j];
             Object primitive = col.primitive();
             if (primitive != null) {
-                // never null: a primitive array, which pgjdbc encodes without boxing
-                if (pg == null) {
-                    pg = c.unwrap(org.postgresql.PGConnection.class);
-                }
+                // never null: a primitive array, which pgjdbc encodes without boxing (PrimitiveArrays)
                 Object values;
                 if (primitive instanceof java.util.function.ToLongFunction<?> f) {
                     long[] a = new long[n];
@@ -101,7 +97,7 @@ public final class Unnest<R> {
                     }
                     values = a;
                 }
-                ps.setArray(first + j, pg.createArrayOf(col.type().jdbcName(), values));
+                ps.setArray(first + j, PrimitiveArrays.of(c, col.type().jdbcName(), values));
                 continue;
             }
             Object[] values = col.type().newArray(n);

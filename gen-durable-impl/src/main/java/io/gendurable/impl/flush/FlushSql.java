@@ -344,7 +344,7 @@ public final class FlushSql {
             for (Long id : ids) {
                 array[i++] = id;
             }
-            ps.setArray(1, c.unwrap(org.postgresql.PGConnection.class).createArrayOf("bigint", array));
+            ps.setArray(1, io.gendurable.impl.db.PrimitiveArrays.of(c, "bigint", array));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     locked.add(rs.getLong(1));
