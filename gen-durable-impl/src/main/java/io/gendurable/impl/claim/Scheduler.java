@@ -48,8 +48,12 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     private final EngineContext ctx;
     private final String queue;
     private final int concurrency;
-    private final int prefetch;
-    private final int minDemand;
+    // rows buffered beyond the running slots: fixed when configured; auto (-1, the default) adapts
+    // between the concurrency and prefetchCeiling (see adaptPrefetch)
+    private volatile int prefetch;
+    private final boolean adaptivePrefetch;
+    private final int prefetchCeiling;
+    private final int configuredMinDemand;
     private final EngineConfig config;
     private final String workerPrefix;
     private final String worker;
@@ -125,7 +129,9 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         this.concurrency = slots;
         this.awaitCap = awaitCap(slots);
         this.prefetch = config.poll().prefetchFor(slots);
-        this.minDemand = config.poll().minDemandFor(slots);
+        this.adaptivePrefetch = config.poll().prefetch() == io.gendurable.impl.config.ConfigKeys.AUTO;
+        this.prefetchCeiling = autoPrefetchCeiling(slots);
+        this.configuredMinDemand = config.poll().minDemand();
         this.workerPrefix = config.node().id() + ":" + queue + "@";
         this.worker = workerPrefix + UUID.randomUUID().toString().substring(0, 8);
         this.leaseSql = ctx.statements().of(LeaseSql.class, LeaseSql::new);
@@ -150,6 +156,50 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     public static int awaitCap(int concurrency) {
         return Math.max(concurrency, Math.min(4 * concurrency, 128));
     }
+
+    /**
+     * The most rows an auto prefetch grows to: eight times the concurrency, at most 128, at least
+     * the concurrency (where it starts).
+     *
+     * @param concurrency the queue's concurrency
+     * @return the ceiling
+     */
+    public static int autoPrefetchCeiling(int concurrency) {
+        return Math.max(concurrency, Math.min(8 * concurrency, 128));
+    }
+
+    /** @return the rows this queue buffers beyond its running slots now (auto prefetch adapts it) */
+    public int prefetch() {
+        return prefetch;
+    }
+
+    /** @return free slots plus prefetch, less what is running and buffered: the rows a claim asks for now */
+    private int demand() {
+        return concurrency + prefetch - inFlight.get() - buffer.size();
+    }
+
+    /** @return the fewest rows worth a claim: as configured, or (auto) a quarter of the concurrency plus the prefetch now */
+    private int minDemand() {
+        return configuredMinDemand == io.gendurable.impl.config.ConfigKeys.AUTO
+                ? Math.max(1, (concurrency + prefetch) / 4) : configuredMinDemand;
+    }
+
+    /**
+     * Auto prefetch grows on a busy queue whose slots starve: a claim finds the buffer empty and
+     * slots free while the last claim filled its whole demand (short steps drain the buffer before
+     * the next claim's round trip ends), so the next claims ask for twice as many rows, up to
+     * {@link #autoPrefetchCeiling}: fewer, larger claims and flushes. It halves (down to the
+     * concurrency) when a row waited in the buffer longer than {@link #BUFFER_WAIT_NANOS} (slow
+     * steps: rows held here are rows another node could run).
+     */
+    private void adaptPrefetch() {
+        int p = prefetch;
+        if (adaptivePrefetch && backlogged && p < prefetchCeiling && buffer.isEmpty() && inFlight.get() < concurrency) {
+            prefetch = Math.min(prefetchCeiling, 2 * p);
+        }
+    }
+
+    private static final long BUFFER_WAIT_NANOS = 100_000_000L;
 
     /** @return the queue this scheduler feeds */
     @Override
@@ -294,8 +344,8 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
             return;
         }
         dispatch();
-        int demand = concurrency + prefetch - inFlight.get() - buffer.size();
-        if (demand < minDemand) {
+        int demand = demand();
+        if (demand < minDemand()) {
             return;  // a finishing step asks again
         }
         if (backlogged && !buffer.isEmpty()) {
@@ -308,21 +358,22 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
             }
             leftToFlush.set(false);
         }
+        adaptPrefetch();
         if (!claiming.compareAndSet(false, true)) {
             leftToFlush.set(true);  // a claim riding a flush is under way: that flush's end asks again
             return;
         }
         List<Picked> rows;
         try {
-            demand = concurrency + prefetch - inFlight.get() - buffer.size();
-            rows = demand < minDemand ? List.of() : picker.pick(demand);
+            demand = demand();
+            rows = demand < minDemand() ? List.of() : picker.pick(demand);
         } catch (RuntimeException e) {
             schedulePoll(backoff());
             throw e;
         } finally {
             claiming.set(false);
         }
-        if (demand < minDemand) {
+        if (demand < minDemand()) {
             return;  // a ride claimed meanwhile
         }
         ctx.metrics().picks.increment();
@@ -360,13 +411,14 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         if (!backlogged || !running || pauses.isPaused(queue)) {
             return null;
         }
-        int demand = concurrency + prefetch - inFlight.get() - buffer.size();
-        if (demand < minDemand || !claiming.compareAndSet(false, true)) {
+        int demand = demand();
+        if (demand < minDemand() || !claiming.compareAndSet(false, true)) {
             return null;  // too few free slots, or this queue's own fill is claiming
         }
         // the claim flag is ours until committed or abandoned: no fill claims the same demand meanwhile
-        demand = concurrency + prefetch - inFlight.get() - buffer.size();
-        if (demand < minDemand) {
+        adaptPrefetch();
+        demand = demand();
+        if (demand < minDemand()) {
             claiming.set(false);
             return null;
         }
@@ -476,6 +528,9 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
                 inFlight.decrementAndGet();
                 return;
             }
+            if (adaptivePrefetch && System.nanoTime() - row.buffered > BUFFER_WAIT_NANOS) {
+                prefetch = Math.max(concurrency, prefetch / 2);  // rows wait here: slow steps (adaptPrefetch)
+            }
             try {
                 steps.execute(row);
             } catch (RejectedExecutionException e) {
@@ -500,6 +555,8 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         private final Picked picked;
         private final Claim claim;
         private boolean released;
+        /** when the row entered the buffer (System.nanoTime) */
+        private final long buffered = System.nanoTime();
 
         Run(Picked picked, Claim claim) {
             this.picked = picked;

@@ -97,11 +97,11 @@ public final class ConfigKeys {
     /** Rows claimed beyond the free slots. */
     public static final ConfigKey<EngineConfig, Integer> PREFETCH = engine("prefetch", ValueType.INTEGER, AUTO,
             autoOrAtLeast(0), c -> c.poll().prefetch(),
-            "Rows each queue claims beyond its free slots and holds in memory (heartbeated; released on stop). -1 (the default): each queue's concurrency.");
+            "Rows each queue claims beyond its free slots and holds in memory (heartbeated; released on stop). -1 (the default) adapts: it starts at the queue's concurrency, doubles (up to eight times the concurrency, at most 128) while short steps drain the buffer before the next claim, and falls back to the concurrency once a row waits in the buffer longer than 100 ms.");
     /** The fewest free slots worth a claim; at most each queue's concurrency plus {@link #PREFETCH}. */
     public static final ConfigKey<EngineConfig, Integer> MIN_DEMAND = engine("min-demand", ValueType.INTEGER, AUTO,
             autoOrAtLeast(1), c -> c.poll().minDemand(),
-            "Skip a claim unless at least this many slots are free. -1 (the default): a quarter of the queue's concurrency plus prefetch, at least 1.");
+            "Skip a claim unless at least this many slots are free. -1 (the default): a quarter of the queue's concurrency plus its prefetch (as it is now, when auto), at least 1.");
 
     // ---- drain
 
@@ -287,7 +287,7 @@ public final class ConfigKeys {
     /** Flush transactions open at once. */
     public static final ConfigKey<FlusherConfig, Integer> FLUSHER_PARALLELISM = member(FLUSHERS, "parallelism", ValueType.INTEGER,
             2, Check.that(p -> p >= 1 && p <= 16, "an integer from 1 to 16"), FlusherConfig::parallelism,
-            "How many of flusher `i`'s transactions may be open at once: outcomes that arrive while one commits start the next instead of waiting for it.");
+            "How many of flusher `i`'s transactions may be open at once. With `max-delay` 0 a flush opens at once when none is open, and a further one only once the newest open flush has run twice the recent mean flush time (at least 1 ms): under load the outcomes that arrive meanwhile go together right after it, and a slow flush does not hold the next one back for long. With a positive `max-delay`, outcomes that arrive while one commits start the next after that delay.");
 
     // ---- rate-limits.<name>
 

@@ -26,9 +26,11 @@ import java.util.concurrent.TimeUnit;
  * flush transactions are open at once: outcomes that arrive while one commits start the next
  * (after {@code maxDelay}, or at once at {@code maxBatch}), and when every slot is busy they wait
  * and go all together right after, so the batch grows with the load. With {@code maxDelay} 0
- * (the default) this is adaptive group commit: an outcome that finds a slot free is written at
- * once, by the submitting thread itself (no hand-off), and the outcomes that arrive while every
- * slot commits form the next batch, which a finishing flush hands to the timer. Two open flushes of one
+ * (the default) this is adaptive group commit: an outcome that finds no flush open is written at
+ * once, by the submitting thread itself (no hand-off); a further flush opens only once the newest
+ * open one has run twice the recent mean flush time (a slow or stuck flush does not hold the
+ * next back for long), and the outcomes that arrive meanwhile form the next batch, which a
+ * finishing flush hands to the timer: under load the batch grows with it. Two open flushes of one
  * node touch disjoint rows and are no different from two nodes' flushes, which the lock order
  * of {@link FlushSql} already serializes where they meet (parents, gate counters); a terminal
  * child whose parent a flush in flight decrements waits for the next flush.
@@ -136,6 +138,10 @@ public final class Flusher {
     // rather than meet that flush's parent lock (which the lock step would skip, deferring them)
     private final java.util.Map<Long, Integer> parentsInFlight = new java.util.HashMap<>();
     private int inFlight;
+    // when each flush in flight opened (System.nanoTime), the first inFlight entries; and the recent mean flush
+    private final long[] openSince = new long[16];
+    private long meanFlushNanos;
+    private static final long MIN_OPEN_AFTER_NANOS = 1_000_000L;
     private boolean stopped;
     private ScheduledFuture<?> delayed;
     private final List<ClaimRider> riders = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -200,12 +206,14 @@ public final class Flusher {
             if (timer == null) {
                 // synchronous: flushed below, in this thread
             } else if (inFlight < config.parallelism()) {
-                if (pending.size() >= config.maxBatch() || config.maxDelay().isZero()) {
+                if (pending.size() >= config.maxBatch() || config.maxDelay().isZero() && mayOpen(System.nanoTime())) {
                     cancelDelayed();
                     // A free slot: the submitting (step) thread, which would only block on the
                     // outcome anyway, writes the batch itself: no hand-off to the timer and back.
                     here = true;
-                } else if (delayed == null) {
+                } else if (config.maxDelay().isZero()) {
+                    openLater(System.nanoTime());
+                } else if (delayed == null || delayed.isDone()) {
                     delayed = timer.schedule(this::flush, config.maxDelay().toNanos(), TimeUnit.NANOSECONDS);
                 }
             }
@@ -272,8 +280,17 @@ public final class Flusher {
     void flush() {
         List<Pending> batch;
         List<Long> parents = new ArrayList<>();
+        long opened;
         synchronized (lock) {
             if (inFlight >= config.parallelism() || pending.isEmpty()) {
+                return;
+            }
+            opened = System.nanoTime();
+            if (timer != null && config.maxDelay().isZero() && pending.size() < config.maxBatch() && !mayOpen(opened)) {
+                // the flush in flight is young: these join the batch after it, or open one when it gets old
+                // (this may be that delayed flush itself, not done while it runs: schedule afresh)
+                cancelDelayed();
+                openLater(opened);
                 return;
             }
             batch = new ArrayList<>(pending.size());
@@ -293,6 +310,7 @@ public final class Flusher {
                 return;  // the flush in flight that holds their parents schedules them when it ends
             }
             inFlight++;
+            openSince[inFlight - 1] = opened;
             cancelDelayed();
             pending = held;
             parents.forEach(id -> parentsInFlight.merge(id, 1, Integer::sum));
@@ -302,7 +320,7 @@ public final class Flusher {
             deferred = write(batch);
         } finally {
             synchronized (lock) {
-                inFlight--;
+                closed(opened);
                 parents.forEach(id -> parentsInFlight.computeIfPresent(id, (k, n) -> n > 1 ? n - 1 : null));
                 pending.addAll(deferred);
                 lock.notifyAll();
@@ -310,7 +328,7 @@ public final class Flusher {
                     if (pending.size() > deferred.size()) {
                         // These waited for a free slot: write them now, all together.
                         timer.execute(this::flush);
-                    } else if (delayed == null) {
+                    } else if (delayed == null || delayed.isDone()) {
                         // Only outcomes whose rows are locked elsewhere: try again shortly.
                         delayed = timer.schedule(this::flush, Math.max(config.maxDelay().toNanos(), 5_000_000L),
                                 TimeUnit.NANOSECONDS);
@@ -507,6 +525,54 @@ public final class Flusher {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
         }
+    }
+
+    /**
+     * Adaptive group commit ({@code maxDelay} 0): a flush opens at once when none is in flight;
+     * a further one only once the newest flush in flight has run for {@link #openAfterNanos} (twice
+     * the recent mean flush, at least {@value #MIN_OPEN_AFTER_NANOS} ns). Under load the outcomes
+     * that arrive meanwhile go together right after it (one commit for all), so the batch grows
+     * with the load; a flush that is slow or stuck on a lock still does not hold the next one back
+     * for long. Called under the lock.
+     */
+    private boolean mayOpen(long now) {
+        return inFlight == 0 || now - newestOpen() >= openAfterNanos();
+    }
+
+    /** @return when the newest flush in flight opened (there is one). Under the lock. */
+    private long newestOpen() {
+        long newest = Long.MIN_VALUE;
+        for (int i = 0; i < inFlight; i++) {
+            newest = Math.max(newest, openSince[i]);
+        }
+        return newest;
+    }
+
+    /** Schedules the flush for when {@link #mayOpen} will let it open (the finishing flush may run it sooner). Under the lock. */
+    private void openLater(long now) {
+        if (delayed != null && !delayed.isDone()) {
+            return;
+        }
+        long wait = Math.max(1L, newestOpen() + openAfterNanos() - now);
+        delayed = timer.schedule(this::flush, wait, TimeUnit.NANOSECONDS);
+    }
+
+    /** @return how long the newest flush in flight runs before another may open */
+    private long openAfterNanos() {
+        return Math.max(MIN_OPEN_AFTER_NANOS, 2 * meanFlushNanos);
+    }
+
+    /** A flush opened at {@code opened} ended: its slot goes back, and its duration joins the mean. Under the lock. */
+    private void closed(long opened) {
+        for (int i = 0; i < inFlight; i++) {
+            if (openSince[i] == opened) {
+                openSince[i] = openSince[inFlight - 1];
+                break;
+            }
+        }
+        inFlight--;
+        long took = System.nanoTime() - opened;
+        meanFlushNanos = meanFlushNanos == 0 ? took : meanFlushNanos + (took - meanFlushNanos) / 8;
     }
 
     private void cancelDelayed() {
