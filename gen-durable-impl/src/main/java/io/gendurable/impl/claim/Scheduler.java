@@ -147,14 +147,14 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
 
     /**
      * How many steps of a queue may wait for their outcome's flush while their slots run other
-     * steps: four times the concurrency (so flush batches grow past the concurrency), at most 128,
+     * steps: eight times the concurrency (so flush batches grow past the concurrency), at most 128,
      * at least the concurrency.
      *
      * @param concurrency the queue's concurrency
      * @return the bound
      */
     public static int awaitCap(int concurrency) {
-        return Math.max(concurrency, Math.min(4 * concurrency, 128));
+        return Math.max(concurrency, Math.min(8 * concurrency, 128));
     }
 
     /**
