@@ -54,7 +54,7 @@ final class Options {
     @Option(names = "--flush-batch", description = "flusher max-batch [${DEFAULT-VALUE}]")
     int flushBatch = 64;
     @Option(names = "--flush-delay-ms", description = "flusher max-delay [${DEFAULT-VALUE}]")
-    int flushDelayMs = 2;
+    int flushDelayMs = 0;
     @Option(names = "--flush-parallelism", description = "flush transactions open at once [${DEFAULT-VALUE}]")
     int flushParallelism = 2;
     @Option(names = "--history", description = "the step history: off, on, or state (on, with the committed state) [${DEFAULT-VALUE}]")
