@@ -115,6 +115,9 @@ final class MetricsEvents implements MetricsBackend {
                     .withDescription("Steps running now or waiting for their flush").build(), s, QueueActivity::inFlight, queue);
             registry.gauge(Metadata.builder().withName("gendurable.scheduler.buffer")
                     .withDescription("Claimed rows waiting for a slot").build(), s, QueueActivity::buffered, queue);
+            registry.gauge(Metadata.builder().withName("gendurable.scheduler.prefetch")
+                    .withDescription("Rows claimed beyond the free slots now (auto prefetch adapts)").build(), s,
+                    QueueActivity::prefetch, queue);
         }
         if (engine.config().gauges().enabled()) {
             QueueGauges gauges = engine.gauges();

@@ -89,6 +89,7 @@ final class MicrometerEvents implements MetricsBackend {
             Tags queue = Tags.of("queue", s.queue());
             gauge("gendurable.scheduler.in_flight", s, QueueActivity::inFlight, queue);
             gauge("gendurable.scheduler.buffer", s, QueueActivity::buffered, queue);
+            gauge("gendurable.scheduler.prefetch", s, QueueActivity::prefetch, queue);
         }
         if (engine.config().gauges().enabled()) {
             QueueGauges gauges = engine.gauges();

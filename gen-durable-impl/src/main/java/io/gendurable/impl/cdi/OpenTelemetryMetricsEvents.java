@@ -120,6 +120,8 @@ final class OpenTelemetryMetricsEvents implements MetricsBackend {
                 o -> activities.forEach(s -> o.record(s.inFlight(), queue(s.queue()))));
         gauge("gendurable.scheduler.buffer", "Claimed rows waiting for a slot",
                 o -> activities.forEach(s -> o.record(s.buffered(), queue(s.queue()))));
+        gauge("gendurable.scheduler.prefetch", "Rows claimed beyond the free slots now (auto prefetch adapts)",
+                o -> activities.forEach(s -> o.record(s.prefetch(), queue(s.queue()))));
         if (engine.config().gauges().enabled()) {
             QueueGauges gauges = engine.gauges();
             gauge("gendurable.queue.instances",

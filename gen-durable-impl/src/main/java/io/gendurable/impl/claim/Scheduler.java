@@ -169,6 +169,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     }
 
     /** @return the rows this queue buffers beyond its running slots now (auto prefetch adapts it) */
+    @Override
     public int prefetch() {
         return prefetch;
     }

@@ -10,4 +10,7 @@ public interface QueueActivity {
 
     /** @return claimed rows waiting for a free slot */
     int buffered();
+
+    /** @return rows claimed beyond the free slots now: the configured prefetch, or where the auto prefetch has adapted to */
+    int prefetch();
 }

@@ -54,6 +54,8 @@ class MicrometerMetricsTest extends CdiTest {
             assertThat(REGISTRY.get("gendurable.flush.duration").timer().count()).isPositive();
             assertThat(REGISTRY.get("gendurable.outcome.stale").gauge().value()).isZero();
             assertThat(REGISTRY.get("gendurable.scheduler.in_flight").tag("queue", "default").gauge()).isNotNull();
+            assertThat(REGISTRY.get("gendurable.scheduler.prefetch").tag("queue", "default").gauge().value())
+                    .as("the auto prefetch starts at the queue's concurrency").isGreaterThanOrEqualTo(1);
             await().atMost(Duration.ofSeconds(20)).until(() -> REGISTRY.find("gendurable.queue.instances")
                     .tags("queue", "default", "status", "runnable").gauge() != null);
             assertThat(REGISTRY.get("gendurable.queue.oldest_runnable_age").tag("queue", "default").gauge().getId()

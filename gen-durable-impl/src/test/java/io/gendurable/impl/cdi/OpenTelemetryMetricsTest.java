@@ -157,6 +157,8 @@ class OpenTelemetryMetricsTest extends CdiTest {
                     .extracting(p -> p.getAttributes().asMap().size()).containsOnly(2);
             assertThat(otel.get("gendurable.scheduler.in_flight").getLongGaugeData().getPoints()).singleElement()
                     .satisfies(p -> assertThat(tags(p.getAttributes())).isEqualTo(Map.of("queue", "default")));
+            assertThat(otel.get("gendurable.scheduler.prefetch").getLongGaugeData().getPoints()).singleElement()
+                    .satisfies(p -> assertThat(p.getValue()).isPositive());
         }
         assertThat(READER.collectAllMetrics()).as("the gauges' callbacks end with the engine")
                 .noneMatch(m -> m.getType() == MetricDataType.LONG_GAUGE && m.getName().startsWith("gendurable.")
