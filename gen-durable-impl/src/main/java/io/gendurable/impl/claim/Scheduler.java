@@ -2,6 +2,7 @@ package io.gendurable.impl.claim;
 
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.admission.Limiter;
+import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.flush.Flusher;
@@ -44,6 +45,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher.ClaimRider {
     private static final Logger LOG = System.getLogger("io.gendurable.claim");
+    // a row that waited this long in the buffer halves an auto prefetch (slow steps: adaptPrefetch)
+    private static final long BUFFER_WAIT_NANOS = 100_000_000L;
 
     private final EngineContext ctx;
     private final String queue;
@@ -129,7 +132,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         this.concurrency = slots;
         this.awaitCap = awaitCap(slots);
         this.prefetch = config.poll().prefetchFor(slots);
-        this.adaptivePrefetch = config.poll().prefetch() == io.gendurable.impl.config.ConfigKeys.AUTO;
+        this.adaptivePrefetch = config.poll().prefetch() == ConfigKeys.AUTO;
         this.prefetchCeiling = autoPrefetchCeiling(slots);
         this.configuredMinDemand = config.poll().minDemand();
         this.workerPrefix = config.node().id() + ":" + queue + "@";
@@ -154,7 +157,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
      * @return the bound
      */
     public static int awaitCap(int concurrency) {
-        return Math.max(concurrency, Math.min(8 * concurrency, 128));
+        return eightfold(concurrency);
     }
 
     /**
@@ -165,6 +168,11 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
      * @return the ceiling
      */
     public static int autoPrefetchCeiling(int concurrency) {
+        return eightfold(concurrency);
+    }
+
+    /** @return eight times the concurrency, at most 128, at least the concurrency: the bound of both the waiters and the auto prefetch */
+    private static int eightfold(int concurrency) {
         return Math.max(concurrency, Math.min(8 * concurrency, 128));
     }
 
@@ -181,7 +189,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
 
     /** @return the fewest rows worth a claim: as configured, or (auto) a quarter of the concurrency plus the prefetch now */
     private int minDemand() {
-        return configuredMinDemand == io.gendurable.impl.config.ConfigKeys.AUTO
+        return configuredMinDemand == ConfigKeys.AUTO
                 ? Math.max(1, (concurrency + prefetch) / 4) : configuredMinDemand;
     }
 
@@ -199,8 +207,6 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
             prefetch = Math.min(prefetchCeiling, 2 * p);
         }
     }
-
-    private static final long BUFFER_WAIT_NANOS = 100_000_000L;
 
     /** @return the queue this scheduler feeds */
     @Override

@@ -139,7 +139,7 @@ public final class Flusher {
     private final java.util.Map<Long, Integer> parentsInFlight = new java.util.HashMap<>();
     private int inFlight;
     // when each flush in flight opened (System.nanoTime), the first inFlight entries; and the recent mean flush
-    private final long[] openSince = new long[16];
+    private final long[] openSince;
     private long meanFlushNanos;
     private static final long MIN_OPEN_AFTER_NANOS = 1_000_000L;
     private boolean stopped;
@@ -164,6 +164,7 @@ public final class Flusher {
         this.deferLimit = ctx.config().lease().ttl();
         this.sql = FlushSql.in(ctx.statements());
         this.timer = ctx.timer();
+        this.openSince = new long[config.parallelism()];
     }
 
     /**
