@@ -86,11 +86,13 @@ class ArchitectureTest {
             "io.gendurable.impl.claim.ClaimRelease", Set.of("io.gendurable.impl.lease.LeaseSql",
                     "io.gendurable.impl.admission.BucketSql"),
             // a cancel returns the gate slot and tells the waiting parent in its own transaction, as the flush does
+            // (and, cancelling a running K = 1 row, unblocks its key's next row)
             "io.gendurable.impl.control.Controls", Set.of("io.gendurable.impl.admission.BucketSql",
-                    "io.gendurable.impl.flush.ChildrenSql"),
-            // the flush's riders: the fan-out's insert and the gate credit, in the flush's transaction
+                    "io.gendurable.impl.flush.ChildrenSql", "io.gendurable.impl.keys.KeySql"),
+            // the flush's riders: the fan-out's insert, the gate credit and the unblock of the keys its
+            // rows left, in the flush's transaction
             "io.gendurable.impl.flush.FlushSql", Set.of("io.gendurable.impl.insert.InsertSql",
-                    "io.gendurable.impl.admission.BucketSql"));
+                    "io.gendurable.impl.admission.BucketSql", "io.gendurable.impl.keys.KeySql"));
 
     @ArchTest
     static final ArchRule engineInternalsAreTheTestKitsDoor = noClasses()

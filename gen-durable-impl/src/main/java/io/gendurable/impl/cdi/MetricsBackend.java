@@ -22,6 +22,8 @@ interface MetricsBackend extends EngineEvents {
     Map<String, Function<EngineMetrics, LongAdder>> TOTALS = Map.ofEntries(
             Map.entry("gendurable.outcome.stale", x -> x.stale),
             Map.entry("gendurable.reaper.reaped", x -> x.reaped),
+            Map.entry("gendurable.keys.blocked", x -> x.keysBlocked),
+            Map.entry("gendurable.keys.unblocked", x -> x.keysUnblocked),
             Map.entry("gendurable.scheduler.reclaimed", x -> x.reclaimed),
             Map.entry("gendurable.gc.swept", x -> x.gcSwept),
             Map.entry("gendurable.concurrency.contended", x -> x.contended),

@@ -1,6 +1,7 @@
 package io.gendurable.impl.claim;
 
 import io.gendurable.impl.db.Jdbc;
+import io.gendurable.impl.db.PickOrder;
 import io.gendurable.impl.db.SchemaName;
 import io.gendurable.impl.step.ClaimedRow;
 
@@ -27,6 +28,8 @@ import java.util.List;
  * Every claim stamps a fresh fencing token ({@code claim_token}, from a sequence): the flush,
  * the heartbeat and the releases of this claim are guarded by it, so nothing written for an
  * earlier claim of the row can match.
+ * Rows blocked behind their key ({@code key_blocked}, see {@code io.gendurable.impl.keys.KeySql}) are
+ * not in the pick index and never read.
  * One statement, one round trip. Index: {@code gen_durable_pick}. Each row says whether it has
  * signals (a {@code signals_target} probe) or children (a {@code gen_durable_parent} probe), so
  * the inbox and children loads run only when one does.
@@ -40,27 +43,14 @@ public final class ClaimSql {
         this.schema = schema;
         this.pausedSql = "SELECT queue FROM " + schema.qualify("gen_durable_paused_queues");
         this.sql = """
-                WITH RECURSIVE prio AS (
-                    -- the queue's runnable priorities, most urgent first, one index probe each (a loose
-                    -- index scan): each is then read from its due rows on, so rows not yet due at a more
-                    -- urgent priority (a far-future backlog) are never walked; a paused queue has none
-                    (SELECT priority FROM %1$s
-                     WHERE status = 'runnable' AND queue = ?
-                       -- uncorrelated, so one primary-key probe per claim (a one-time filter)
-                       AND NOT EXISTS (SELECT 1 FROM %4$s pq WHERE pq.queue = ?)
-                     ORDER BY priority LIMIT 1)
-                    UNION ALL
-                    SELECT (SELECT n.priority FROM %1$s n
-                            WHERE n.status = 'runnable' AND n.queue = ? AND n.priority > p.priority
-                            ORDER BY n.priority LIMIT 1)
-                    FROM prio p WHERE p.priority IS NOT NULL
-                ), cand AS (
+                WITH RECURSIVE %5$s, cand AS (
                     -- the priorities in order, each read lazily: the outer LIMIT stops at the batch
                     SELECT c.* FROM prio CROSS JOIN LATERAL (
                         SELECT id, priority, eligible_at, concurrency_key,
                                (concurrency_key IS NOT NULL AND NOT (concurrency_name = ANY (?::text[]))) AS k1
                         FROM %1$s g
-                        WHERE status = 'runnable' AND queue = ? AND priority = prio.priority AND eligible_at <= ?
+                        WHERE status = 'runnable' AND NOT key_blocked AND queue = ? AND priority = prio.priority
+                          AND eligible_at <= ?
                           AND (concurrency_key IS NULL OR concurrency_name = ANY (?::text[])
                                OR NOT EXISTS (SELECT 1 FROM %1$s e
                                               WHERE e.status = 'executing' AND e.concurrency_key = g.concurrency_key
@@ -92,7 +82,10 @@ public final class ClaimSql {
                           g.rate_limit, g.weight, g.concurrency_shard IS NOT NULL AS gated, g.last_error, g.claim_token,
                           g.traceparent, g.tracestate
                 """.formatted(schema.instances(), schema.qualify("signals"), schema.claimTokens(),
-                schema.qualify("gen_durable_paused_queues"));
+                schema.qualify("gen_durable_paused_queues"),
+                // a paused queue has no runnable priorities (uncorrelated: one primary-key probe per claim)
+                PickOrder.runnablePriorities("prio", schema.instances(), "\n       AND NOT EXISTS (SELECT 1 FROM "
+                        + schema.qualify("gen_durable_paused_queues") + " pq WHERE pq.queue = ?)"));
     }
 
     /** @return the queues paused cluster-wide ({@code gen_durable_paused_queues}) */

@@ -36,6 +36,7 @@ public final class Picker {
     private final Limiter limiter;
     private final ClaimRelease releases;
     private final String[] gateNames;
+    private final java.util.function.ObjLongConsumer<String> claimTimes;
 
     /**
      * @param ctx      the engine's context
@@ -43,8 +44,12 @@ public final class Picker {
      * @param worker   the claimant, stored in {@code locked_by}
      * @param releases gives back the rows admission denies
      * @param limiter  admits the rows that name a gate or a rate limit
+     * @param claimTimes told how long each claim statement took, in nanoseconds, with the queue (a long
+     *                   one starts a {@linkplain io.gendurable.impl.keys.KeyBlocking key blocking} run)
      */
-    public Picker(EngineContext ctx, String queue, String worker, ClaimRelease releases, Limiter limiter) {
+    public Picker(EngineContext ctx, String queue, String worker, ClaimRelease releases, Limiter limiter,
+                  java.util.function.ObjLongConsumer<String> claimTimes) {
+        this.claimTimes = claimTimes;
         this.ctx = ctx;
         this.queue = queue;
         this.worker = worker;
@@ -144,8 +149,10 @@ public final class Picker {
 
     /** The claim, the inboxes and the children of the claimed rows that have any: one transaction. */
     private List<Picked> pick(java.sql.Connection c, int demand) throws java.sql.SQLException {
+        long began = System.nanoTime();
         List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, ctx.clock().instant(),
                 ctx.clock().instant().plus(config.lease().ttl()), gateNames);
+        claimTimes.accept(queue, System.nanoTime() - began);
         List<Long> withSignals = claimedRows.stream().filter(ClaimedRow::hasSignals).map(ClaimedRow::id).toList();
         Map<Long, List<InboxSql.SignalRow>> inboxes = withSignals.isEmpty() ? Map.of()
                 : inboxSql.load(c, withSignals, ctx.tracing() != io.gendurable.impl.trace.Tracing.NONE);

@@ -111,16 +111,15 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     }
 
     /**
-     * @param ctx     the engine's context
-     * @param queue   the queue to feed, one of the node's configured queues (its concurrency comes from there)
-     * @param limiter admits the rows that name a gate or a rate limit
-     * @param runner  runs the claimed steps
-     * @param flusher writes their outcomes
-     * @param pauses  the paused queues: while its queue is paused, it starts nothing and gives its prefetched rows back
+     * @param ctx      the engine's context
+     * @param queue    the queue to feed, one of the node's configured queues (its concurrency comes from there)
+     * @param runner   runs the claimed steps
+     * @param flusher  writes their outcomes
+     * @param services the node's limiter, paused queues and key blocking, shared by every queue
      */
-    public Scheduler(EngineContext ctx, String queue, Limiter limiter, StepRunner runner, Flusher flusher,
-                     PausedQueues pauses) {
-        this.pauses = pauses;
+    public Scheduler(EngineContext ctx, String queue, StepRunner runner, Flusher flusher, QueueServices services) {
+        Limiter limiter = services.limiter();
+        this.pauses = services.pauses();
         this.ctx = ctx;
         this.queue = queue;
         this.config = ctx.config();
@@ -139,7 +138,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         this.worker = workerPrefix + UUID.randomUUID().toString().substring(0, 8);
         this.leaseSql = ctx.statements().of(LeaseSql.class, LeaseSql::new);
         this.releases = new ClaimRelease(ctx, limiter);
-        this.picker = new Picker(ctx, queue, worker, releases, limiter);
+        this.picker = new Picker(ctx, queue, worker, releases, limiter, services.keys()::claimTook);
         this.limiter = limiter;
         this.runner = runner;
         this.flusher = flusher;

@@ -74,7 +74,8 @@ final class ControlSql {
         // token no row holds any more and commits nothing.
         this.cancelSql = """
                 UPDATE %1$s SET status = 'cancelled', last_error = ?, locked_by = NULL, lease_expires_at = NULL,
-                    claim_token = NULL, concurrency_shard = NULL, awaits = NULL, await_deadline = NULL, updated_at = ?
+                    claim_token = NULL, concurrency_shard = NULL, awaits = NULL, await_deadline = NULL, key_blocked = false,
+                    updated_at = ?
                 WHERE id = ANY(?::bigint[]) AND status NOT IN %2$s
                 RETURNING id
                 """.formatted(t, TERMINAL);

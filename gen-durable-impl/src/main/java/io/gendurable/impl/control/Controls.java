@@ -6,6 +6,7 @@ import io.gendurable.NoSuchInstanceException;
 import io.gendurable.PausedQueue;
 import io.gendurable.Status;
 import io.gendurable.impl.admission.BucketSql;
+import io.gendurable.impl.keys.KeySql;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.flush.ChildrenSql;
 import io.gendurable.impl.runtime.EngineContext;
@@ -166,6 +167,17 @@ public final class Controls {
         }
         if (!slots.isEmpty()) {
             ctx.statements().of(BucketSql.class, BucketSql::new).credit(c, slots);
+        }
+        // a cancelled running row of a K = 1 key lets the key's next blocked row in (KeySql)
+        Set<String> freedKeys = new java.util.HashSet<>();
+        for (Long d : done) {
+            ControlSql.Locked r = rows.get(d);
+            if ("executing".equals(r.status()) && r.concurrencyKey() != null && r.concurrencyShard() == null) {
+                freedKeys.add(r.concurrencyKey());
+            }
+        }
+        if (!freedKeys.isEmpty()) {
+            queues.addAll(ctx.statements().of(KeySql.class, KeySql::new).unblock(c, freedKeys));
         }
         if (!joining.isEmpty()) {
             ctx.statements().of(ChildrenSql.class, ChildrenSql::new).join(c, joining, now).forEach((p, q) -> {

@@ -129,7 +129,7 @@ public final class DrainRunner {
         }
         String worker = workers.computeIfAbsent(queue, q -> config.node().id() + ":" + q + "@drain-"
                 + UUID.randomUUID().toString().substring(0, 8));
-        Picker picker = pickers.computeIfAbsent(queue, q -> new Picker(ctx, q, worker, releases, limiter));
+        Picker picker = pickers.computeIfAbsent(queue, q -> new Picker(ctx, q, worker, releases, limiter, (qq, nanos) -> { }));
         List<Picked> rows = picker.pick(Math.min(demand, maxSteps));
         metrics.picks.increment();
         metrics.picked.add(rows.size());

@@ -33,14 +33,15 @@ public final class DrainSql {
 
     public DrainSql(SchemaName schema) {
         String t = schema.instances();
-        // Index: gen_durable_pick (its predicate); a test database holds few rows. A paused queue's
+        // Index: gen_durable_pick and gen_durable_key_blocked (their predicates); a test database holds few rows. A paused queue's
         // rows wait for its resume: they are not a backlog the drain could run.
         this.backlogSql = """
                 SELECT queue, count(*) FILTER (WHERE eligible_at <= ?) AS due, count(*) AS total,
                        min(eligible_at) AS next_eligible
-                FROM %1$s g
-                WHERE status = 'runnable'
-                  AND NOT EXISTS (SELECT 1 FROM %2$s pq WHERE pq.queue = g.queue)
+                FROM (SELECT queue, eligible_at FROM %1$s WHERE status = 'runnable' AND NOT key_blocked
+                      UNION ALL
+                      SELECT queue, eligible_at FROM %1$s WHERE status = 'runnable' AND key_blocked) g
+                WHERE NOT EXISTS (SELECT 1 FROM %2$s pq WHERE pq.queue = g.queue)
                 GROUP BY queue
                 ORDER BY queue
                 """.formatted(t, schema.qualify("gen_durable_paused_queues"));

@@ -43,6 +43,8 @@ import io.gendurable.impl.health.EngineHealth;
 import io.gendurable.impl.insert.Inserter;
 import io.gendurable.impl.insert.InstanceRows;
 import io.gendurable.impl.json.Json;
+import io.gendurable.impl.keys.KeyBlocking;
+import io.gendurable.impl.claim.QueueServices;
 import io.gendurable.impl.lease.Reaper;
 import io.gendurable.impl.nodes.NodeActivity;
 import io.gendurable.impl.nodes.NodeBeacon;
@@ -165,10 +167,12 @@ public final class Engine implements GenDurable, AutoCloseable {
             flushers.add(f);
         }
         this.pauses = new PausedQueues(ctx, this::pokeAllLocal);
+        KeyBlocking keyBlocking = new KeyBlocking(ctx, poke);
+        QueueServices services = new QueueServices(limiter, pauses, keyBlocking);
         for (String queue : config.node().queues().keySet()) {
-            schedulers.add(new Scheduler(ctx, queue, limiter, runner, byConfig.get(config.flusherFor(queue)), pauses));
+            schedulers.add(new Scheduler(ctx, queue, runner, byConfig.get(config.flusherFor(queue)), services));
         }
-        this.reaper = new Reaper(ctx, poke);
+        this.reaper = new Reaper(ctx, poke, keyBlocking);
         this.awaitWatcher = new AwaitWatcher(ctx, awaiters);
         this.awaitBridge = new AwaitBridge(awaiters, this::find);
         this.signaller = new Signaller(ctx, poke, callerTx);
@@ -196,7 +200,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         flushed.rewoken().keySet().forEach(id -> statuses.put(id, "runnable"));
         awaiters.observed(statuses);
         Set<String> queues = new HashSet<>(flushed.rewoken().values());
-        queues.addAll(flushed.childQueues());
+        queues.addAll(flushed.readyQueues());
         queues.forEach(poke::poke);
     }
 

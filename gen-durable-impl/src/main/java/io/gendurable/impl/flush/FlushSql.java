@@ -8,6 +8,7 @@ import io.gendurable.impl.db.Statements;
 import io.gendurable.impl.db.Unnest;
 import io.gendurable.impl.flush.Transition.AwaitsOp;
 import io.gendurable.impl.insert.InsertSql;
+import io.gendurable.impl.keys.KeySql;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -95,14 +96,17 @@ public final class FlushSql {
     private final InsertSql insertSql;
     private final ChildrenSql childrenSql;
     private final BucketSql bucketSql;
+    private final KeySql keySql;
 
     /** @param statements the schema's statements @return its one flush statement */
     public static FlushSql in(Statements statements) {
         return statements.of(FlushSql.class, schema -> new FlushSql(schema, statements.of(InsertSql.class, InsertSql::new),
-                statements.of(BucketSql.class, BucketSql::new), statements.of(ChildrenSql.class, ChildrenSql::new)));
+                statements.of(BucketSql.class, BucketSql::new), statements.of(ChildrenSql.class, ChildrenSql::new),
+                statements.of(KeySql.class, KeySql::new)));
     }
 
-    private FlushSql(SchemaName schema, InsertSql insertSql, BucketSql bucketSql, ChildrenSql childrenSql) {
+    private FlushSql(SchemaName schema, InsertSql insertSql, BucketSql bucketSql, ChildrenSql childrenSql, KeySql keySql) {
+        this.keySql = keySql;
         this.insertSql = insertSql;
         this.bucketSql = bucketSql;
         this.childrenSql = childrenSql;
@@ -124,8 +128,12 @@ public final class FlushSql {
         // index gen_durable_lease, and a plan over it reads every executing row, and every dead
         // entry a burn-down leaves in that index, per flush. The lock goes by primary key alone
         // (a row no longer ours is locked for nothing and then refused by the update's guard).
+        // It also answers each row's K = 1 key (an ungated key of an executing row): a row that
+        // leaves executing, or leaves its key, unblocks the key's next row (KeySql.unblock).
         this.lockSql = """
-                SELECT g.id FROM %1$s g
+                SELECT g.id, CASE WHEN g.status::text = 'executing' AND g.concurrency_shard IS NULL
+                                  THEN g.concurrency_key END AS k1_key
+                FROM %1$s g
                 WHERE g.id = ANY (?::bigint[])
                 ORDER BY g.id
                 FOR NO KEY UPDATE OF g SKIP LOCKED
@@ -197,7 +205,7 @@ public final class FlushSql {
      * @param rewoken     id → queue of rows this flush made runnable besides the transitions
      *                    themselves: parks the recheck woke, parents whose join completed, fan-outs
      *                    none of whose children landed
-     * @param childQueues the queues that received due children
+     * @param readyQueues the queues that received due children or an unblocked row (a claim there finds them)
      * @param continuingWithSignals inline continues whose inbox is not empty (the next step loads it)
      * @param continued   id → the new fencing token of each committed inline continue
      * @param deferred    the ids whose outcome was not written because their row, or the parent a
@@ -205,7 +213,7 @@ public final class FlushSql {
      *                    again in a later flush (they are neither committed nor stale)
      */
     public record Flushed(java.util.Set<Long> committed, Map<Long, String> rewoken,
-                          java.util.Set<String> childQueues, java.util.Set<Long> continuingWithSignals,
+                          java.util.Set<String> readyQueues, java.util.Set<Long> continuingWithSignals,
                           Map<Long, Long> continued, java.util.Set<Long> deferred) {
     }
 
@@ -232,7 +240,8 @@ public final class FlushSql {
      * commit are inserted in the same transaction, in one statement.
      */
     public Flushed flush(Connection c, List<Transition> all, List<StepHistory> history, Instant now) throws SQLException {
-        java.util.Set<Long> locked = lock(c, all);
+        Map<Long, String> k1Keys = new HashMap<>();
+        java.util.Set<Long> locked = lock(c, all, k1Keys);
         List<Transition> rows = new ArrayList<>(all.size());
         java.util.Set<Long> deferred = new java.util.HashSet<>();
         for (Transition r : all) {
@@ -279,8 +288,21 @@ public final class FlushSql {
             }
         }
         Map<Long, String> rewoken = new HashMap<>();
-        java.util.Set<String> childQueues = new java.util.HashSet<>();
-        fanOut(c, rows, committed, now, rewoken, childQueues);
+        java.util.Set<String> readyQueues = new java.util.HashSet<>();
+        // A K = 1 key whose row left executing (or left the key) lets its next blocked row in: a
+        // statement after the update, so it sees every blocking that held the row (KeySql).
+        java.util.Set<String> freedKeys = new java.util.HashSet<>();
+        for (Transition r : rows) {
+            String key = k1Keys.get(r.id());
+            if (key != null && committed.contains(r.id())
+                    && !(r.keepsClaim() && r.keyChange() == io.gendurable.TransitionOptions.KeyChange.KEEP)) {
+                freedKeys.add(key);
+            }
+        }
+        if (!freedKeys.isEmpty()) {
+            readyQueues.addAll(keySql.unblock(c, freedKeys));
+        }
+        fanOut(c, rows, committed, now, rewoken, readyQueues);
         List<Long> joining = new ArrayList<>();
         for (Transition r : rows) {
             if (r.joins() != null && committed.contains(r.id())) {
@@ -325,11 +347,11 @@ public final class FlushSql {
                 }
             }
         }
-        return new Flushed(committed, rewoken, childQueues, withSignals, continued, deferred);
+        return new Flushed(committed, rewoken, readyQueues, withSignals, continued, deferred);
     }
 
     /** @return the ids among the outcomes' rows and their parents that this transaction now holds locked */
-    private java.util.Set<Long> lock(Connection c, List<Transition> rows) throws SQLException {
+    private java.util.Set<Long> lock(Connection c, List<Transition> rows, Map<Long, String> k1Keys) throws SQLException {
         java.util.Set<Long> ids = new java.util.HashSet<>(rows.size() * 2);
         for (Transition r : rows) {
             ids.add(r.id());
@@ -348,6 +370,10 @@ public final class FlushSql {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     locked.add(rs.getLong(1));
+                    String key = rs.getString(2);
+                    if (key != null) {
+                        k1Keys.put(rs.getLong(1), key);
+                    }
                 }
             }
         }
@@ -356,7 +382,7 @@ public final class FlushSql {
 
     /** Every committed fan-out's children in ONE insert statement, then each parent parks with what landed. */
     private void fanOut(Connection c, List<Transition> rows, java.util.Set<Long> committed, Instant now,
-                        Map<Long, String> rewoken, java.util.Set<String> childQueues) throws SQLException {
+                        Map<Long, String> rewoken, java.util.Set<String> readyQueues) throws SQLException {
         Map<Long, Integer> landed = new java.util.LinkedHashMap<>();
         List<InsertSql.Row> children = new ArrayList<>();
         for (Transition r : rows) {
@@ -375,7 +401,7 @@ public final class FlushSql {
                     InsertSql.Row child = children.get(i);
                     landed.merge(child.parentId(), 1, Integer::sum);
                     if (!child.eligibleAt().isAfter(now)) {
-                        childQueues.add(child.queue());
+                        readyQueues.add(child.queue());
                     }
                 }
             }

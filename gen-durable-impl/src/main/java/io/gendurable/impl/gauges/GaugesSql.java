@@ -17,7 +17,8 @@ import java.util.List;
  * narrowest index there is and never the terminal rows, which are most of the table:
  * <ul>
  *   <li>{@code runnable}: an index-only scan of {@code gen_durable_pick} ({@code (queue, priority,
- *       eligible_at) WHERE status = 'runnable'}), already grouped by queue;</li>
+ *       eligible_at) WHERE status = 'runnable' AND NOT key_blocked}), already grouped by queue, and
+ *       one of {@code gen_durable_key_blocked} (the rows blocked behind their K = 1 key);</li>
  *   <li>{@code executing}: {@code gen_durable_lease}, the claims in flight (few);</li>
  *   <li>{@code awaiting_signal}, {@code awaiting_children}: no index of schema version 2 holds
  *       these statuses alone, so this branch scans the table; an index on {@code status} (such as
@@ -37,7 +38,10 @@ public final class GaugesSql {
         this.sql = """
                 SELECT queue, 'runnable' AS status, count(*) AS n,
                        min(eligible_at) FILTER (WHERE eligible_at <= ?) AS oldest_due
-                FROM %1$s WHERE status = 'runnable' GROUP BY queue
+                FROM (SELECT queue, eligible_at FROM %1$s WHERE status = 'runnable' AND NOT key_blocked
+                      UNION ALL
+                      SELECT queue, eligible_at FROM %1$s WHERE status = 'runnable' AND key_blocked) r
+                GROUP BY queue
                 UNION ALL
                 SELECT queue, 'executing', count(*), NULL
                 FROM %1$s WHERE status = 'executing' GROUP BY queue

@@ -4,6 +4,7 @@ import io.gendurable.impl.runtime.Background;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Db;
+import io.gendurable.impl.keys.KeyBlocking;
 import io.gendurable.impl.poke.Poke;
 import io.gendurable.impl.runtime.EngineMetrics;
 import io.gendurable.impl.runtime.Loops;
@@ -18,7 +19,8 @@ import java.util.Set;
 
 /**
  * Returns rows whose lease expired (their worker died or lost the database) to {@code runnable}
- * with {@code attempt + 1}, and pokes their queues; in the same loop, fires due await timeouts. Safe on several nodes at once: the sweep
+ * with {@code attempt + 1}, and pokes their queues; in the same loop, fires due await timeouts and
+ * sweeps the keys left with blocked rows and none executing ({@link KeyBlocking#sweep}). Safe on several nodes at once: the sweep
  * claims with ordered {@code SKIP LOCKED}.
  */
 public final class Reaper implements Background {
@@ -33,8 +35,9 @@ public final class Reaper implements Background {
     /**
      * @param ctx  the engine's context
      * @param poke told of the queues whose rows the reaper made runnable again
+     * @param keys whose sweep (blocked rows of keys with none executing) runs in the same loop
      */
-    public Reaper(EngineContext ctx, Poke poke) {
+    public Reaper(EngineContext ctx, Poke poke, KeyBlocking keys) {
         this.ctx = ctx;
         this.config = ctx.config().reaper();
         this.sql = ctx.statements().of(LeaseSql.class, LeaseSql::new);
@@ -42,6 +45,7 @@ public final class Reaper implements Background {
         this.loop = new Periodic(ctx.requireTimer(), config.interval(), () -> {
             Loops.guarded(LOG, "reaper", ctx.metrics(), this::runOnce);
             Loops.guarded(LOG, "await-timeout sweep", ctx.metrics(), this::fireTimeouts);
+            Loops.guarded(LOG, "blocked-key sweep", ctx.metrics(), keys::sweep);
         });
     }
 

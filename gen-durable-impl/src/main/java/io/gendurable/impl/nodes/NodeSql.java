@@ -43,11 +43,14 @@ public final class NodeSql {
         this.remove = "DELETE FROM " + nodes + " WHERE node = ? AND started_at = ?";
         this.list = "SELECT node, started_at, seen_at, info::text AS info FROM " + nodes
                 + " WHERE seen_at >= ? ORDER BY node";
-        // runnable rows only: gen_durable_pick's predicate, so the planner may walk that index; the
+        // runnable rows only: gen_durable_pick's predicate (and gen_durable_key_blocked's), so the planner may walk that index; the
         // cost is one visit per runnable row (docs/operations.md, "Nodes")
         this.rateNames = """
                 SELECT queue, split_part(rate_limit, ':', 1) AS name, count(*) AS n
-                FROM %1$s WHERE status = 'runnable' AND rate_limit IS NOT NULL
+                FROM (SELECT queue, rate_limit FROM %1$s WHERE status = 'runnable' AND NOT key_blocked
+                      UNION ALL
+                      SELECT queue, rate_limit FROM %1$s WHERE status = 'runnable' AND key_blocked) r
+                WHERE rate_limit IS NOT NULL
                 GROUP BY 1, 2 ORDER BY 1, 2""".formatted(schema.instances());
     }
 

@@ -28,6 +28,10 @@ public final class EngineMetrics {
     public final LongAdder stale = new LongAdder();
     /** Expired leases the reaper returned to runnable. */
     public final LongAdder reaped = new LongAdder();
+    /** Runnable rows blocked behind their busy K = 1 key (out of the pick index until their turn). */
+    public final LongAdder keysBlocked = new LongAdder();
+    /** Blocked rows the sweep unblocked: their key had none executing (the backstop; the flush unblocks most). */
+    public final LongAdder keysUnblocked = new LongAdder();
     /** Claims of a dead predecessor released at start-up. */
     public final LongAdder reclaimed = new LongAdder();
     /** Terminal rows deleted by the GC. */

@@ -10,6 +10,7 @@ import io.gendurable.impl.db.SchemaName;
 import io.gendurable.impl.flush.ChildrenSql;
 import io.gendurable.impl.flush.FlushSql;
 import io.gendurable.impl.gc.GcSql;
+import io.gendurable.impl.keys.KeySql;
 import io.gendurable.impl.step.InboxSql;
 import io.gendurable.impl.support.EngineHarness;
 import jakarta.json.JsonArray;
@@ -49,6 +50,8 @@ class PlanTest {
     static final int BATCH = 64;
     /** Rows of queue {@code later} at priority 0, due in a year; its due work is at priority 5. */
     static final int FAR_FUTURE = 100_000;
+    /** Rows of one K = 1 key waiting in queue {@code hot} behind its running row, ahead of 1,000 ordinary rows. */
+    static final int HOT = 20_000;
 
     EngineHarness h;
     SchemaName schema;
@@ -86,6 +89,14 @@ class PlanTest {
                 -- runnable rows waiting behind those keys
                 INSERT INTO gen_durable (fsm, step, queue, concurrency_key)
                 SELECT 'f', 'start', 'default', 'acct:' || (i * 3) FROM generate_series(1, 600) i;
+                -- queue hot: one K = 1 key running, $HOT rows of it waiting first in pick order, then ordinary work
+                INSERT INTO gen_durable (fsm, step, status, queue, locked_by, claim_token, lease_expires_at, concurrency_key)
+                VALUES ('f', 'run', 'executing', 'hot', 'node:hot@x', nextval('gen_durable_claim_token'),
+                        now() + interval '30 seconds', 'hot:1');
+                INSERT INTO gen_durable (fsm, step, queue, concurrency_key, eligible_at)
+                SELECT 'f', 'start', 'hot', 'hot:1', now() - interval '1 hour' + i * interval '1 millisecond'
+                FROM generate_series(1, $HOT) i;
+                INSERT INTO gen_durable (fsm, step, queue) SELECT 'f', 'start', 'hot' FROM generate_series(1, 1000) i;
                 -- parked rows, each with an inbox
                 INSERT INTO gen_durable (fsm, step, status, awaits)
                 SELECT 'f', 'wait', 'awaiting_signal', ARRAY['go'] FROM generate_series(1, 5000) i;
@@ -103,7 +114,7 @@ class PlanTest {
                 ANALYZE gen_durable;
                 ANALYZE signals;
                 """.replace("%%", "%").replace("$RUNNABLE", String.valueOf(RUNNABLE))
-                .replace("$FAR_FUTURE", String.valueOf(FAR_FUTURE)));
+                .replace("$FAR_FUTURE", String.valueOf(FAR_FUTURE)).replace("$HOT", String.valueOf(HOT)));
     }
 
     @AfterAll
@@ -159,6 +170,67 @@ class PlanTest {
         assertThat(((JsonObject) plan.get("Plan")).getJsonNumber("Actual Rows").longValue()).isEqualTo(BATCH);
         // A batch's worth of pages, not the index pages of the far-future rows (about 500).
         assertThat(buffers).isLessThan(100);
+    }
+
+    @Test
+    void the_rows_a_busy_key_holds_back_are_read_by_every_claim_until_blocked_then_by_none() throws SQLException {
+        KeySql keys = new KeySql(schema);
+        long before = candidateRowsRead("hot");
+        int blocked = 0;
+        try (Connection c = h.dataSource().getConnection()) {
+            for (int n = -1; n != 0; ) {
+                n = keys.block(c, "hot", java.time.Instant.now(), 5_000, new String[0]);
+                blocked += n;
+            }
+        }
+        long after = candidateRowsRead("hot");
+        System.out.printf("plan: beside %d rows of a busy K = 1 key the claim read %d pick-index rows; %d once they were blocked%n",
+                HOT, before, after);
+        assertThat(before).as("the key's waiting rows, read by the claim").isGreaterThanOrEqualTo(HOT);
+        assertThat(blocked).isEqualTo(HOT);
+        assertThat(after).as("a batch, the blocked rows out of the pick index").isBetween((long) BATCH, (long) BATCH * 4);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE queue = 'hot' AND status = 'runnable' AND key_blocked"))
+                .isEqualTo(HOT);
+        try (Connection c = h.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            // the key's row still runs: nothing is unblocked
+            assertThat(keys.unblock(c, List.of("hot:1"))).isEmpty();
+            // once it has ended, exactly its first waiting row is
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("UPDATE " + schema.instances() + " SET status = 'done', locked_by = NULL, lease_expires_at = NULL"
+                        + " WHERE queue = 'hot' AND status = 'executing'");
+            }
+            assertThat(keys.unblock(c, List.of("hot:1"))).containsExactly("hot");
+            try (Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT min(id) FILTER (WHERE NOT key_blocked), min(id) FROM " + schema.instances()
+                         + " WHERE queue = 'hot' AND status = 'runnable' AND concurrency_key = 'hot:1'")) {
+                rs.next();
+                assertThat(rs.getLong(1)).as("the first in pick order").isEqualTo(rs.getLong(2));
+            }
+            c.rollback();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"force_custom_plan", "force_generic_plan"})
+    void the_key_blocking_statements_go_through_indexes(String mode) {
+        KeySql keys = new KeySql(schema);
+        JsonObject block = explain(keys.blockSql(), mode, "'default'", "'default'", "'default'", "now()", "5000", "5000",
+                "'{}'::text[]");
+        assertThat(seqScans(block)).doesNotContain("gen_durable");
+        assertThat(indexesOn(block, "gen_durable")).contains("gen_durable_pick", "gen_durable_concurrency_active");
+        JsonObject unblock = explain(keys.unblockSql(), mode, "ARRAY['acct:3', 'acct:6', 'hot:1']");
+        assertThat(seqScans(unblock)).doesNotContain("gen_durable");
+        assertThat(indexesOn(unblock, "gen_durable")).contains("gen_durable_key_blocked", "gen_durable_concurrency_active");
+    }
+
+    /** @return the pick-index rows a claim of {@code queue} reads in its candidate scans (rolled back) */
+    private long candidateRowsRead(String queue) {
+        JsonObject plan = explainAnalyzeRolledBack(new ClaimSql(schema).sql(), claimArgs(queue));
+        return nodes(plan).stream()
+                .filter(n -> "gen_durable_pick".equals(n.getString("Index Name", null)))
+                .filter(n -> n.getString("Index Cond", "").contains("eligible_at"))
+                .mapToLong(PlanTest::rowsRead).sum();
     }
 
     /** @return the claim's parameters as SQL literals: a batch of {@link #BATCH} from {@code queue}, no gates */
