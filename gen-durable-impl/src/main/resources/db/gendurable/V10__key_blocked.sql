@@ -7,13 +7,14 @@
 -- 50,000 waiting rows of one key). Such rows may now be marked blocked (key_blocked): out of
 -- the pick index, in gen_durable_key_blocked instead, in the order the claim would take them.
 --
--- The protocol (io.gendurable.impl.keys.KeySql):
--- - block: when a queue's claim ran long, its first due rows are walked and those whose key's
---   executing row the statement holds FOR SHARE (SKIP LOCKED) are blocked; that executing row
---   cannot leave 'executing' until the blocking commits.
--- - unblock: whatever takes a K = 1 row out of 'executing' (the flush, the reaper, a release)
---   then unblocks the key's first blocked row, in a statement that starts after its own update
---   and so sees every blocking that held the row; a key with a row executing keeps its rows.
+-- The protocol (io.gendurable.impl.keys.KeySql): a key's blocked rows always have a way in,
+-- an unblocked runnable row of the key (its head) or a row executing.
+-- - block: when a queue's claim ran long, its first due rows are walked; per K = 1 key, the first
+--   is the head, held FOR SHARE (SKIP LOCKED) so that it stays runnable and unblocked until the
+--   blocking commits, and the key's other walked rows are blocked.
+-- - unblock: whatever takes a K = 1 row out of 'executing' (the flush, a cancel) then unblocks
+--   the key's first blocked row, in a statement that starts after its own update and so sees
+--   every blocking committed before it; a key with a row executing keeps its rows.
 -- - the sweep (in the reaper's loop) unblocks the first row of any key with blocked rows and no
 --   row executing: the backstop for a path that left one behind.
 -- A blocked row is runnable in every other respect (gauges, drain, the operations API).

@@ -168,11 +168,12 @@ public final class Controls {
         if (!slots.isEmpty()) {
             ctx.statements().of(BucketSql.class, BucketSql::new).credit(c, slots);
         }
-        // a cancelled running row of a K = 1 key lets the key's next blocked row in (KeySql)
+        // a cancelled running row or head of a K = 1 key lets the key's next blocked row in (KeySql)
         Set<String> freedKeys = new java.util.HashSet<>();
         for (Long d : done) {
             ControlSql.Locked r = rows.get(d);
-            if ("executing".equals(r.status()) && r.concurrencyKey() != null && r.concurrencyShard() == null) {
+            if (("executing".equals(r.status()) || "runnable".equals(r.status()))
+                    && r.concurrencyKey() != null && r.concurrencyShard() == null) {
                 freedKeys.add(r.concurrencyKey());
             }
         }
@@ -257,7 +258,12 @@ public final class Controls {
             if (status != Status.RUNNABLE) {
                 throw new InstanceStateException("reschedule", id, status, EnumSet.of(Status.RUNNABLE));
             }
-            sql.reschedule(c, id, runAt, priority, ctx.clock().instant());
+            Instant now = ctx.clock().instant();
+            sql.reschedule(c, id, runAt, priority, now);
+            if (row.concurrencyKey() != null && runAt != null && runAt.isAfter(now)) {
+                // a K = 1 key's head moved to later: its next blocked row need not wait for it (KeySql)
+                ctx.statements().of(KeySql.class, KeySql::new).unblock(c, List.of(row.concurrencyKey()));
+            }
             return row.queue();
         });
         committed.changed(Map.of(), Set.of(queue));

@@ -21,9 +21,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@link #claimTook}: a claim that ran long ({@value #SLOW_CLAIM_MILLIS} ms or more: a
  *       claim of a batch reads about its batch, under a millisecond) starts a blocking run for its
  *       queue on the engine's timer: passes of {@value #WALK} rows until one blocks nothing. A
- *       queue is walked at most every {@value #MIN_GAP_MILLIS} ms; a run that blocked nothing
- *       doubles its queue's gap, up to {@value #MAX_GAP_MILLIS} ms, so a queue that is slow for
- *       another reason costs one walk a minute.</li>
+ *       queue is walked at most every {@value #MIN_GAP_MILLIS} ms; a run that found nothing to
+ *       block doubles its queue's gap, up to {@value #MAX_GAP_MILLIS} ms, so a queue that is slow
+ *       for another reason costs one walk a minute.</li>
  *   <li>{@link #sweep}: in the reaper's loop, unblocks the first row of every key that has blocked
  *       rows and none executing.</li>
  * </ul>
@@ -37,6 +37,9 @@ public final class KeyBlocking {
     static final int WALK = 5_000;
     /** A blocking run stops after this many passes (a million rows) even if the last one blocked some. */
     static final int MAX_PASSES = 200;
+    /** Passes in a row that found rows to block but blocked none, before a run gives up. */
+    static final int RETRIES = 20;
+    static final long RETRY_MILLIS = 5;
     static final long MIN_GAP_MILLIS = 200;
     static final long MAX_GAP_MILLIS = 60_000;
     /** The keys the sweep reads at a time. */
@@ -91,13 +94,13 @@ public final class KeyBlocking {
     }
 
     private void run(String queue, Pace pace) {
-        int[] blocked = {0};
+        int[] found = {0};
         try {
-            Loops.guarded(LOG, "key blocking of queue " + queue, ctx.metrics(), () -> blocked[0] = runOnce(queue));
+            Loops.guarded(LOG, "key blocking of queue " + queue, ctx.metrics(), () -> found[0] = runOnce(queue));
         } finally {
             synchronized (pace) {
                 pace.running = false;
-                pace.gapNanos = blocked[0] > 0 ? TimeUnit.MILLISECONDS.toNanos(MIN_GAP_MILLIS)
+                pace.gapNanos = found[0] > 0 ? TimeUnit.MILLISECONDS.toNanos(MIN_GAP_MILLIS)
                         : Math.min(2 * pace.gapNanos, TimeUnit.MILLISECONDS.toNanos(MAX_GAP_MILLIS));
                 pace.notBefore = System.nanoTime() + pace.gapNanos;
             }
@@ -105,25 +108,40 @@ public final class KeyBlocking {
     }
 
     /**
-     * Blocks, pass after pass, the rows of {@code queue} that busy K = 1 keys hold back, until a
-     * pass blocks none.
+     * Blocks, pass after pass, the rows of {@code queue} that K = 1 keys hold back, until a pass
+     * finds none. A pass that found some but blocked none (their heads were being claimed) is
+     * repeated after {@value #RETRY_MILLIS} ms, up to {@value #RETRIES} times in a row.
      *
-     * @return how many rows it blocked
+     * @return how many rows it found blockable, blocked or not (0: the queue's slowness is not a key's)
      */
     public int runOnce(String queue) {
-        int total = 0;
+        int blocked = 0;
+        int found = 0;
+        int idle = 0;
         for (int pass = 0; pass < MAX_PASSES; pass++) {
-            int n = ctx.db().inTransaction(c -> sql.block(c, queue, ctx.clock().instant(), WALK, gateNames));
-            total += n;
-            if (n == 0) {
+            KeySql.Pass p = ctx.db().inTransaction(c -> sql.block(c, queue, ctx.clock().instant(), WALK, gateNames));
+            blocked += p.blocked();
+            found += p.blockable();
+            if (p.blockable() == 0 || (p.blocked() == 0 && ++idle > RETRIES)) {
                 break;
             }
+            if (p.blocked() > 0) {
+                idle = 0;
+            } else {
+                try {
+                    Thread.sleep(RETRY_MILLIS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
         }
-        if (total > 0) {
-            ctx.metrics().keysBlocked.add(total);
-            LOG.log(Level.DEBUG, () -> "gen-durable: queue " + queue + ": rows blocked behind their busy K = 1 key");
+        if (blocked > 0) {
+            ctx.metrics().keysBlocked.add(blocked);
+            int n = blocked;
+            LOG.log(Level.DEBUG, () -> "gen-durable: queue " + queue + ": " + n + " rows blocked behind their K = 1 key's head");
         }
-        return total;
+        return found;
     }
 
     /**

@@ -14,24 +14,30 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * The statements that keep the waiting rows of a busy K = 1 key out of the claim's way
- * ({@code key_blocked}, schema version 10). A runnable row whose unconfigured concurrency key has
- * a row executing cannot be claimed; blocked, it leaves {@code gen_durable_pick} (so no claim
- * reads it) for {@code gen_durable_key_blocked}, where its key's rows wait in pick order.
+ * The statements that keep the waiting rows of a K = 1 key out of the claim's way
+ * ({@code key_blocked}, schema version 10). A K = 1 key runs one row at a time, so its backlog
+ * waits anyway; blocked, a row leaves {@code gen_durable_pick} (so no claim reads it) for
+ * {@code gen_durable_key_blocked}, where its key's rows wait in pick order to be let in one by one.
  *
  * <p>The lock discipline that keeps a key from being left with blocked rows and nothing to
- * unblock them (a lost wake-up):
+ * unblock them (a lost wake-up): a key's blocked rows always have a way in, its <em>head</em>
+ * (an unblocked runnable row, which a claim will take) or a row executing (which unblocks the
+ * next when it leaves).
  * <ul>
- *   <li>{@link #block} holds the key's executing row {@code FOR SHARE} while it blocks the key's
- *       rows: that row cannot leave {@code executing} until the blocking has committed.</li>
- *   <li>{@link #unblock} runs after whatever took a key's row out of {@code executing}, in a
- *       statement of its own that starts after that update has its row lock, so it sees every
- *       blocking that held the row. It unblocks the key's first blocked row unless another row of
- *       the key is executing (that one unblocks when it leaves).</li>
+ *   <li>{@link #block} blocks a key's rows only behind a head it holds {@code FOR SHARE} (the
+ *       key's first row it could lock, of its first three): the head cannot be claimed, cancelled
+ *       or rescheduled until the blocking has committed, so afterwards it is still runnable and
+ *       unblocked.</li>
+ *   <li>{@link #unblock} runs after whatever took a key's row out of {@code executing}, or
+ *       cancelled its head, in a statement of its own that starts after that update has its
+ *       row lock, so it sees every blocking that held the row. It unblocks the key's first
+ *       blocked row unless another row of the key is executing (that one unblocks when it
+ *       leaves).</li>
  *   <li>A row that goes back to runnable from {@code executing} (a reaped or released claim)
- *       needs nothing: it is unblocked itself, and unblocks the next one when it runs.</li>
- *   <li>{@link #blockedKeys} lists the keys with blocked rows, for the sweep that unblocks those
- *       left with none executing: the backstop for any path that missed its unblock.</li>
+ *       needs nothing: it is unblocked itself, a head, and unblocks the next when it runs.</li>
+ *   <li>{@link #blockedKeys} lists the keys with blocked rows, for the sweep that unblocks the
+ *       first row of those with none executing: the backstop for a path that missed its unblock
+ *       (and for a head rescheduled to later: its key's rows wait at most until the sweep).</li>
  * </ul>
  * Every lock taken here is {@code SKIP LOCKED}: these statements never wait for a row, so they
  * are in no deadlock cycle; a row skipped is blocked or unblocked by the next pass, or the sweep.
@@ -44,13 +50,15 @@ public final class KeySql {
     public KeySql(SchemaName schema) {
         String t = schema.instances();
         // The rows the queue's claim reads first (its loose priority scan, each priority from its due
-        // rows on, at most `walk` rows in all), those of K = 1 keys, the keys' executing rows locked
-        // FOR SHARE in id order, skipping any being written (a flush, a heartbeat: the next pass takes
-        // them), then the walked rows of the keys held, locked SKIP LOCKED, blocked.
+        // rows on, at most `walk` rows in all). Per K = 1 key with two or more of them, its first
+        // three are locked FOR SHARE, skipping any locked elsewhere (a claim taking it, a flush): the
+        // first locked is the key's head, which stays runnable and unblocked until this commits, and
+        // the key's walked rows after it are locked SKIP LOCKED and blocked. The answer: the rows
+        // blocked, and the rows that could have been (every walked row of such a key but its first).
         this.blockSql = """
                 WITH RECURSIVE %2$s, walked AS MATERIALIZED (
-                    SELECT c.id, c.concurrency_key, c.concurrency_name FROM walk_priorities wp CROSS JOIN LATERAL (
-                        SELECT id, concurrency_key, concurrency_name FROM %1$s g
+                    SELECT c.* FROM walk_priorities wp CROSS JOIN LATERAL (
+                        SELECT id, priority, eligible_at, concurrency_key, concurrency_name FROM %1$s g
                         WHERE status = 'runnable' AND NOT key_blocked AND queue = ? AND priority = wp.priority
                           AND eligible_at <= ?
                         ORDER BY eligible_at
@@ -58,23 +66,34 @@ public final class KeySql {
                     WHERE wp.priority IS NOT NULL
                     LIMIT ?
                 ), keyed AS MATERIALIZED (
-                    SELECT id, concurrency_key FROM walked
+                    SELECT id, concurrency_key,
+                           row_number() OVER (PARTITION BY concurrency_key ORDER BY priority, eligible_at, id) AS rn,
+                           count(*) OVER (PARTITION BY concurrency_key) AS n
+                    FROM walked
                     WHERE concurrency_key IS NOT NULL AND NOT (concurrency_name = ANY (?::text[]))
-                ), busy AS MATERIALIZED (
-                    SELECT e.concurrency_key FROM %1$s e
-                    WHERE e.concurrency_key IN (SELECT concurrency_key FROM keyed)
-                      AND e.status = 'executing' AND e.concurrency_key IS NOT NULL AND e.concurrency_shard IS NULL
-                    ORDER BY e.id
-                    FOR SHARE OF e SKIP LOCKED
+                ), firsts AS MATERIALIZED (
+                    SELECT g.id FROM %1$s g
+                    WHERE g.id = ANY (ARRAY(SELECT id FROM keyed WHERE rn <= 3 AND n > 1))
+                      AND g.status = 'runnable' AND NOT g.key_blocked
+                    ORDER BY g.id
+                    FOR SHARE OF g SKIP LOCKED
+                ), heads AS MATERIALIZED (
+                    SELECT DISTINCT ON (k.concurrency_key) k.concurrency_key, k.rn
+                    FROM keyed k JOIN firsts f ON f.id = k.id
+                    ORDER BY k.concurrency_key, k.rn
                 ), held AS (
                     SELECT g.id FROM %1$s g
-                    WHERE g.id IN (SELECT k.id FROM keyed k WHERE k.concurrency_key IN (SELECT concurrency_key FROM busy))
+                    WHERE g.id = ANY (ARRAY(SELECT k.id FROM keyed k JOIN heads h ON h.concurrency_key = k.concurrency_key
+                                            WHERE k.rn > h.rn))
                       AND g.status = 'runnable' AND NOT g.key_blocked
                     ORDER BY g.id
                     FOR NO KEY UPDATE OF g SKIP LOCKED
+                ), blocked AS (
+                    UPDATE %1$s g SET key_blocked = true
+                    FROM held WHERE g.id = held.id
+                    RETURNING 1
                 )
-                UPDATE %1$s g SET key_blocked = true
-                FROM held WHERE g.id = held.id
+                SELECT (SELECT count(*) FROM blocked) AS blocked, (SELECT count(*) FROM keyed WHERE rn > 1) AS blockable
                 """.formatted(t, PickOrder.runnablePriorities("walk_priorities", t, ""));
         // Per key: nothing if a row of the key is executing (gen_durable_concurrency_active), else
         // its first blocked row in pick order (gen_durable_key_blocked), skipping a locked one.
@@ -112,13 +131,24 @@ public final class KeySql {
     }
 
     /**
-     * Blocks the due rows among the first {@code walk} that {@code queue}'s claim would read whose
-     * K = 1 key has a row executing. Run it in a transaction of its own.
+     * What one blocking pass did.
+     *
+     * @param blocked   the rows it blocked
+     * @param blockable the rows it could have blocked (those of keys whose head it could not hold, or
+     *                  that were locked elsewhere, were not): a pass that blocked none of some is worth
+     *                  repeating, one that found none is not
+     */
+    public record Pass(int blocked, int blockable) {
+    }
+
+    /**
+     * Blocks, among the first {@code walk} due rows that {@code queue}'s claim would read, the rows
+     * of each K = 1 key after its head (its first row this pass could hold), which stays unblocked.
+     * Run it in a transaction of its own.
      *
      * @param gateNames the configured gate names (their keys are not K = 1)
-     * @return how many rows it blocked
      */
-    public int block(Connection c, String queue, Instant now, int walk, String[] gateNames) throws SQLException {
+    public Pass block(Connection c, String queue, Instant now, int walk, String[] gateNames) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(blockSql)) {
             ps.setString(1, queue);
             ps.setString(2, queue);
@@ -127,7 +157,10 @@ public final class KeySql {
             ps.setInt(5, walk);
             ps.setInt(6, walk);
             ps.setArray(7, Jdbc.texts(c, gateNames));
-            return ps.executeUpdate();
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new Pass(rs.getInt(1), rs.getInt(2));
+            }
         }
     }
 

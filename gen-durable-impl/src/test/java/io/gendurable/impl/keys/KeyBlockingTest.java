@@ -43,8 +43,7 @@ class KeyBlockingTest {
     }
 
     /**
-     * A short step (2 to 8 ms: its row is unlocked meanwhile, so blocking can hold it); counts the
-     * steps of each key running at once.
+     * A short step (1 to 4 ms); counts the steps of each key running at once.
      */
     public static class Quick implements Fsm<Work> {
         final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
@@ -57,7 +56,7 @@ class KeyBlockingTest {
                 overlaps.incrementAndGet();
             }
             try {
-                Thread.sleep(2 + ThreadLocalRandom.current().nextInt(7));
+                Thread.sleep(1 + ThreadLocalRandom.current().nextInt(4));
             } finally {
                 n.decrementAndGet();
             }
@@ -87,21 +86,21 @@ class KeyBlockingTest {
     @Test
     void blocking_that_races_the_end_of_each_keys_running_row_never_strands_a_key(EngineHarness h) throws Exception {
         Quick fsm = new Quick();
-        Engine e = h.start("n1", c -> c.queues(Map.of("default", 8)).reaper(NO_SWEEP), fsm);
         KeySql keys = new KeySql(new SchemaName(h.schema()));
         int keyCount = 12;
-        int perKey = 120;
+        int perKey = 300;
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < keyCount * perKey; i++) {
             batch.add(keyed(Quick.class, i, "acct:" + (i % keyCount)));
         }
+        h.start("n0", c -> c.queues(Map.of()), fsm).insertAll(batch);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong blocked = new AtomicLong();
         AtomicInteger passes = new AtomicInteger();
         Thread blocker = new Thread(() -> {
             try (Connection c = h.dataSource().getConnection()) {
                 while (!stop.get()) {
-                    blocked.addAndGet(keys.block(c, "default", Instant.now(), 5_000, new String[0]));
+                    blocked.addAndGet(keys.block(c, "default", Instant.now(), 5_000, new String[0]).blocked());
                     passes.incrementAndGet();
                 }
             } catch (Exception x) {
@@ -110,7 +109,7 @@ class KeyBlockingTest {
         }, "blocker");
         blocker.start();
         try {
-            e.insertAll(batch);
+            h.start("n1", c -> c.queues(Map.of("default", 8)).reaper(NO_SWEEP), fsm);
             // A key stranded (rows blocked, none running, nothing left to unblock them) never finishes.
             await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() ->
                     h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'") == (long) keyCount * perKey);
@@ -124,22 +123,63 @@ class KeyBlockingTest {
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE key_blocked")).isZero();
     }
 
+    /**
+     * The interleaving the head's lock exists for, step by step on two connections: a blocking
+     * transaction still open while another claims the key's head, runs it and ends it (the end's
+     * unblock cannot see the uncommitted blocking). Held FOR SHARE, the head cannot be claimed
+     * until the blocking commits, and the key keeps a way in; without the lock, the claim takes the
+     * head, the end unblocks nothing, and the blocking commits the key's other rows with nothing
+     * left to let them in.
+     */
     @Test
-    void cancelling_a_keys_running_row_lets_its_next_blocked_row_in(EngineHarness h) throws Exception {
+    void a_head_cannot_be_claimed_and_ended_under_an_open_blocking(EngineHarness h) throws Exception {
+        Engine idle = h.start("n0", c -> c.queues(Map.of()), new Quick());
+        idle.insertAll(List.of(keyed(Quick.class, 1, "acct:5"), keyed(Quick.class, 2, "acct:5"),
+                keyed(Quick.class, 3, "acct:5")));
+        SchemaName schema = new SchemaName(h.schema());
+        KeySql keys = new KeySql(schema);
+        io.gendurable.impl.claim.ClaimSql claims = new io.gendurable.impl.claim.ClaimSql(schema);
+        try (Connection blocking = h.dataSource().getConnection(); Connection other = h.dataSource().getConnection()) {
+            blocking.setAutoCommit(false);
+            assertThat(keys.block(blocking, "default", Instant.now(), 100, new String[0]).blocked()).isEqualTo(2);
+            // another node claims what it can of the queue, runs it and ends it, unblocking the key
+            List<io.gendurable.impl.step.ClaimedRow> claimed = claims.claim(other, "default", "other:default@x", 10,
+                    Instant.now(), Instant.now().plusSeconds(30), new String[0]);
+            for (io.gendurable.impl.step.ClaimedRow r : claimed) {
+                other.setAutoCommit(false);
+                try (java.sql.Statement st = other.createStatement()) {
+                    st.executeUpdate("UPDATE " + schema.instances() + " SET status = 'done', locked_by = NULL,"
+                            + " lease_expires_at = NULL, claim_token = NULL WHERE id = " + r.id());
+                }
+                keys.unblock(other, List.of("acct:5"));
+                other.commit();
+                other.setAutoCommit(true);
+            }
+            blocking.commit();
+            assertThat(claimed).as("the head, held by the open blocking, was not claimable").isEmpty();
+        }
+        long wayIn = h.queryLong("SELECT count(*) FROM gen_durable WHERE concurrency_key = 'acct:5'"
+                + " AND (status = 'executing' OR (status = 'runnable' AND NOT key_blocked))");
+        assertThat(wayIn).as("the key's rows that can run or will unblock the next").isPositive();
+    }
+
+    @Test
+    void a_cancelled_head_hands_its_keys_turn_on_and_each_flush_lets_the_next_row_in(EngineHarness h) throws Exception {
         Held fsm = new Held();
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 4)).reaper(NO_SWEEP), fsm);
-        long first = e.insertAll(List.of(keyed(Held.class, -1, "acct:1"))).get(0).id();
+        e.insertAll(List.of(keyed(Held.class, -1, "acct:1")));
         fsm.entered("first").await();
-        e.insertAll(List.of(keyed(Held.class, 1, "acct:1"), keyed(Held.class, 2, "acct:1")));
+        List<Long> ids = e.insertAll(List.of(keyed(Held.class, 1, "acct:1"), keyed(Held.class, 2, "acct:1"),
+                keyed(Held.class, 3, "acct:1"))).stream().map(io.gendurable.Inserted::id).toList();
         int n;
         try (Connection c = h.dataSource().getConnection()) {
-            n = new KeySql(new SchemaName(h.schema())).block(c, "default", Instant.now(), 100, new String[0]);
+            n = new KeySql(new SchemaName(h.schema())).block(c, "default", Instant.now(), 100, new String[0]).blocked();
         }
-        assertThat(n).isEqualTo(2);
-        e.operations().cancel(first, "no longer wanted");
-        await().atMost(Duration.ofSeconds(20)).until(() -> fsm.ran.size() == 2);
-        assertThat(fsm.ran).containsExactly(1, 2);
+        assertThat(n).as("2 and 3, behind the head 1").isEqualTo(2);
+        e.operations().cancel(ids.get(0), "no longer wanted");   // the head: its key still runs "first"
         fsm.release("first");
+        await().atMost(Duration.ofSeconds(20)).until(() -> fsm.ran.size() == 3);
+        assertThat(fsm.ran).containsExactly(-1, 2, 3);
     }
 
     @Test
@@ -172,12 +212,16 @@ class KeyBlockingTest {
         }
         e.insertAll(ordinary);
         await().atMost(Duration.ofSeconds(60)).until(() -> fsm.ran.size() == 300);
-        // the slow claims started a blocking run, which blocked every row the key holds back
-        await().atMost(Duration.ofSeconds(30)).until(() -> e.metrics().keysBlocked.sum() == hot);
+        // the slow claims started a blocking run, which blocked the key's rows but its head
+        await().atMost(Duration.ofSeconds(30)).until(() -> e.metrics().keysBlocked.sum() == hot - 1);
         // the key then drains in its order, one row at a time, unblocked by each flush (no sweep here)
         fsm.release("first");
         await().atMost(Duration.ofSeconds(60)).until(() -> fsm.ran.size() >= 300 + 1 + 50);
-        List<Integer> keyed = fsm.ran.stream().filter(n -> n < 100_000).toList();
+        List<Integer> ran;
+        synchronized (fsm.ran) {
+            ran = new ArrayList<>(fsm.ran);
+        }
+        List<Integer> keyed = ran.stream().filter(n -> n < 100_000).toList();
         assertThat(keyed.subList(0, 51)).as("the hot key's rows in pick order").isSorted();
     }
 }
