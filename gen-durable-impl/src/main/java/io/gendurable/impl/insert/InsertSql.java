@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static io.gendurable.impl.db.UnnestColumn.bigint;
+import static io.gendurable.impl.db.UnnestColumn.boolNotNull;
 import static io.gendurable.impl.db.UnnestColumn.instant;
 import static io.gendurable.impl.db.UnnestColumn.int4;
 import static io.gendurable.impl.db.UnnestColumn.ordinal;
@@ -27,24 +28,29 @@ import static io.gendurable.impl.db.UnnestColumn.text;
  * input CTE, so each answer maps back to its input position.
  */
 public final class InsertSql {
+    /** One row of the insert's input: the row, and whether it goes in blocked behind its key's head. */
+    private record Input(Row row, boolean keyBlocked) {
+    }
+
     /** The insert's input: its position ({@code ord}, how each answer maps back), then one column per field of {@link Row}. */
-    private static final Unnest<Row> ROWS = Unnest.of(
+    private static final Unnest<Input> ROWS = Unnest.of(
             ordinal("ord"),
-            text("fsm", Row::fsm),
-            int4("fsm_version", Row::fsmVersion),
-            text("step", Row::step),
-            text("state", Row::stateJson),
-            text("queue", Row::queue),
-            int4("priority", Row::priority),
-            instant("eligible_at", Row::eligibleAt),
-            text("correlation_key", Row::correlationKey),
-            text("correlation_scope", Row::correlationScope),
-            text("concurrency_key", Row::concurrencyKey),
-            text("rate_limit", Row::rateLimit),
-            int4("weight", Row::weight),
-            bigint("parent_id", Row::parentId),
-            text("traceparent", Row::traceparent),
-            text("tracestate", Row::tracestate));
+            text("fsm", i -> i.row().fsm()),
+            int4("fsm_version", i -> i.row().fsmVersion()),
+            text("step", i -> i.row().step()),
+            text("state", i -> i.row().stateJson()),
+            text("queue", i -> i.row().queue()),
+            int4("priority", i -> i.row().priority()),
+            instant("eligible_at", i -> i.row().eligibleAt()),
+            text("correlation_key", i -> i.row().correlationKey()),
+            text("correlation_scope", i -> i.row().correlationScope()),
+            text("concurrency_key", i -> i.row().concurrencyKey()),
+            text("rate_limit", i -> i.row().rateLimit()),
+            int4("weight", i -> i.row().weight()),
+            bigint("parent_id", i -> i.row().parentId()),
+            text("traceparent", i -> i.row().traceparent()),
+            text("tracestate", i -> i.row().tracestate()),
+            boolNotNull("key_blocked", Input::keyBlocked));
 
     private final String sql;
     private final String holdersSql;
@@ -60,10 +66,10 @@ public final class InsertSql {
                     -- arbiter: gen_durable_correlation (unique, partial on correlation_guard)
                     INSERT INTO %1$s (id, fsm, fsm_version, step, state, queue, priority, eligible_at,
                                       correlation_key, correlation_scope, concurrency_key, rate_limit, weight,
-                                      parent_id, traceparent, tracestate, inserted_at, updated_at)
+                                      parent_id, traceparent, tracestate, key_blocked, inserted_at, updated_at)
                     SELECT id, fsm, fsm_version, step, state::jsonb, queue, priority, eligible_at::timestamptz,
                            correlation_key, correlation_scope::%2$s[], concurrency_key, rate_limit, weight,
-                           parent_id, traceparent, tracestate, ?, ?
+                           parent_id, traceparent, tracestate, key_blocked, ?, ?
                     FROM input
                     ORDER BY correlation_key, ord
                     ON CONFLICT (correlation_guard) WHERE correlation_guard IS NOT NULL DO NOTHING
@@ -92,17 +98,38 @@ public final class InsertSql {
     }
 
     /**
-     * Inserts the rows in one statement.
+     * Inserts the rows in one statement, none of them blocked.
      *
      * @return per input position: the answer, or null when the key's holder vanished before it
      * could be read (the caller retries those positions)
      */
     public Inserted[] insert(Connection c, List<Row> rows, Instant now) throws SQLException {
+        return insert(c, rows, now, null);
+    }
+
+    /**
+     * Inserts the rows in one statement; where the batch holds several rows of one K = 1 key (its
+     * name not among {@code gateNames}) without a correlation key, the first in pick order goes in
+     * as the key's head and those that could not run before it go in blocked behind it
+     * ({@code key_blocked}, see {@code io.gendurable.impl.keys.KeySql}): the head is inserted by
+     * the same statement, so the key has its way in when they commit, and a backlog inserted at
+     * once never enters the claim's index.
+     *
+     * @param gateNames the configured gate names, or null to block nothing
+     * @return per input position: the answer, or null when the key's holder vanished before it
+     * could be read (the caller retries those positions)
+     */
+    public Inserted[] insert(Connection c, List<Row> rows, Instant now, java.util.Set<String> gateNames) throws SQLException {
         int n = rows.size();
         Inserted[] out = new Inserted[n];
         List<Integer> unresolved = new ArrayList<>();
+        boolean[] blocked = gateNames == null ? new boolean[n] : blockedBehindHeads(rows, gateNames);
+        List<Input> input = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            input.add(new Input(rows.get(i), blocked[i]));
+        }
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            int p = ROWS.bind(c, ps, 1, rows);
+            int p = ROWS.bind(c, ps, 1, input);
             ps.setObject(p++, Jdbc.ts(now));
             ps.setObject(p, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
@@ -124,6 +151,40 @@ public final class InsertSql {
             resolveHolders(c, rows, unresolved, out);
         }
         return out;
+    }
+
+    /**
+     * Per row: whether it goes in blocked. Among the rows of each K = 1 key that have no correlation
+     * key (a row with one may be a duplicate that is not inserted, so it can be neither), the head is
+     * the first in pick order {@code (priority, eligible_at)}, then input order; a row after it is
+     * blocked unless it would be due before the head (a less urgent priority due earlier).
+     */
+    static boolean[] blockedBehindHeads(List<Row> rows, java.util.Set<String> gateNames) {
+        boolean[] blocked = new boolean[rows.size()];
+        java.util.Map<String, Integer> heads = new java.util.HashMap<>();
+        java.util.Comparator<Row> pickOrder = java.util.Comparator.comparingInt(Row::priority).thenComparing(Row::eligibleAt);
+        for (int i = 0; i < rows.size(); i++) {
+            Row r = rows.get(i);
+            if (k1(r, gateNames)) {
+                heads.merge(r.concurrencyKey(), i, (a, b) -> pickOrder.compare(rows.get(b), rows.get(a)) < 0 ? b : a);
+            }
+        }
+        for (int i = 0; i < rows.size(); i++) {
+            Row r = rows.get(i);
+            if (k1(r, gateNames)) {
+                int head = heads.get(r.concurrencyKey());
+                blocked[i] = i != head && !r.eligibleAt().isBefore(rows.get(head).eligibleAt());
+            }
+        }
+        return blocked;
+    }
+
+    private static boolean k1(Row r, java.util.Set<String> gateNames) {
+        String key = r.concurrencyKey();
+        if (key == null || r.correlationKey() != null) {
+            return false;
+        }
+        return !gateNames.contains(io.gendurable.impl.config.LimitsConfig.nameOf(key));
     }
 
     private void resolveHolders(Connection c, List<Row> rows, List<Integer> positions, Inserted[] out)

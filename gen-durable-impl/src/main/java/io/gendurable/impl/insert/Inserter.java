@@ -31,6 +31,8 @@ public final class Inserter {
     private final InsertSql sql;
     private final Poke poke;
     private final CallerTransactions callerTransactions;
+    /** The configured gates: a batch's rows of a K = 1 key (no gate) go in blocked behind its first. */
+    private final java.util.Set<String> gateNames;
 
     /**
      * @param ctx                the engine's context
@@ -44,6 +46,7 @@ public final class Inserter {
         this.instanceRows = instanceRows;
         this.sql = ctx.statements().of(InsertSql.class, InsertSql::new);
         this.poke = poke;
+        this.gateNames = java.util.Set.copyOf(ctx.config().limits().concurrencyLimits().keySet());
     }
 
     public List<Inserted> insertAll(List<NewInstance> instances) {
@@ -69,7 +72,7 @@ public final class Inserter {
                         + todo.stream().map(i -> rows.get(i).correlationKey()).toList() + " after " + round + " tries");
             }
             List<InsertSql.Row> batch = todo.stream().map(rows::get).toList();
-            Db.Work<Inserted[]> work = c -> sql.insert(c, batch, now);
+            Db.Work<Inserted[]> work = c -> sql.insert(c, batch, now, gateNames);
             Inserted[] answers = joined.isPresent() ? joined.get().run(work) : ctx.db().inTransaction(work);
             List<Integer> again = new ArrayList<>();
             for (int k = 0; k < answers.length; k++) {

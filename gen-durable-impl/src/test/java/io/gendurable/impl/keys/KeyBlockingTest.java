@@ -6,6 +6,7 @@ import io.gendurable.NewInstance;
 import io.gendurable.Outcome;
 import io.gendurable.StepContext;
 import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.db.SchemaName;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
@@ -89,11 +90,11 @@ class KeyBlockingTest {
         KeySql keys = new KeySql(new SchemaName(h.schema()));
         int keyCount = 12;
         int perKey = 300;
-        List<NewInstance> batch = new ArrayList<>();
-        for (int i = 0; i < keyCount * perKey; i++) {
-            batch.add(keyed(Quick.class, i, "acct:" + (i % keyCount)));
-        }
-        h.start("n0", c -> c.queues(Map.of()), fsm).insertAll(batch);
+        h.start("n0", c -> c.queues(Map.of()), fsm);   // migrates
+        // inserted by SQL: a batch through the engine would go in blocked behind each key's first row already
+        h.exec("INSERT INTO gen_durable (fsm, step, state, concurrency_key) SELECT '" + Quick.class.getName()
+                + "', 'go', jsonb_build_object('n', i), 'acct:' || (i % " + keyCount + ")"
+                + " FROM generate_series(0, " + (keyCount * perKey - 1) + ") i");
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong blocked = new AtomicLong();
         AtomicInteger passes = new AtomicInteger();
@@ -134,8 +135,9 @@ class KeyBlockingTest {
     @Test
     void a_head_cannot_be_claimed_and_ended_under_an_open_blocking(EngineHarness h) throws Exception {
         Engine idle = h.start("n0", c -> c.queues(Map.of()), new Quick());
-        idle.insertAll(List.of(keyed(Quick.class, 1, "acct:5"), keyed(Quick.class, 2, "acct:5"),
-                keyed(Quick.class, 3, "acct:5")));
+        for (int n = 1; n <= 3; n++) {
+            idle.insertAll(List.of(keyed(Quick.class, n, "acct:5")));
+        }
         SchemaName schema = new SchemaName(h.schema());
         KeySql keys = new KeySql(schema);
         io.gendurable.impl.claim.ClaimSql claims = new io.gendurable.impl.claim.ClaimSql(schema);
@@ -169,17 +171,46 @@ class KeyBlockingTest {
         Engine e = h.start("n1", c -> c.queues(Map.of("default", 4)).reaper(NO_SWEEP), fsm);
         e.insertAll(List.of(keyed(Held.class, -1, "acct:1")));
         fsm.entered("first").await();
-        List<Long> ids = e.insertAll(List.of(keyed(Held.class, 1, "acct:1"), keyed(Held.class, 2, "acct:1"),
-                keyed(Held.class, 3, "acct:1"))).stream().map(io.gendurable.Inserted::id).toList();
-        int n;
-        try (Connection c = h.dataSource().getConnection()) {
-            n = new KeySql(new SchemaName(h.schema())).block(c, "default", Instant.now(), 100, new String[0]).blocked();
+        List<Long> ids = new ArrayList<>();
+        for (int n = 1; n <= 3; n++) {   // one insert each: a batch would go in blocked already
+            ids.add(e.insertAll(List.of(keyed(Held.class, n, "acct:1"))).get(0).id());
         }
-        assertThat(n).as("2 and 3, behind the head 1").isEqualTo(2);
+        int blocked;
+        try (Connection c = h.dataSource().getConnection()) {
+            blocked = new KeySql(new SchemaName(h.schema())).block(c, "default", Instant.now(), 100, new String[0]).blocked();
+        }
+        assertThat(blocked).as("2 and 3, behind the head 1").isEqualTo(2);
         e.operations().cancel(ids.get(0), "no longer wanted");   // the head: its key still runs "first"
         fsm.release("first");
         await().atMost(Duration.ofSeconds(20)).until(() -> fsm.ran.size() == 3);
         assertThat(fsm.ran).containsExactly(-1, 2, 3);
+    }
+
+    @Test
+    void a_batch_of_one_keys_rows_goes_in_behind_its_first_and_drains_in_order(EngineHarness h) {
+        Held fsm = new Held();
+        LimitsConfig gate = new LimitsConfig(Map.of(), Map.of("api", new LimitsConfig.Gate("api", 2, 1)));
+        Engine idle = h.start("n0", c -> c.queues(Map.of()).limits(gate), fsm);
+        List<NewInstance> batch = new ArrayList<>();
+        for (int n = 1; n <= 50; n++) {
+            batch.add(keyed(Held.class, n, "acct:7"));
+        }
+        batch.add(keyed(Held.class, 1001, "api:x"));         // a gate's key: never blocked
+        batch.add(keyed(Held.class, 1002, "api:x"));
+        batch.add(new NewInstance(Held.class.getName(), new Work(1003),   // a correlation key: never blocked
+                InsertOptions.builder().step("go").concurrencyKey("acct:7").correlationKey("c-1003").build()));
+        idle.insertAll(batch);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE key_blocked")).as("acct:7's rows but its first")
+                .isEqualTo(49);
+        assertThat(h.queryLong("SELECT min(id) FROM gen_durable WHERE concurrency_key = 'acct:7' AND NOT key_blocked"))
+                .isEqualTo(h.queryLong("SELECT min(id) FROM gen_durable WHERE concurrency_key = 'acct:7'"));
+        h.start("n1", c -> c.queues(Map.of("default", 4)).limits(gate).reaper(NO_SWEEP), fsm);
+        await().atMost(Duration.ofSeconds(30)).until(() -> fsm.ran.size() == 53);
+        List<Integer> ran;
+        synchronized (fsm.ran) {
+            ran = new ArrayList<>(fsm.ran);
+        }
+        assertThat(ran.stream().filter(n -> n <= 50).toList()).as("one after another, in their order").isSorted().hasSize(50);
     }
 
     @Test
