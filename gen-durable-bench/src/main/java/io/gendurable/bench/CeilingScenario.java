@@ -108,7 +108,7 @@ final class CeilingScenario implements Scenario.Body {
         String claimSql = "UPDATE " + t + " g SET status = 'executing', locked_by = ?, "
                 + "lease_expires_at = now() + interval '1 minute', updated_at = now(), "
                 + "claim_token = nextval('" + t + "_claim_token') "
-                + "FROM (SELECT id FROM " + t + " WHERE queue = 'default' AND status = 'runnable' "
+                + "FROM (SELECT id FROM " + t + " WHERE queue = 'default' AND status = 'runnable' AND NOT key_blocked "
                 + "AND eligible_at <= now() ORDER BY priority, eligible_at LIMIT ? "
                 + "FOR NO KEY UPDATE SKIP LOCKED) c WHERE g.id = c.id RETURNING g.id, g.state, g.claim_token";
         String doneSql = "UPDATE " + t + " g SET status = 'done', locked_by = NULL, lease_expires_at = NULL, "

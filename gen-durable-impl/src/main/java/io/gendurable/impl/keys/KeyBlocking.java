@@ -35,6 +35,12 @@ public final class KeyBlocking {
     static final long SLOW_CLAIM_MILLIS = 20;
     /** The rows one blocking pass reads, in the claim's order. */
     static final int WALK = 5_000;
+    /**
+     * The rows a run's first pass reads: a claim slowed by a key's waiting rows read them first, so
+     * they fill the head of the pick order; a run on a queue slow for another reason stops after
+     * this short walk.
+     */
+    static final int PROBE = 500;
     /** A blocking run stops after this many passes (a million rows) even if the last one blocked some. */
     static final int MAX_PASSES = 200;
     /** Passes in a row that found rows to block but blocked none, before a run gives up. */
@@ -119,7 +125,8 @@ public final class KeyBlocking {
         int found = 0;
         int idle = 0;
         for (int pass = 0; pass < MAX_PASSES; pass++) {
-            KeySql.Pass p = ctx.db().inTransaction(c -> sql.block(c, queue, ctx.clock().instant(), WALK, gateNames));
+            int walk = pass == 0 ? PROBE : WALK;
+            KeySql.Pass p = ctx.db().inTransaction(c -> sql.block(c, queue, ctx.clock().instant(), walk, gateNames));
             blocked += p.blocked();
             found += p.blockable();
             if (p.blockable() == 0 || (p.blocked() == 0 && ++idle > RETRIES)) {
