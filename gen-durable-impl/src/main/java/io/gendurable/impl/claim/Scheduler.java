@@ -40,8 +40,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * polls with a backoff doubling up to {@code max-poll-interval}; a poke resets it. Claimed rows
  * (buffered and running, until their outcome is durable) are kept alive by the heartbeat.
  * A slot counts a step while its code runs: once the last step of a chain has handed its outcome
- * to the flusher, the slot runs another step while that thread waits for the flush (at most
- * {@link #awaitCap} such waiters), so a node is not capped at concurrency ÷ commit time.
+ * to the flusher, the slot runs another step while the outcome waits for its flush (at most
+ * {@link #awaitCap} such outcomes), so a node is not capped at concurrency ÷ commit time. No
+ * thread waits for a terminal outcome's commit: the flush's completion ends the step
+ * ({@link StepRunner#runThen}).
  */
 public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher.ClaimRider {
     private static final Logger LOG = System.getLogger("io.gendurable.claim");
@@ -75,8 +77,8 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     // same worker maps to the new claim; the old one's outcome will be stale anyway)
     private final Map<Long, Claim> claimed = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
-    // steps whose code is done and whose thread waits for the outcome's flush: their slot runs
-    // another step meanwhile; at most awaitCap of them, so the claimed rows and threads stay bounded
+    // steps whose code is done and whose outcome waits for its flush: their slot runs another step
+    // meanwhile; at most awaitCap of them, so the claimed rows stay bounded
     private final AtomicInteger awaitingFlush = new AtomicInteger();
     private final int awaitCap;
     private final AtomicBoolean fillRequested = new AtomicBoolean();
@@ -560,7 +562,9 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     private final class Run implements Runnable, StepRunner.Continued {
         private final Picked picked;
         private final Claim claim;
-        private boolean released;
+        // set by codeDone in the step's thread, read by ended in the thread that completes its flush
+        // (ordered by the flusher's lock and the future's completion)
+        private volatile boolean released;
         /** when the row entered the buffer (System.nanoTime) */
         private final long buffered = System.nanoTime();
 
@@ -579,6 +583,11 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
             claim.token = to;
         }
 
+        /** Its chain's last outcome is durable, stale or failed: see {@link #stepEnded}. */
+        void ended(Flusher.Result result, Throwable failure) {
+            stepEnded(this, result, failure);
+        }
+
         /** The step's code is done; its outcome waits for a flush: the slot runs another step meanwhile. */
         void codeDone() {
             awaitingFlush.incrementAndGet();
@@ -589,18 +598,31 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     }
 
     private void runStep(Run run) {
-        Picked picked = run.picked;
-        long id = picked.row().id();
         try {
-            // The row stays claimed and heartbeated until the flush ends.
-            Flusher.Result r = runner.run(picked, worker, flusher, this::isRunning, run, run::codeDone);
-            if (r == Flusher.Result.STALE) {
+            // The row stays claimed and heartbeated until its outcome's flush ends; this thread does
+            // not wait for that flush (ended runs when it does).
+            runner.runThen(run.picked, worker, flusher, this::isRunning, run, run::codeDone, run::ended);
+        } catch (RuntimeException | Error e) {
+            run.ended(null, e);
+            if (e instanceof Error error) {
+                throw error;
+            }
+        }
+    }
+
+    /** A step's last outcome is durable, stale, or could not be written: its claim and slot (or wait) end. */
+    private void stepEnded(Run run, Flusher.Result result, Throwable failure) {
+        long id = run.picked.row().id();
+        try {
+            if (failure != null) {
+                ctx.metrics().loopErrors.increment();
+                LOG.log(Level.WARNING, "gen-durable: the outcome of instance " + id
+                        + " could not be written; its lease will expire and the step will run again: "
+                        + (failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure));
+            } else if (result == Flusher.Result.STALE) {
                 LOG.log(Level.DEBUG, "gen-durable: stale outcome for instance " + id + " dropped");
             }
-        } catch (RuntimeException e) {
-            ctx.metrics().loopErrors.increment();
-            LOG.log(Level.WARNING, "gen-durable: the outcome of instance " + id
-                    + " could not be written; its lease will expire and the step will run again: " + e);
         } finally {
             claimed.remove(run.claim.id, run.claim);
             (run.released ? awaitingFlush : inFlight).decrementAndGet();

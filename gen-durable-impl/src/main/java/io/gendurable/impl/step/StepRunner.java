@@ -21,8 +21,9 @@ import java.util.concurrent.CompletionException;
 
 /**
  * Runs one claimed step with no transaction open, turns whatever happens into an outcome
- * (exceptions and unstorable outcomes through {@link Fsm#onError}), hands it to the flusher and
- * blocks until it is durable. A step that throws never waits out a lease.
+ * (exceptions and unstorable outcomes through {@link Fsm#onError}) and hands it to the flusher:
+ * {@link #run} blocks until it is durable, {@link #runThen} is told when it is (no thread waits).
+ * A step that throws never waits out a lease.
  */
 public final class StepRunner {
     private static final Logger LOG = System.getLogger("io.gendurable.step");
@@ -89,6 +90,40 @@ public final class StepRunner {
      */
     public Flusher.Result run(Picked picked, String worker, Flusher flusher, java.util.function.BooleanSupplier mayChain,
                        Continued continued, Runnable codeDone) {
+        java.util.concurrent.CompletableFuture<Flusher.Result> ended = new java.util.concurrent.CompletableFuture<>();
+        runThen(picked, worker, flusher, mayChain, continued, codeDone, (result, failure) -> {
+            if (failure != null) {
+                ended.completeExceptionally(failure);
+            } else {
+                ended.complete(result);
+            }
+        });
+        return ended.join();
+    }
+
+    /** Told once what became of a chain's last outcome. */
+    public interface Finished {
+        /**
+         * @param result  what became of the outcome, or null when it could not be written
+         * @param failure why it could not be written (the lease will expire; the reaper re-runs the step), or null
+         */
+        void finished(Flusher.Result result, Throwable failure);
+    }
+
+    /**
+     * Runs the step (and its inline continues, each waited for: the next step needs its commit),
+     * then hands the chain's last outcome to the flusher and returns without waiting for it:
+     * {@code finished} is told when it is durable, stale or failed, in the thread that completes
+     * the flush (or in this one, when it already was). No thread waits for a terminal outcome's
+     * commit.
+     *
+     * @param continued told of each inline continue's new token, before the next step runs
+     * @param codeDone  run once, right after the last step of the chain has handed its outcome to the
+     *                  flusher (the step's code is done: its slot may run another step); null: nothing
+     * @param finished  told exactly once when this method returns normally; never when it throws
+     */
+    public void runThen(Picked picked, String worker, Flusher flusher, java.util.function.BooleanSupplier mayChain,
+                        Continued continued, Runnable codeDone, Finished finished) {
         Picked current = picked;
         for (int chained = 0; ; chained++) {
             boolean inlineAllowed = inline != null && chained < InlineContinuation.MAX_CHAIN && mayChain.getAsBoolean();
@@ -114,32 +149,45 @@ public final class StepRunner {
             span.end(encoded.kind().label(), encoded.error());
             long nanos = System.nanoTime() - start;
             engine.metrics().step(encoded.kind().label(), nanos);
-            // no step of this chain runs after this one: only the wait for durability is left, so its
-            // slot goes back as soon as the outcome is queued (before this thread writes it itself)
-            java.util.concurrent.CompletableFuture<Flusher.Written> durable =
-                    flusher.submit(encoded, history(current.row(), encoded, startedAt),
-                            encoded instanceof Transition.Continue ? null : codeDone);
-            Flusher.Written written = durable.join();
-            Flusher.Result result = written.result();
             ClaimedRow row = current.row();
-            try {
-                engine.events().stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind().label(), nanos,
-                        encoded.error(), result == Flusher.Result.STALE);
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
+            if (!(encoded instanceof Transition.Continue committed)) {
+                // no step of this chain runs after this one: its slot goes back as soon as the outcome
+                // is queued, and nothing waits for the commit but the bookkeeping of its end
+                flusher.submit(encoded, history(row, encoded, startedAt), codeDone).whenComplete((written, failure) -> {
+                    if (failure != null) {
+                        finished.finished(null, failure);
+                        return;
+                    }
+                    stepFinished(row, encoded, nanos, written.result());
+                    finished.finished(written.result(), null);
+                });
+                return;
             }
-            if (result == Flusher.Result.STALE || !(encoded instanceof Transition.Continue committed)) {
-                return result;
+            Flusher.Written written = flusher.submit(encoded, history(row, encoded, startedAt), null).join();
+            Flusher.Result result = written.result();
+            stepFinished(row, encoded, nanos, result);
+            if (result == Flusher.Result.STALE) {
+                finished.finished(result, null);
+                return;
             }
             continued.moved(row.id(), row.claimToken(), written.token());
             current = inline.next(current, committed, result == Flusher.Result.COMMITTED_WITH_SIGNALS, written.token(),
                     worker, flusher);
             if (current == null) {
-                return result;  // admission denied the next step: it went back to the queue
+                finished.finished(result, null);  // admission denied the next step: it went back to the queue
+                return;
             }
         }
     }
 
+    private void stepFinished(ClaimedRow row, Transition encoded, long nanos, Flusher.Result result) {
+        try {
+            engine.events().stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind().label(), nanos,
+                    encoded.error(), result == Flusher.Result.STALE);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
+        }
+    }
 
     /** @return the inbox signals that were sent with a span current: the step span's links */
     private static java.util.List<io.gendurable.impl.trace.StepAttributes.SignalLink> signalLinks(Picked picked) {

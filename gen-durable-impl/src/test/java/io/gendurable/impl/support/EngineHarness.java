@@ -108,12 +108,17 @@ public final class EngineHarness implements AutoCloseable {
 
     /** Builds (does not start) an engine. */
     public Engine build(String nodeId, UnaryOperator<EngineConfig.Builder> tweak, InstantSource clock, Fsm<?>... fsms) {
+        return build(nodeId, tweak, clock, Executors.newCachedThreadPool(), fsms);
+    }
+
+    /** Builds (does not start) an engine whose steps run on {@code steps} (shut down with the harness). */
+    public Engine build(String nodeId, UnaryOperator<EngineConfig.Builder> tweak, InstantSource clock, ExecutorService steps,
+                        Fsm<?>... fsms) {
         FsmRegistry registry = new FsmRegistry();
         for (Fsm<?> f : fsms) {
             registry.register(FsmDefinition.of(f));
         }
         ScheduledExecutorService timer = Executors.newScheduledThreadPool(4);
-        ExecutorService steps = Executors.newCachedThreadPool();
         executors.add(timer);
         executors.add(steps);
         Engine e = Engine.builder().dataSource(wrapper.apply(dataSource)).config(tweak.apply(configBuilder(nodeId)).build()).registry(registry)
