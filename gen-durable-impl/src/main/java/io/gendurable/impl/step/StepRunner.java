@@ -158,8 +158,12 @@ public final class StepRunner {
                         finished.finished(null, failure);
                         return;
                     }
-                    stepFinished(row, encoded, nanos, written.result());
-                    finished.finished(written.result(), null);
+                    try {
+                        stepFinished(row, encoded, nanos, written.result());
+                    } finally {
+                        // whatever an observer threw: the step's end is told (its slot must come back)
+                        finished.finished(written.result(), null);
+                    }
                 });
                 return;
             }

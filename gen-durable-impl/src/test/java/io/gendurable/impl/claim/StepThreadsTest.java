@@ -66,4 +66,43 @@ class StepThreadsTest {
         assertThat(e.metrics().flushes.sum()).as("one group commit, or two").isLessThanOrEqualTo(2);
         assertThat(e.metrics().flushErrors.sum()).isZero();
     }
+
+    /**
+     * The step's end (its slot, its claim) is told after its flush whatever a step observer does:
+     * an observer that throws an Error on every step must not leave the steps counted as waiting
+     * (with eight leaked, a queue of concurrency 1 would run nothing more).
+     */
+    @Test
+    void an_observer_that_throws_an_error_leaks_no_slot(EngineHarness h) {
+        RAN.set(0);
+        io.gendurable.impl.fsm.FsmRegistry registry = new io.gendurable.impl.fsm.FsmRegistry();
+        registry.register(io.gendurable.impl.fsm.FsmDefinition.of(new Count()));
+        java.util.concurrent.ScheduledExecutorService timer = Executors.newScheduledThreadPool(2);
+        java.util.concurrent.ExecutorService steps = Executors.newCachedThreadPool();
+        Engine e = Engine.builder().dataSource(h.dataSource())
+                .config(h.configBuilder("node").queues(Map.of("default", 1)).build())
+                .registry(registry).timer(timer).steps(steps)
+                .events(new io.gendurable.impl.runtime.EngineEvents() {
+                    @Override
+                    public void stepFinished(long id, String fsm, String step, String queue, String outcome, long nanos,
+                                             String error, boolean stale) {
+                        throw new AssertionError("an observer's Error");
+                    }
+                })
+                .build();
+        try {
+            e.start();
+            List<Long> ids = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                ids.add(e.insert(Count.class, new Work(i)).id());
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() ->
+                    ids.stream().allMatch(id -> e.find(id).orElseThrow().status() == Status.DONE));
+            assertThat(RAN.get()).isEqualTo(20);
+        } finally {
+            e.stop();
+            timer.shutdownNow();
+            steps.shutdownNow();
+        }
+    }
 }
