@@ -48,7 +48,7 @@ class StepThreadsTest {
         RAN.set(0);
         Engine e = h.build("node", c -> c.queues(Map.of("default", 2)).flushers(List.of(
                 new EngineConfig.FlusherConfig(List.of("*"), 100, Duration.ofSeconds(2), 2))),
-                InstantSource.system(), Executors.newFixedThreadPool(2), new Count());
+                InstantSource.system(), b -> b.steps(h.owned(Executors.newFixedThreadPool(2))), new Count());
         e.start();
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
@@ -75,34 +75,21 @@ class StepThreadsTest {
     @Test
     void an_observer_that_throws_an_error_leaks_no_slot(EngineHarness h) {
         RAN.set(0);
-        io.gendurable.impl.fsm.FsmRegistry registry = new io.gendurable.impl.fsm.FsmRegistry();
-        registry.register(io.gendurable.impl.fsm.FsmDefinition.of(new Count()));
-        java.util.concurrent.ScheduledExecutorService timer = Executors.newScheduledThreadPool(2);
-        java.util.concurrent.ExecutorService steps = Executors.newCachedThreadPool();
-        Engine e = Engine.builder().dataSource(h.dataSource())
-                .config(h.configBuilder("node").queues(Map.of("default", 1)).build())
-                .registry(registry).timer(timer).steps(steps)
-                .events(new io.gendurable.impl.runtime.EngineEvents() {
+        Engine e = h.build("node", c -> c.queues(Map.of("default", 1)), InstantSource.system(),
+                b -> b.events(new io.gendurable.impl.runtime.EngineEvents() {
                     @Override
                     public void stepFinished(long id, String fsm, String step, String queue, String outcome, long nanos,
                                              String error, boolean stale) {
                         throw new AssertionError("an observer's Error");
                     }
-                })
-                .build();
-        try {
-            e.start();
-            List<Long> ids = new ArrayList<>();
-            for (int i = 0; i < 20; i++) {
-                ids.add(e.insert(Count.class, new Work(i)).id());
-            }
-            await().atMost(Duration.ofSeconds(30)).until(() ->
-                    ids.stream().allMatch(id -> e.find(id).orElseThrow().status() == Status.DONE));
-            assertThat(RAN.get()).isEqualTo(20);
-        } finally {
-            e.stop();
-            timer.shutdownNow();
-            steps.shutdownNow();
+                }), new Count());
+        e.start();
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            ids.add(e.insert(Count.class, new Work(i)).id());
         }
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                ids.stream().allMatch(id -> e.find(id).orElseThrow().status() == Status.DONE));
+        assertThat(RAN.get()).isEqualTo(20);
     }
 }

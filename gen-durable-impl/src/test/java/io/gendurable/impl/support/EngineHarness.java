@@ -108,23 +108,31 @@ public final class EngineHarness implements AutoCloseable {
 
     /** Builds (does not start) an engine. */
     public Engine build(String nodeId, UnaryOperator<EngineConfig.Builder> tweak, InstantSource clock, Fsm<?>... fsms) {
-        return build(nodeId, tweak, clock, Executors.newCachedThreadPool(), fsms);
+        return build(nodeId, tweak, clock, UnaryOperator.identity(), fsms);
     }
 
-    /** Builds (does not start) an engine whose steps run on {@code steps} (shut down with the harness). */
-    public Engine build(String nodeId, UnaryOperator<EngineConfig.Builder> tweak, InstantSource clock, ExecutorService steps,
-                        Fsm<?>... fsms) {
+    /**
+     * Builds (does not start) an engine, with a last say on its builder (its step executor, its
+     * observers…); the harness stops it, and shuts down the executors it made or was {@linkplain #owned given}.
+     */
+    public Engine build(String nodeId, UnaryOperator<EngineConfig.Builder> tweak, InstantSource clock,
+                        UnaryOperator<Engine.Builder> engine, Fsm<?>... fsms) {
         FsmRegistry registry = new FsmRegistry();
         for (Fsm<?> f : fsms) {
             registry.register(FsmDefinition.of(f));
         }
-        ScheduledExecutorService timer = Executors.newScheduledThreadPool(4);
-        executors.add(timer);
-        executors.add(steps);
-        Engine e = Engine.builder().dataSource(wrapper.apply(dataSource)).config(tweak.apply(configBuilder(nodeId)).build()).registry(registry)
-                .timer(timer).steps(steps).clock(clock).build();
+        ScheduledExecutorService timer = owned(Executors.newScheduledThreadPool(4));
+        ExecutorService steps = owned(Executors.newCachedThreadPool());
+        Engine e = engine.apply(Engine.builder().dataSource(wrapper.apply(dataSource)).config(tweak.apply(configBuilder(nodeId)).build())
+                .registry(registry).timer(timer).steps(steps).clock(clock)).build();
         engines.add(e);
         return e;
+    }
+
+    /** @return {@code executor}, shut down with the harness */
+    public <T extends ExecutorService> T owned(T executor) {
+        executors.add(executor);
+        return executor;
     }
 
     /** Runs SQL against this harness's schema (it is on the search path). */
