@@ -84,10 +84,13 @@ final class CeilingScenario implements Scenario.Body {
         line.put("complete", complete);
     }
 
-    /** @return the JVM's and the database's CPU microseconds per step, from a {@link CpuSplit} */
+    /**
+     * @return the JVM's and the database's CPU microseconds per step, from a {@link CpuSplit}; with
+     * the JVM's JIT and GC threads' shares of {@code jvm_us} when known
+     */
     static Map<String, Object> perStep(Map<String, Object> split, long steps) {
         Map<String, Object> m = new LinkedHashMap<>();
-        for (String k : List.of("jvm_cpu_s", "db_cpu_s")) {
+        for (String k : List.of("jvm_cpu_s", "db_cpu_s", "jvm_jit_cpu_s", "jvm_gc_cpu_s")) {
             Object v = split.get(k);
             if (v instanceof Double d && steps > 0) {
                 m.put(k.replace("_cpu_s", "_us"), d * 1e6 / steps);

@@ -44,7 +44,8 @@ record CpuSplit(Cpu cpu, DbCpu db, DataSource ds) {
     }
 
     /** A CPU reading: machine-wide busy and total jiffies, and this process's CPU nanoseconds. */
-    record Cpu(long busy, long total, long processNanos, long wallNanos, long gcMillis, long gcCount) {
+    record Cpu(long busy, long total, long processNanos, long wallNanos, long gcMillis, long gcCount,
+               JvmTasks tasks) {
         static Cpu now() {
             long busy = -1;
             long total = -1;
@@ -70,7 +71,7 @@ record CpuSplit(Cpu cpu, DbCpu db, DataSource ds) {
                 gcMillis += Math.max(0, gc.getCollectionTime());
                 gcCount += Math.max(0, gc.getCollectionCount());
             }
-            return new Cpu(busy, total, proc, System.nanoTime(), gcMillis, gcCount);
+            return new Cpu(busy, total, proc, System.nanoTime(), gcMillis, gcCount, JvmTasks.now());
         }
 
         /**
@@ -89,6 +90,9 @@ record CpuSplit(Cpu cpu, DbCpu db, DataSource ds) {
                 if (processNanos >= 0) {
                     double jvm = (processNanos - before.processNanos) / 1e9;
                     m.put("jvm_cpu_s", jvm);
+                    if (tasks != null) {
+                        tasks.since(before.tasks).forEach(m::put);
+                    }
                     m.put("other_cpu_s", Math.max(0, busySeconds - jvm));
                 }
             } else if (processNanos >= 0) {
@@ -96,6 +100,56 @@ record CpuSplit(Cpu cpu, DbCpu db, DataSource ds) {
             }
             m.put("gc_pause_s", (gcMillis - before.gcMillis) / 1e3);
             m.put("gc_count", gcCount - before.gcCount);
+            return m;
+        }
+    }
+
+    /**
+     * CPU ticks of this JVM's own native threads by kind, from /proc/self/task: the JIT's compiler
+     * threads ({@code C1/C2 CompilerThre…}) and the garbage collector's ({@code GC Thread#…},
+     * {@code G1 …}). Everything else (the engine's threads, pgjdbc's, the VM's housekeeping) is the
+     * rest of {@code jvm_cpu_s}. Threads that ended between two readings are missed (the JIT stops
+     * idle compiler threads), so the JIT's share is a lower bound.
+     */
+    record JvmTasks(long jitTicks, long gcTicks) {
+        private static final double TICKS_PER_SECOND = 100.0;  // USER_HZ on Linux
+
+        static JvmTasks now() {
+            long jit = 0;
+            long gc = 0;
+            try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+                for (Path task : (Iterable<Path>) tasks::iterator) {
+                    try {
+                        String comm = Files.readString(task.resolve("comm")).strip();
+                        boolean isJit = comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler");
+                        boolean isGc = comm.startsWith("GC Thread") || comm.startsWith("G1 ");
+                        if (isJit || isGc) {
+                            String stat = Files.readString(task.resolve("stat"));
+                            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                            long t = Long.parseLong(f[11]) + Long.parseLong(f[12]);  // utime, stime
+                            if (isJit) {
+                                jit += t;
+                            } else {
+                                gc += t;
+                            }
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        // the thread ended while we read it
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                return null;  // not Linux
+            }
+            return new JvmTasks(jit, gc);
+        }
+
+        /** @return {@code jvm_jit_cpu_s} and {@code jvm_gc_cpu_s} since {@code before}; empty when unknown */
+        Map<String, Object> since(JvmTasks before) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            if (before != null) {
+                m.put("jvm_jit_cpu_s", Math.max(0, jitTicks - before.jitTicks) / TICKS_PER_SECOND);
+                m.put("jvm_gc_cpu_s", Math.max(0, gcTicks - before.gcTicks) / TICKS_PER_SECOND);
+            }
             return m;
         }
     }

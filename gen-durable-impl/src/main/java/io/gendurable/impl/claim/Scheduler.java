@@ -43,7 +43,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * to the flusher, the slot runs another step while the outcome waits for its flush (at most
  * {@link #awaitCap} such outcomes), so a node is not capped at concurrency ÷ commit time. No
  * thread waits for a terminal outcome's commit: the flush's completion ends the step
- * ({@link StepRunner#runThen}).
+ * ({@link StepRunner#runThen}). A step thread whose step's code has ended takes the next
+ * buffered row itself while there is one and a free slot ({@link #drain}), so a stream of short
+ * steps is not one thread hand-off (a parked pool thread woken) per step; the step pool is given
+ * a new task only for rows that no such thread will take.
  */
 public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher.ClaimRider {
     private static final Logger LOG = System.getLogger("io.gendurable.claim");
@@ -77,6 +80,9 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     // same worker maps to the new claim; the old one's outcome will be stale anyway)
     private final Map<Long, Claim> claimed = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
+    // drainers on the step pool that are looking for a buffered row (not in step code): see dispatch
+    private final AtomicInteger searching = new AtomicInteger();
+    private final Runnable drainer = this::drain;
     // steps whose code is done and whose outcome waits for its flush: their slot runs another step
     // meanwhile; at most awaitCap of them, so the claimed rows stay bounded
     private final AtomicInteger awaitingFlush = new AtomicInteger();
@@ -522,11 +528,70 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         }
     }
 
+    /**
+     * Starts drainers on the step pool for the buffered rows that can start now (a free slot each)
+     * and that no searching drainer will take. A drainer runs rows one after another while there
+     * are rows and slots ({@link #drain}): a steady stream of short steps costs no thread hand-off
+     * per step, and each row still gets its own thread at once when the steps are slow (every
+     * drainer busy in step code counts for nothing here).
+     */
     private void dispatch() {
+        while (running && !pauses.isPaused(queue)) {
+            int s = searching.get();
+            if (s >= Math.min(buffer.size(), freeSlots())) {
+                return;
+            }
+            if (!searching.compareAndSet(s, s + 1)) {
+                continue;
+            }
+            try {
+                steps.execute(drainer);
+            } catch (RejectedExecutionException e) {
+                searching.decrementAndGet();
+                LOG.log(Level.WARNING, "gen-durable queue " + queue + ": the step executor refused work: " + e);
+                return;
+            }
+        }
+    }
+
+    /** @return slots a buffered row could take now: none while {@link #awaitCap} outcomes wait for their flush */
+    private int freeSlots() {
+        return awaitingFlush.get() >= awaitCap ? 0 : concurrency - inFlight.get();
+    }
+
+    /**
+     * One drainer on a step thread, counted in {@link #searching} while it looks for a row: takes a
+     * slot and a buffered row, runs the step, and looks again; ends when there is no row or no slot.
+     */
+    private void drain() {
+        while (true) {
+            Run row = take();
+            if (row == null) {
+                searching.decrementAndGet();
+                // A row buffered (or a slot freed) after take() looked, by a dispatch that saw this
+                // drainer still searching, would wait for the next fill: look once more.
+                int s = searching.get();
+                if (!running || pauses.isPaused(queue) || Math.min(buffer.size(), freeSlots()) <= s
+                        || !searching.compareAndSet(s, s + 1)) {
+                    return;
+                }
+                continue;
+            }
+            searching.decrementAndGet();
+            try {
+                runStep(row);
+            } finally {
+                searching.incrementAndGet();
+            }
+        }
+    }
+
+    /** @return a buffered row with a slot taken for it, or null when there is none or no free slot */
+    private Run take() {
         while (running && !pauses.isPaused(queue)) {
             int n = inFlight.get();
             if (n >= concurrency || awaitingFlush.get() >= awaitCap) {
-                return;
+                return null;
             }
             if (!inFlight.compareAndSet(n, n + 1)) {
                 continue;
@@ -534,20 +599,14 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
             Run row = buffer.poll();
             if (row == null) {
                 inFlight.decrementAndGet();
-                return;
+                return null;
             }
             if (adaptivePrefetch && System.nanoTime() - row.buffered > BUFFER_WAIT_NANOS) {
                 prefetch = Math.max(concurrency, prefetch / 2);  // rows wait here: slow steps (adaptPrefetch)
             }
-            try {
-                steps.execute(row);
-            } catch (RejectedExecutionException e) {
-                inFlight.decrementAndGet();
-                buffer.add(row);
-                LOG.log(Level.WARNING, "gen-durable queue " + queue + ": the step executor refused work: " + e);
-                return;
-            }
+            return row;
         }
+        return null;
     }
 
     /** Registers the claim for the heartbeat; @return the row's run, to buffer */
@@ -559,7 +618,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     }
 
     /** One step on a step thread: its state in one object (no per-step captured arrays or boxing). */
-    private final class Run implements Runnable, StepRunner.Continued {
+    private final class Run implements StepRunner.Continued {
         private final Picked picked;
         private final Claim claim;
         // set by codeDone in the step's thread, read by ended in the thread that completes its flush
@@ -574,11 +633,6 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         }
 
         @Override
-        public void run() {
-            runStep(this);
-        }
-
-        @Override
         public void moved(long id, long from, long to) {
             claim.token = to;
         }
@@ -588,12 +642,18 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
             stepEnded(this, result, failure);
         }
 
-        /** The step's code is done; its outcome waits for a flush: the slot runs another step meanwhile. */
+        /**
+         * The step's code is done; its outcome waits for a flush: the slot runs another step
+         * meanwhile (this thread's drainer takes the next buffered row itself). The fill loop is
+         * woken only when a claim is due (below that a fill does nothing).
+         */
         void codeDone() {
             awaitingFlush.incrementAndGet();
             inFlight.decrementAndGet();
             released = true;
-            requestFill();
+            if (demand() >= minDemand()) {
+                requestFill();
+            }
         }
     }
 
