@@ -44,6 +44,9 @@ case "${1:-}" in
     # per tuned / CDI line: the median run's CPU microseconds per job
     cpu() { grep "\"scenario\":\"$1\"" "$f" | grep "\"engine\":\"gen-durable" | while read -r l; do
               printf '%.0f/%.0f\n' "$(num jvm_us <<<"$l")" "$(num db_us <<<"$l")"; done | paste -sd, | sed 's/,/, /g'; }
+    # per tuned line: the JIT compiler threads' CPU microseconds per job within its JVM figure (empty before the split existed)
+    jit() { grep "\"scenario\":\"$1\"" "$f" | grep "\"engine\":\"gen-durable" | while read -r l; do
+              v="$(num jvm_jit_us <<<"$l")"; [[ -n "$v" ]] && printf '%.0f\n' "$v"; done | paste -sd, | sed 's/,/, /g'; }
     steps() { grep -o "\"threads_$1\":{\"threads\":$1,[^}]*\"steps_per_s\":[0-9.]*" <<<"$ceiling" | grep -o '[0-9.]*$'; }
     cat <<EOT
 | Figure | Value |
@@ -59,6 +62,7 @@ case "${1:-}" in
 | CPU µs per job, tuned, median over pairs: JVM · PostgreSQL | $(num jvm_us <<<"$cmp") · $(num db_us <<<"$cmp") |
 | CPU µs per job, JVM/PostgreSQL, each pair's median run: tuned | $(cpu jobs) |
 | the same, defaults via CDI | $(cpu jobs-cdi) |
+| of the JVM µs, the JIT's compiler threads: tuned · defaults | $(jit jobs) · $(jit jobs-cdi) |
 EOT
     ;;
 esac

@@ -157,30 +157,33 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
 
     /**
      * How many steps of a queue may wait for their outcome's flush while their slots run other
-     * steps: eight times the concurrency (so flush batches grow past the concurrency), at most 128,
+     * steps: sixteen times the concurrency (so flush batches grow past the concurrency), at most 128,
      * at least the concurrency.
      *
      * @param concurrency the queue's concurrency
      * @return the bound
      */
     public static int awaitCap(int concurrency) {
-        return eightfold(concurrency);
+        return sixteenfold(concurrency);
     }
 
     /**
-     * The most rows an auto prefetch grows to: eight times the concurrency, at most 128, at least
+     * The most rows an auto prefetch grows to: sixteen times the concurrency, at most 128, at least
      * the concurrency (where it starts).
      *
      * @param concurrency the queue's concurrency
      * @return the ceiling
      */
     public static int autoPrefetchCeiling(int concurrency) {
-        return eightfold(concurrency);
+        return sixteenfold(concurrency);
     }
 
-    /** @return eight times the concurrency, at most 128, at least the concurrency: the bound of both the waiters and the auto prefetch */
-    private static int eightfold(int concurrency) {
-        return Math.max(concurrency, Math.min(8 * concurrency, 128));
+    /**
+     * @return sixteen times the concurrency, at most 128, at least the concurrency: the bound of both
+     * the waiters and the auto prefetch (a queue of concurrency 8 or more gets 128)
+     */
+    private static int sixteenfold(int concurrency) {
+        return Math.max(concurrency, Math.min(16 * concurrency, 128));
     }
 
     /** @return the rows this queue buffers beyond its running slots now (auto prefetch adapts it) */
