@@ -63,6 +63,8 @@ final class BurnDown {
             long target = (long) w.n() * w.perInstance();
             Progress progress = new Progress(w.counts());
             progress.arm(target);
+            // the schema's migration and the pre-insert were compiled meanwhile: not this run's CPU
+            r.put("jit_quiet_wait_s", Machine.awaitJitQuiet(3_000));
             try (Node worker = new Node("worker", ds, Engines.worker(o, schema.name()).toBuilder().limits(limits)
                     .migrateAtStart(false).build(), o.timerThreads, progress, w.fsms())) {
                 CpuSplit cpu = CpuSplit.now(ds);

@@ -33,6 +33,35 @@ final class Machine {
     }
 
     /** @return heap used in MB, now */
+    /**
+     * Waits until the JIT has compiled nothing for 150 ms (at most {@code maxMillis}), so that a
+     * measurement that starts next is not charged for compiling what ran before it (a fresh schema's
+     * migration, the pre-insert): the C2 compiler works in the background, behind its queue.
+     *
+     * @return seconds waited
+     */
+    static double awaitJitQuiet(long maxMillis) {
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        long t0 = System.nanoTime();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            return 0;
+        }
+        long last = jit.getTotalCompilationTime();
+        int quiet = 0;
+        while (quiet < 3 && System.nanoTime() - t0 < maxMillis * 1_000_000L) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            long now = jit.getTotalCompilationTime();
+            quiet = now == last ? quiet + 1 : 0;
+            last = now;
+        }
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
     static double heapUsedMb() {
         MemoryUsage u = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
         return u.getUsed() / 1048576.0;

@@ -32,7 +32,7 @@ final class Options {
             description = "measured runs per thread count (ceiling; 1, 4 and 8 threads); the median [${DEFAULT-VALUE}]")
     int ceilingRuns = 3;
     @Option(names = "--fsm-n", description = "FSM instances (fsm); steps = fsm-n x k [${DEFAULT-VALUE}]")
-    int fsmN = 4000;
+    int fsmN = 10_000;
     @Option(names = "--k", description = "steps per FSM instance (fsm) [${DEFAULT-VALUE}]")
     int k = 5;
     @Option(names = "--repeat",

@@ -76,6 +76,9 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     private final ExecutorService steps;
 
     private final ConcurrentLinkedQueue<Run> buffer = new ConcurrentLinkedQueue<>();
+    // chains whose inline continue is durable, waiting for a slot to run their next step: taken
+    // before the buffer, and even while stopping or paused (their rows are claimed and running)
+    private final ConcurrentLinkedQueue<Resumed> ready = new ConcurrentLinkedQueue<>();
     // id → the fencing token of this worker's latest claim of it (a reaped row re-claimed by this
     // same worker maps to the new claim; the old one's outcome will be stale anyway)
     private final Map<Long, Claim> claimed = new ConcurrentHashMap<>();
@@ -539,9 +542,9 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
      * drainer busy in step code counts for nothing here).
      */
     private void dispatch() {
-        while (running && !pauses.isPaused(queue)) {
+        while (true) {
             int s = searching.get();
-            if (s >= Math.min(buffer.size(), freeSlots())) {
+            if (s >= startable()) {
                 return;
             }
             if (!searching.compareAndSet(s, s + 1)) {
@@ -557,9 +560,16 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         }
     }
 
-    /** @return slots a buffered row could take now: none while {@link #awaitCap} outcomes wait for their flush */
-    private int freeSlots() {
-        return awaitingFlush.get() >= awaitCap ? 0 : concurrency - inFlight.get();
+    /**
+     * @return rows and resumed chains that could start now, a free slot each: resumed chains always,
+     * buffered rows while the queue runs, is not paused and fewer than {@link #awaitCap} outcomes wait
+     */
+    private int startable() {
+        int rows = ready.isEmpty() ? 0 : ready.size();
+        if (running && awaitingFlush.get() < awaitCap && !buffer.isEmpty() && !pauses.isPaused(queue)) {
+            rows += buffer.size();
+        }
+        return rows == 0 ? 0 : Math.min(rows, concurrency - inFlight.get());
     }
 
     /**
@@ -568,38 +578,45 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
      */
     private void drain() {
         while (true) {
-            Run row = take();
+            Runnable row = take();
             if (row == null) {
                 searching.decrementAndGet();
                 // A row buffered (or a slot freed) after take() looked, by a dispatch that saw this
                 // drainer still searching, would wait for the next fill: look once more.
                 int s = searching.get();
-                if (!running || pauses.isPaused(queue) || Math.min(buffer.size(), freeSlots()) <= s
-                        || !searching.compareAndSet(s, s + 1)) {
+                if (startable() <= s || !searching.compareAndSet(s, s + 1)) {
                     return;
                 }
                 continue;
             }
             searching.decrementAndGet();
             try {
-                runStep(row);
+                row.run();
             } finally {
                 searching.incrementAndGet();
             }
         }
     }
 
-    /** @return a buffered row with a slot taken for it, or null when there is none or no free slot */
-    private Run take() {
-        while (running && !pauses.isPaused(queue)) {
+    /**
+     * @return a resumed chain, else a buffered row, with a slot taken for it; or null when there is
+     * none or no free slot
+     */
+    private Runnable take() {
+        while (true) {
             int n = inFlight.get();
-            if (n >= concurrency || awaitingFlush.get() >= awaitCap) {
+            if (n >= concurrency) {
                 return null;
             }
             if (!inFlight.compareAndSet(n, n + 1)) {
                 continue;
             }
-            Run row = buffer.poll();
+            Resumed resumed = ready.poll();
+            if (resumed != null) {
+                resumed.chain.running();  // its wait for the inline continue's commit is over
+                return resumed;
+            }
+            Run row = running && awaitingFlush.get() < awaitCap && !pauses.isPaused(queue) ? buffer.poll() : null;
             if (row == null) {
                 inFlight.decrementAndGet();
                 return null;
@@ -609,7 +626,14 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
             }
             return row;
         }
-        return null;
+    }
+
+    /** A chain's next step, its inline continue durable: runs on a drainer that took a slot for it. */
+    private record Resumed(Run chain, Runnable next) implements Runnable {
+        @Override
+        public void run() {
+            next.run();
+        }
     }
 
     /** Registers the claim for the heartbeat; @return the row's run, to buffer */
@@ -621,7 +645,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     }
 
     /** One step on a step thread: its state in one object (no per-step captured arrays or boxing). */
-    private final class Run implements StepRunner.Continued {
+    private final class Run implements Runnable, StepRunner.Continued, StepRunner.Resumer {
         private final Picked picked;
         private final Claim claim;
         // set by codeDone in the step's thread, read by ended in the thread that completes its flush
@@ -636,8 +660,26 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         }
 
         @Override
+        public void run() {
+            runStep(this);
+        }
+
+        @Override
         public void moved(long id, long from, long to) {
             claim.token = to;
+        }
+
+        /** Its inline continue is durable: the next step waits for a slot, before any buffered row. */
+        @Override
+        public void resume(Runnable next) {
+            ready.add(new Resumed(this, next));
+            dispatch();
+        }
+
+        /** A drainer took a slot for its resumed chain: it counts as running again. */
+        void running() {
+            awaitingFlush.decrementAndGet();
+            released = false;
         }
 
         /** Its chain's last outcome is durable, stale or failed: see {@link #stepEnded}. */
@@ -646,9 +688,9 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         }
 
         /**
-         * The step's code is done; its outcome waits for a flush: the slot runs another step
-         * meanwhile (this thread's drainer takes the next buffered row itself). The fill loop is
-         * woken only when a claim is due (below that a fill does nothing).
+         * The step's code is done (for now: an inline continue resumes it); its outcome waits for a
+         * flush: the slot runs another step meanwhile (this thread's drainer takes the next buffered
+         * row itself). The fill loop is woken only when a claim is due (below that a fill does nothing).
          */
         void codeDone() {
             awaitingFlush.incrementAndGet();
@@ -664,7 +706,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         try {
             // The row stays claimed and heartbeated until its outcome's flush ends; this thread does
             // not wait for that flush (ended runs when it does).
-            runner.runThen(run.picked, worker, flusher, this::isRunning, run, run::codeDone, run::ended);
+            runner.runThen(run.picked, worker, flusher, this::isRunning, run, run::codeDone, run::ended, run);
         } catch (RuntimeException | Error e) {
             run.ended(null, e);
             if (e instanceof Error error) {

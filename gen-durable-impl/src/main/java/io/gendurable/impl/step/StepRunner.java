@@ -124,8 +124,37 @@ public final class StepRunner {
      */
     public void runThen(Picked picked, String worker, Flusher flusher, java.util.function.BooleanSupplier mayChain,
                         Continued continued, Runnable codeDone, Finished finished) {
+        runThen(picked, worker, flusher, mayChain, continued, codeDone, finished, null);
+    }
+
+    /** Runs the next step of a chain whose inline continue is durable, on a step thread of the caller's choosing. */
+    public interface Resumer {
+        /**
+         * @param next the chain's next step; it ends the chain itself (its failures are told to the
+         *             chain's {@code finished}, never thrown)
+         */
+        void resume(Runnable next);
+    }
+
+    /**
+     * As {@link #runThen(Picked, String, Flusher, java.util.function.BooleanSupplier, Continued, Runnable, Finished)};
+     * with a {@code resumer}, no thread waits for an inline continue's commit either: {@code codeDone}
+     * runs each time the chain's code stops (an inline continue or the last outcome handed to the
+     * flusher), and once an inline continue is durable its next step goes to {@code resumer}.
+     *
+     * @param resumer runs a chain's next step once its inline continue is durable; null: this thread
+     *                waits for each inline continue's commit and runs the next step itself
+     */
+    public void runThen(Picked picked, String worker, Flusher flusher, java.util.function.BooleanSupplier mayChain,
+                        Continued continued, Runnable codeDone, Finished finished, Resumer resumer) {
+        chain(picked, 0, worker, flusher, mayChain, continued, codeDone, finished, resumer);
+    }
+
+    private void chain(Picked picked, int chainedBefore, String worker, Flusher flusher,
+                       java.util.function.BooleanSupplier mayChain, Continued continued, Runnable codeDone,
+                       Finished finished, Resumer resumer) {
         Picked current = picked;
-        for (int chained = 0; ; chained++) {
+        for (int chained = chainedBefore; ; chained++) {
             boolean inlineAllowed = inline != null && chained < InlineContinuation.MAX_CHAIN && mayChain.getAsBoolean();
             long start = System.nanoTime();
             java.time.Instant startedAt = engine.clock().instant();
@@ -167,6 +196,15 @@ public final class StepRunner {
                 });
                 return;
             }
+            if (resumer != null) {
+                // the next step needs this commit, but no thread waits for it: the commit hands it on
+                Picked from = current;
+                int next = chained + 1;
+                flusher.submit(encoded, history(row, encoded, startedAt), codeDone).whenComplete((written, failure) ->
+                        continuedDurable(from, committed, row, encoded, nanos, written, failure, next, worker, flusher,
+                                mayChain, continued, codeDone, finished, resumer));
+                return;
+            }
             Flusher.Written written = flusher.submit(encoded, history(row, encoded, startedAt), null).join();
             Flusher.Result result = written.result();
             stepFinished(row, encoded, nanos, result);
@@ -182,6 +220,49 @@ public final class StepRunner {
                 return;
             }
         }
+    }
+
+    /** An inline continue's flush ended (in the thread that completed it): hand its next step to the resumer, or end the chain. */
+    private void continuedDurable(Picked from, Transition.Continue committed, ClaimedRow row, Transition encoded, long nanos,
+                                  Flusher.Written written, Throwable failure, int chained, String worker, Flusher flusher,
+                                  java.util.function.BooleanSupplier mayChain, Continued continued, Runnable codeDone,
+                                  Finished finished, Resumer resumer) {
+        if (failure != null) {
+            finished.finished(null, failure);
+            return;
+        }
+        Flusher.Result result = written.result();
+        try {
+            stepFinished(row, encoded, nanos, result);
+        } catch (VirtualMachineError e) {
+            finished.finished(null, e);
+            throw e;
+        } catch (Error e) {
+            // an observer's Error must not strand the chain (its slot and claim): the next step still runs
+            LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
+        }
+        if (result == Flusher.Result.STALE) {
+            finished.finished(result, null);
+            return;
+        }
+        continued.moved(row.id(), row.claimToken(), written.token());
+        resumer.resume(() -> {
+            try {
+                // the next step's admission and inbox are read on the step thread, not the flush's
+                Picked next = inline.next(from, committed, result == Flusher.Result.COMMITTED_WITH_SIGNALS,
+                        written.token(), worker, flusher);
+                if (next == null) {
+                    finished.finished(result, null);  // admission denied the next step: it went back to the queue
+                    return;
+                }
+                chain(next, chained, worker, flusher, mayChain, continued, codeDone, finished, resumer);
+            } catch (RuntimeException | Error e) {
+                finished.finished(null, e);
+                if (e instanceof Error error) {
+                    throw error;
+                }
+            }
+        });
     }
 
     private void stepFinished(ClaimedRow row, Transition encoded, long nanos, Flusher.Result result) {
