@@ -52,21 +52,10 @@ class StepThreadsTest {
     @Test
     void steps_whose_outcomes_wait_for_a_commit_hold_no_thread(EngineHarness h) {
         RAN.set(0);
-        Engine e = h.build("node", c -> c.queues(Map.of("default", 2)).flushers(List.of(
-                new EngineConfig.FlusherConfig(List.of("*"), 100, Duration.ofSeconds(2), 2))),
-                InstantSource.system(), b -> b.steps(h.owned(Executors.newFixedThreadPool(2))), new Count());
-        e.start();
-        List<Long> ids = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
-            ids.add(e.insert(Count.class, new Work(i)).id());
-        }
+        Engine e = twoThreadsTwoSecondCommits(h, new Count());
         // the first outcome opens a two-second batch: the other seven steps run while it waits
-        await().atMost(Duration.ofSeconds(10)).until(() -> RAN.get() >= 1);
-        long first = System.nanoTime();
-        await().atMost(Duration.ofSeconds(10)).until(() -> RAN.get() == 8);
-        assertThat(Duration.ofNanos(System.nanoTime() - first))
-                .as("eight steps' code on two threads while their outcomes wait for one commit")
-                .isLessThan(Duration.ofMillis(1_500));
+        List<Long> ids = eightWithinASecondAndAHalf(e, Count.class, RAN,
+                "eight steps' code on two threads while their outcomes wait for one commit");
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 ids.stream().allMatch(id -> e.find(id).orElseThrow().status() == Status.DONE));
         assertThat(e.metrics().flushes.sum()).as("one group commit, or two").isLessThanOrEqualTo(2);
@@ -126,25 +115,41 @@ class StepThreadsTest {
     void inline_continues_waiting_for_their_commit_hold_no_thread(EngineHarness h) {
         FIRST.set(0);
         SECOND.set(0);
-        Engine e = h.build("node", c -> c.queues(Map.of("default", 2)).flushers(List.of(
-                new EngineConfig.FlusherConfig(List.of("*"), 100, Duration.ofSeconds(2), 2))),
-                InstantSource.system(), b -> b.steps(h.owned(Executors.newFixedThreadPool(2))), new Chain());
-        e.start();
-        List<Long> ids = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
-            ids.add(e.insert(Chain.class, new Work(i)).id());
-        }
-        await().atMost(Duration.ofSeconds(10)).until(() -> FIRST.get() >= 1);
-        long first = System.nanoTime();
-        await().atMost(Duration.ofSeconds(10)).until(() -> FIRST.get() == 8);
-        assertThat(Duration.ofNanos(System.nanoTime() - first))
-                .as("eight chains' first steps on two threads while their inline continues wait for a commit")
-                .isLessThan(Duration.ofMillis(1_500));
+        Engine e = twoThreadsTwoSecondCommits(h, new Chain());
+        List<Long> ids = eightWithinASecondAndAHalf(e, Chain.class, FIRST,
+                "eight chains' first steps on two threads while their inline continues wait for a commit");
         await().atMost(Duration.ofSeconds(20)).until(() ->
                 ids.stream().allMatch(id -> e.find(id).orElseThrow().status() == Status.DONE));
         assertThat(SECOND.get()).isEqualTo(8);
         assertThat(e.metrics().picked.sum()).as("each chain claimed once: the second steps ran inline").isEqualTo(8);
         assertThat(e.metrics().flushErrors.sum()).isZero();
+    }
+
+    /** @return a started engine of one queue of concurrency 2 on a pool of two threads, whose flushes wait two seconds to group */
+    private static Engine twoThreadsTwoSecondCommits(EngineHarness h, Fsm<Work> fsm) {
+        Engine e = h.build("node", c -> c.queues(Map.of("default", 2)).flushers(List.of(
+                new EngineConfig.FlusherConfig(List.of("*"), 100, Duration.ofSeconds(2), 2))),
+                InstantSource.system(), b -> b.steps(h.owned(Executors.newFixedThreadPool(2))), fsm);
+        e.start();
+        return e;
+    }
+
+    /**
+     * Inserts eight instances and asserts that {@code ran} counts all eight within 1.5 s of the first.
+     *
+     * @return their ids
+     */
+    private static List<Long> eightWithinASecondAndAHalf(Engine e, Class<? extends Fsm<Work>> fsm, AtomicInteger ran,
+                                                         String what) {
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            ids.add(e.insert(fsm, new Work(i)).id());
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> ran.get() >= 1);
+        long first = System.nanoTime();
+        await().atMost(Duration.ofSeconds(10)).until(() -> ran.get() == 8);
+        assertThat(Duration.ofNanos(System.nanoTime() - first)).as(what).isLessThan(Duration.ofMillis(1_500));
+        return ids;
     }
 
     /** A cached step pool (the bench's) that counts the tasks handed to it. */
