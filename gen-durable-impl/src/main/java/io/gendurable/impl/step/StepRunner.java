@@ -147,15 +147,22 @@ public final class StepRunner {
      */
     public void runThen(Picked picked, String worker, Flusher flusher, java.util.function.BooleanSupplier mayChain,
                         Continued continued, Runnable codeDone, Finished finished, Resumer resumer) {
-        chain(picked, 0, worker, flusher, mayChain, continued, codeDone, finished, resumer);
+        chain(picked, 0, new Chain(worker, flusher, mayChain, continued, codeDone, finished, resumer));
     }
 
-    private void chain(Picked picked, int chainedBefore, String worker, Flusher flusher,
-                       java.util.function.BooleanSupplier mayChain, Continued continued, Runnable codeDone,
-                       Finished finished, Resumer resumer) {
+    /** What a chain of steps reports to, the same for each of its steps (resumed ones included). */
+    private record Chain(String worker, Flusher flusher, java.util.function.BooleanSupplier mayChain,
+                         Continued continued, Runnable codeDone, Finished finished, Resumer resumer) {
+    }
+
+    private void chain(Picked picked, int chainedBefore, Chain c) {
+        String worker = c.worker();
+        Flusher flusher = c.flusher();
+        Runnable codeDone = c.codeDone();
+        Finished finished = c.finished();
         Picked current = picked;
         for (int chained = chainedBefore; ; chained++) {
-            boolean inlineAllowed = inline != null && chained < InlineContinuation.MAX_CHAIN && mayChain.getAsBoolean();
+            boolean inlineAllowed = inline != null && chained < InlineContinuation.MAX_CHAIN && c.mayChain().getAsBoolean();
             long start = System.nanoTime();
             java.time.Instant startedAt = engine.clock().instant();
             ClaimedRow claimed = current.row();
@@ -196,13 +203,12 @@ public final class StepRunner {
                 });
                 return;
             }
-            if (resumer != null) {
+            if (c.resumer() != null) {
                 // the next step needs this commit, but no thread waits for it: the commit hands it on
                 Picked from = current;
                 int next = chained + 1;
                 flusher.submit(encoded, history(row, encoded, startedAt), codeDone).whenComplete((written, failure) ->
-                        continuedDurable(from, committed, row, encoded, nanos, written, failure, next, worker, flusher,
-                                mayChain, continued, codeDone, finished, resumer));
+                        continuedDurable(from, committed, row, encoded, nanos, written, failure, next, c));
                 return;
             }
             Flusher.Written written = flusher.submit(encoded, history(row, encoded, startedAt), null).join();
@@ -212,7 +218,7 @@ public final class StepRunner {
                 finished.finished(result, null);
                 return;
             }
-            continued.moved(row.id(), row.claimToken(), written.token());
+            c.continued().moved(row.id(), row.claimToken(), written.token());
             current = inline.next(current, committed, result == Flusher.Result.COMMITTED_WITH_SIGNALS, written.token(),
                     worker, flusher);
             if (current == null) {
@@ -224,9 +230,8 @@ public final class StepRunner {
 
     /** An inline continue's flush ended (in the thread that completed it): hand its next step to the resumer, or end the chain. */
     private void continuedDurable(Picked from, Transition.Continue committed, ClaimedRow row, Transition encoded, long nanos,
-                                  Flusher.Written written, Throwable failure, int chained, String worker, Flusher flusher,
-                                  java.util.function.BooleanSupplier mayChain, Continued continued, Runnable codeDone,
-                                  Finished finished, Resumer resumer) {
+                                  Flusher.Written written, Throwable failure, int chained, Chain c) {
+        Finished finished = c.finished();
         if (failure != null) {
             finished.finished(null, failure);
             return;
@@ -245,17 +250,17 @@ public final class StepRunner {
             finished.finished(result, null);
             return;
         }
-        continued.moved(row.id(), row.claimToken(), written.token());
-        resumer.resume(() -> {
+        c.continued().moved(row.id(), row.claimToken(), written.token());
+        c.resumer().resume(() -> {
             try {
                 // the next step's admission and inbox are read on the step thread, not the flush's
                 Picked next = inline.next(from, committed, result == Flusher.Result.COMMITTED_WITH_SIGNALS,
-                        written.token(), worker, flusher);
+                        written.token(), c.worker(), c.flusher());
                 if (next == null) {
                     finished.finished(result, null);  // admission denied the next step: it went back to the queue
                     return;
                 }
-                chain(next, chained, worker, flusher, mayChain, continued, codeDone, finished, resumer);
+                chain(next, chained, c);
             } catch (RuntimeException | Error e) {
                 finished.finished(null, e);
                 if (e instanceof Error error) {
