@@ -44,7 +44,7 @@ final class Options {
     @Option(names = "--concurrency", description = "the queue's concurrency (steps in flight) [${DEFAULT-VALUE}]")
     int concurrency = 64;
     @Option(names = "--prefetch", description = "rows buffered beyond the running slots [${DEFAULT-VALUE}]")
-    int prefetch = 64;
+    int prefetch = 192;
     @Option(names = "--min-demand", description = "pick only when at least this many slots are free [${DEFAULT-VALUE}]")
     int minDemand = 16;
     @Option(names = "--poll-ms", description = "idle poll interval [${DEFAULT-VALUE}]")
@@ -52,7 +52,7 @@ final class Options {
     @Option(names = "--max-poll-ms", description = "idle poll backoff ceiling [${DEFAULT-VALUE}]")
     int maxPollMs = 5000;
     @Option(names = "--flush-batch", description = "flusher max-batch [${DEFAULT-VALUE}]")
-    int flushBatch = 64;
+    int flushBatch = 256;
     @Option(names = "--flush-delay-ms", description = "flusher max-delay [${DEFAULT-VALUE}]")
     int flushDelayMs = 0;
     @Option(names = "--flush-parallelism", description = "flush transactions open at once [${DEFAULT-VALUE}]")

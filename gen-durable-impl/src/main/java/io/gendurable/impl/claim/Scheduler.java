@@ -160,33 +160,34 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
 
     /**
      * How many steps of a queue may wait for their outcome's flush while their slots run other
-     * steps: sixteen times the concurrency (so flush batches grow past the concurrency), at most 128,
-     * at least the concurrency.
+     * steps (terminal outcomes, and inline continues whose chain goes on once theirs commits):
+     * sixteen times the concurrency, at most 1,024, at least the concurrency. An inline chain waits
+     * for a commit at every step, so this bounds the chains in flight: a queue runs at most this many
+     * per flush time. A waiting outcome holds no thread and no slot, only its row's claim and a few
+     * hundred bytes, and flushes take everything waiting in one transaction.
      *
      * @param concurrency the queue's concurrency
      * @return the bound
      */
     public static int awaitCap(int concurrency) {
-        return sixteenfold(concurrency);
+        return sixteenfold(concurrency, 1024);
     }
 
     /**
-     * The most rows an auto prefetch grows to: sixteen times the concurrency, at most 128, at least
-     * the concurrency (where it starts).
+     * The most rows an auto prefetch grows to: sixteen times the concurrency, at most 256, at least
+     * the concurrency (where it starts). Buffered rows are rows other nodes cannot take, so this
+     * stays below the waiters' bound.
      *
      * @param concurrency the queue's concurrency
      * @return the ceiling
      */
     public static int autoPrefetchCeiling(int concurrency) {
-        return sixteenfold(concurrency);
+        return sixteenfold(concurrency, 256);
     }
 
-    /**
-     * @return sixteen times the concurrency, at most 128, at least the concurrency: the bound of both
-     * the waiters and the auto prefetch (a queue of concurrency 8 or more gets 128)
-     */
-    private static int sixteenfold(int concurrency) {
-        return Math.max(concurrency, Math.min(16 * concurrency, 128));
+    /** @return sixteen times the concurrency, at most {@code most}, at least the concurrency */
+    private static int sixteenfold(int concurrency, int most) {
+        return Math.max(concurrency, Math.min(16 * concurrency, most));
     }
 
     /** @return the rows this queue buffers beyond its running slots now (auto prefetch adapts it) */

@@ -97,7 +97,7 @@ public final class ConfigKeys {
     /** Rows claimed beyond the free slots. */
     public static final ConfigKey<EngineConfig, Integer> PREFETCH = engine("prefetch", ValueType.INTEGER, AUTO,
             autoOrAtLeast(0), c -> c.poll().prefetch(),
-            "Rows each queue claims beyond its free slots and holds in memory (heartbeated; released on stop). -1 (the default) adapts: it starts at the queue's concurrency, doubles (up to sixteen times the concurrency, at most 128) while short steps drain the buffer before the next claim, and falls back to the concurrency once a row waits in the buffer longer than 100 ms.");
+            "Rows each queue claims beyond its free slots and holds in memory (heartbeated; released on stop). -1 (the default) adapts: it starts at the queue's concurrency, doubles (up to sixteen times the concurrency, at most 256) while short steps drain the buffer before the next claim, and falls back to the concurrency once a row waits in the buffer longer than 100 ms.");
     /** The fewest free slots worth a claim; at most each queue's concurrency plus {@link #PREFETCH}. */
     public static final ConfigKey<EngineConfig, Integer> MIN_DEMAND = engine("min-demand", ValueType.INTEGER, AUTO,
             autoOrAtLeast(1), c -> c.poll().minDemand(),
@@ -279,7 +279,8 @@ public final class ConfigKeys {
             "The queues whose outcomes flusher `i` commits.");
     /** Flush when this many outcomes wait. */
     public static final ConfigKey<FlusherConfig, Integer> FLUSHER_MAX_BATCH = member(FLUSHERS, "max-batch", ValueType.INTEGER,
-            100, atLeast(1), FlusherConfig::maxBatch, "Flush when this many outcomes wait.");
+            256, atLeast(1), FlusherConfig::maxBatch,
+            "Open a flush at once when this many outcomes wait. Fewer wait for the adaptive moment (`max-delay` 0: the open flush has aged) or for `max-delay`; a flush always takes everything waiting, so this is when a flush starts, not how large it is.");
     /** …or this long after the first. */
     public static final ConfigKey<FlusherConfig, Duration> FLUSHER_MAX_DELAY = member(FLUSHERS, "max-delay", ValueType.DURATION,
             Duration.ZERO, ZERO_OR_MORE, FlusherConfig::maxDelay,

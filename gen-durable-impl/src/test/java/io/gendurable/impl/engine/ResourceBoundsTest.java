@@ -290,14 +290,21 @@ class ResourceBoundsTest {
         long baseline = heapAfterGc();
         long t0 = System.nanoTime();
         long root = e.insert(Chain.class, new Rounds(rounds, perRound, 0)).id();
-        try (Sampler rows = new Sampler(50, () -> h.queryLong("SELECT count(*) FROM gen_durable"))) {
+        // Leaves whose round has finished and that ended longer than the retention plus 5 s ago: the
+        // GC should have taken them (it sweeps every 250 ms, 10,000 rows at a time).
+        long lagMillis = retention.toMillis() + 5_000;
+        try (Sampler rows = new Sampler(50, () -> h.queryLong("SELECT count(*) FROM gen_durable"));
+             Sampler overdue = new Sampler(500, () -> h.queryLong("SELECT count(*) FROM gen_durable g"
+                     + " WHERE g.fsm LIKE '%Leaves' AND g.updated_at < now() - make_interval(secs => " + lagMillis / 1000.0 + ")"
+                     + " AND (SELECT p.status FROM gen_durable p WHERE p.id = g.parent_id) = 'done'"))) {
             // Generous deadlines: about 30 s on an idle 2-core machine, many times that on a busy one.
             AwaitResult r = e.await(root, Duration.ofSeconds(400), io.gendurable.AwaitUntil.TERMINAL);
             assertThat(r).isInstanceOf(AwaitResult.Done.class);
             double seconds = (System.nanoTime() - t0) / 1e9;
             System.out.printf("bounds: %d rounds x %d children in %.1f s (%.0f children/s); at most %d rows at once;"
-                            + " GC swept %d; the root saw at most %d children%n", rounds, perRound, seconds,
-                    rounds * perRound / seconds, rows.max(), e.metrics().gcSwept.sum(), chain.maxChildren.get());
+                            + " GC swept %d; at most %d leaves overdue; the root saw at most %d children%n", rounds, perRound,
+                    seconds, rounds * perRound / seconds, rows.max(), e.metrics().gcSwept.sum(), overdue.max(),
+                    chain.maxChildren.get());
             assertThat(chain.problems).isEmpty();
             assertThat(leaves.ran.get()).isGreaterThanOrEqualTo(rounds * perRound);
             // Every round saw exactly its own leaves, all ended: nothing collected early, nothing extra.
@@ -305,13 +312,13 @@ class ResourceBoundsTest {
             assertThat(round.maxChildren.get()).isEqualTo(perRound);
             // The root lists only its round children (one per round).
             assertThat(chain.maxChildren.get()).isBetween(1, rounds);
-            // The GC kept up: the table never held all the children made, nor more than the
-            // retention lets live at the rate they were made (a faster engine holds more rows
-            // within the same retention, so the bound follows the measured rate; measured: the rows
-            // of about 8.5 s at 6,600 children/s with a 4 s retention, the GC's sweeps lagging).
-            double rate = rounds * perRound / seconds;
-            assertThat(rows.max()).isLessThan(rounds * perRound * 3L / 5)
-                    .isLessThan((long) (rate * (retention.toSeconds() + 5)) + perRound);
+            // The GC kept up: the table never held all the children made, and no collectable leaf
+            // outlived the retention by 5 s (at most one round's worth caught between two samples).
+            // The bound was the rows the retention lets live at the run's mean rate (rate x 9 s + one
+            // round); the rounds are bursty and the mean understates the rate of the busiest seconds,
+            // so it failed on rows the GC was not late for (34,055 at 3,396 children/s on average).
+            assertThat(rows.max()).isLessThan(rounds * perRound * 3L / 5);
+            assertThat(overdue.max()).isLessThanOrEqualTo(perRound);
         }
         // Once past the retention, every leaf is collected.
         await().atMost(Duration.ofSeconds(60)).until(() ->
