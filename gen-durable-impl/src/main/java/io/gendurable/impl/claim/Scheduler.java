@@ -161,33 +161,31 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     /**
      * How many steps of a queue may wait for their outcome's flush while their slots run other
      * steps (terminal outcomes, and inline continues whose chain goes on once theirs commits):
-     * sixteen times the concurrency, at most 1,024, at least the concurrency. An inline chain waits
-     * for a commit at every step, so this bounds the chains in flight: a queue runs at most this many
-     * per flush time. A waiting outcome holds no thread and no slot, only its row's claim and a few
-     * hundred bytes, and flushes take everything waiting in one transaction.
+     * 1,024, or the concurrency if it is larger. An inline chain waits for a commit at every step,
+     * so this bounds the chains in flight, and a flush takes everything waiting, so it bounds the
+     * batch: a queue completes at most this many steps per flush time, whatever its concurrency
+     * (it was sixteen times the concurrency, at most 128: the default queue of concurrency 10 ran at
+     * 160 outcomes per flush time). A waiting outcome holds no thread and no slot, only its row's
+     * claim and a few hundred bytes.
      *
      * @param concurrency the queue's concurrency
      * @return the bound
      */
     public static int awaitCap(int concurrency) {
-        return sixteenfold(concurrency, 1024);
+        return Math.max(concurrency, 1024);
     }
 
     /**
-     * The most rows an auto prefetch grows to: sixteen times the concurrency, at most 256, at least
-     * the concurrency (where it starts). Buffered rows are rows other nodes cannot take, so this
-     * stays below the waiters' bound.
+     * The most rows an auto prefetch grows to: 256, or the concurrency if it is larger. It starts at
+     * the concurrency and grows only while short steps empty the buffer before the next claim, and it
+     * halves once a row waits in the buffer over 100 ms, so slow steps keep it small whatever this
+     * ceiling. Buffered rows are rows other nodes cannot take, so it stays below the waiters' bound.
      *
      * @param concurrency the queue's concurrency
      * @return the ceiling
      */
     public static int autoPrefetchCeiling(int concurrency) {
-        return sixteenfold(concurrency, 256);
-    }
-
-    /** @return sixteen times the concurrency, at most {@code most}, at least the concurrency */
-    private static int sixteenfold(int concurrency, int most) {
-        return Math.max(concurrency, Math.min(16 * concurrency, most));
+        return Math.max(concurrency, 256);
     }
 
     /** @return the rows this queue buffers beyond its running slots now (auto prefetch adapts it) */

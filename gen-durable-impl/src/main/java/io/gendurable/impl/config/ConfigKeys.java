@@ -97,7 +97,7 @@ public final class ConfigKeys {
     /** Rows claimed beyond the free slots. */
     public static final ConfigKey<EngineConfig, Integer> PREFETCH = engine("prefetch", ValueType.INTEGER, AUTO,
             autoOrAtLeast(0), c -> c.poll().prefetch(),
-            "Rows each queue claims beyond its free slots and holds in memory (heartbeated; released on stop). -1 (the default) adapts: it starts at the queue's concurrency, doubles (up to sixteen times the concurrency, at most 256) while short steps drain the buffer before the next claim, and falls back to the concurrency once a row waits in the buffer longer than 100 ms.");
+            "Rows each queue claims beyond its free slots and holds in memory (heartbeated; released on stop). -1 (the default) adapts: it starts at the queue's concurrency, doubles (up to 256, or the concurrency if larger) while short steps drain the buffer before the next claim, and falls back to the concurrency once a row waits in the buffer longer than 100 ms.");
     /** The fewest free slots worth a claim; at most each queue's concurrency plus {@link #PREFETCH}. */
     public static final ConfigKey<EngineConfig, Integer> MIN_DEMAND = engine("min-demand", ValueType.INTEGER, AUTO,
             autoOrAtLeast(1), c -> c.poll().minDemand(),
