@@ -163,10 +163,8 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
      * steps (terminal outcomes, and inline continues whose chain goes on once theirs commits):
      * 1,024, or the concurrency if it is larger. An inline chain waits for a commit at every step,
      * so this bounds the chains in flight, and a flush takes everything waiting, so it bounds the
-     * batch: a queue completes at most this many steps per flush time, whatever its concurrency
-     * (it was sixteen times the concurrency, at most 128: the default queue of concurrency 10 ran at
-     * 160 outcomes per flush time). A waiting outcome holds no thread and no slot, only its row's
-     * claim and a few hundred bytes.
+     * batch: a queue completes at most this many steps per flush time, whatever its concurrency.
+     * A waiting outcome holds no thread and no slot, only its row's claim and a few hundred bytes.
      *
      * @param concurrency the queue's concurrency
      * @return the bound

@@ -277,7 +277,7 @@ public final class ConfigKeys {
     public static final ConfigKey<FlusherConfig, List<String>> FLUSHER_QUEUES = member(FLUSHERS, "queues", ValueType.LIST,
             List.of("*"), Check.that(l -> !l.isEmpty(), "a comma-separated list of queues, or *"), FlusherConfig::queues,
             "The queues whose outcomes flusher `i` commits.");
-    /** Flush when this many outcomes wait. */
+    /** Open a flush at once when this many outcomes wait (when, not how large: a flush takes all that wait). */
     public static final ConfigKey<FlusherConfig, Integer> FLUSHER_MAX_BATCH = member(FLUSHERS, "max-batch", ValueType.INTEGER,
             256, atLeast(1), FlusherConfig::maxBatch,
             "Open a flush at once when this many outcomes wait. Fewer wait for the adaptive moment (`max-delay` 0: the open flush has aged) or for `max-delay`; a flush always takes everything waiting, so this is when a flush starts, not how large it is.");
