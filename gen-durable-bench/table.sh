@@ -6,6 +6,7 @@
 #   gen-durable-bench/table.sh scaleout-nodes results/....jsonl   each node's claims and conflicts (needs jq)
 #   gen-durable-bench/table.sh hotkey results/....jsonl           (needs jq)
 #   gen-durable-bench/table.sh farfuture results/....jsonl...     one row per file and variant (needs jq)
+#   gen-durable-bench/table.sh latency results/....jsonl          one row per latency run (needs jq)
 set -euo pipefail
 case "${1:-}" in
   scaleout)
@@ -24,6 +25,13 @@ case "${1:-}" in
     jq -r 'select(.scenario == "hotkey") | .results | to_entries[] | select(.value | type == "object") |
       .value as $v | "| \(.key) | **\($v.ordinary.jobs_per_s | round)** (\($v.runs_jobs_per_s | map(round | tostring) | join(" / "))) | \($v.beside_done) (\($v.beside_per_s | round)) | \($v.claim_plan.execution_ms) · \($v.claim_plan.pick_index_rows_read) · \($v.claim_plan.buffers) · \($v.claim_plan.rows) | \($v.claim_plan_before.execution_ms) · \($v.claim_plan_before.pick_index_rows_read) · \($v.claim_plan_before.buffers) · \($v.claim_plan_before.rows) |"' "$2"
     jq -r 'select(.scenario == "hotkey") | "\nordinary_ratio (beside ÷ alone): **\(.results.ordinary_ratio)**; load average before: \(.load_avg_before | map(tostring) | join(" / "))"' "$2" ;;
+  latency)
+    echo '| Run | start at insert | insert→start ms p50 · p95 · p99 · max | insert call p50 · p99 | signal→woken ms p50 · p95 · p99 · max | signal call p50 · p99 | started at insert | load before |'
+    echo '|---|---|---|---|---|---|---|---|'
+    jq -r 'select(.scenario == "latency") | .results as $r | $r.insert_to_start.insert_to_start_ms as $i
+      | $r.insert_to_start.insert_call_ms as $ic | $r.signal_to_wake.signal_to_woken_step_ms as $s
+      | $r.signal_to_wake.signal_call_ms as $sc
+      | "| \(.started_at[11:19]) | \(if .config.start_at_insert == null then "—" else .config.start_at_insert end) | **\($i.p50)** · \($i.p95) · **\($i.p99)** · \($i.max) | \($ic.p50) · \($ic.p99) | **\($s.p50)** · \($s.p95) · **\($s.p99)** · \($s.max) | \($sc.p50) · \($sc.p99) | \(.engine_metrics.started_at_insert // 0) | \(.load_avg_before[0]) |"' "$2" ;;
   farfuture)
     shift
     echo '| Run | variant | jobs/s, median (runs) | claim ms | claim buffers | pick-index buffers · rows read | rows claimed |'
@@ -36,7 +44,7 @@ case "${1:-}" in
       jq -r --arg f "$(basename "$f")" 'select(.scenario == "farfuture") | "\n\($f): claim_ms_ratio **\(.results.claim_ms_ratio)**, claim_buffers_ratio \(.results.claim_buffers_ratio), ordinary_ratio \(.results.ordinary_ratio); load average before: \(.load_avg_before | map(tostring) | join(" / "))"' "$f"
     done ;;
   *)
-    f="${1:?usage: table.sh compare-output.jsonl | table.sh scaleout|scaleout-nodes|hotkey|farfuture file.jsonl...}"
+    f="${1:?usage: table.sh compare-output.jsonl | table.sh scaleout|scaleout-nodes|hotkey|farfuture|latency file.jsonl...}"
     cmp="$(grep '"comparison":"jobs"' "$f" | tail -1)"
     ceiling="$(grep '"scenario":"ceiling"' "$f" | tail -1)"
     num() { grep -o "\"$1\":[0-9.]*" | head -1 | cut -d: -f2; }

@@ -30,6 +30,7 @@ final class Engines {
                 .prefetch(o.prefetch)
                 .minDemand(Math.min(o.minDemand, o.concurrency + o.prefetch))
                 .poll(Duration.ofMillis(o.pollMs), Duration.ofMillis(o.maxPollMs))
+                .startAtInsert(o.startAtInsert)
                 .flushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), o.flushBatch,
                         Duration.ofMillis(o.flushDelayMs), o.flushParallelism)))
                 .history(new EngineConfig.HistoryConfig(o.history != Options.History.off,
@@ -45,6 +46,7 @@ final class Engines {
         m.put("prefetch", c.poll().prefetch());
         m.put("min_demand", c.poll().minDemand());
         m.put("poll_ms", c.poll().interval().toMillis());
+        m.put("start_at_insert", c.poll().startAtInsert());
         m.put("history", o.history.name());
         m.put("max_poll_ms", c.poll().maxInterval().toMillis());
         m.put("flusher_max_batch", c.flushers().get(0).maxBatch());
@@ -74,6 +76,7 @@ final class Engines {
         r.put("picks", picks);
         r.put("picks_in_flush", inFlush);
         r.put("picked", picked);
+        r.put("started_at_insert", m.startedAtInsert.sum());
         r.put("rows_per_pick", picks == 0 ? null : (double) picked / picks);
         r.put("flushes", flushes);
         r.put("flushed_outcomes", outcomes);

@@ -51,6 +51,9 @@ final class Options {
     int pollMs = 1000;
     @Option(names = "--max-poll-ms", description = "idle poll backoff ceiling [${DEFAULT-VALUE}]")
     int maxPollMs = 5000;
+    @Option(names = "--start-at-insert", arity = "1",
+            description = "an insert claims its own row for a free local slot (gendurable.start-at-insert) [${DEFAULT-VALUE}]")
+    boolean startAtInsert = true;
     @Option(names = "--flush-batch", description = "flusher max-batch [${DEFAULT-VALUE}]")
     int flushBatch = 256;
     @Option(names = "--flush-delay-ms", description = "flusher max-delay [${DEFAULT-VALUE}]")

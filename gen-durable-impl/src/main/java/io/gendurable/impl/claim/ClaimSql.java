@@ -38,6 +38,7 @@ public final class ClaimSql {
     private final String sql;
     private final SchemaName schema;
     private final String pausedSql;
+    private final String byIdSql;
 
     public ClaimSql(SchemaName schema) {
         this.schema = schema;
@@ -73,6 +74,26 @@ public final class ClaimSql {
                     concurrency_shard = CASE WHEN g.concurrency_key IS NOT NULL AND NOT picked.k1 THEN -1 END
                 FROM picked
                 WHERE g.id = picked.id
+                %6$s""".formatted(schema.instances(), schema.qualify("signals"), schema.claimTokens(),
+                schema.qualify("gen_durable_paused_queues"),
+                // a paused queue has no runnable priorities (uncorrelated: one primary-key probe per claim)
+                PickOrder.runnablePriorities("prio", schema.instances(), "\n       AND NOT EXISTS (SELECT 1 FROM "
+                        + schema.qualify("gen_durable_paused_queues") + " pq WHERE pq.queue = ?)"),
+                returning(schema));
+        this.byIdSql = """
+                UPDATE %1$s g
+                SET status = 'executing', locked_by = ?, lease_expires_at = ?, updated_at = ?,
+                    claim_token = nextval('%2$s')
+                WHERE g.id = ? AND g.status = 'runnable' AND NOT g.key_blocked AND g.eligible_at <= ?
+                  AND g.concurrency_key IS NULL AND g.rate_limit IS NULL
+                  AND NOT EXISTS (SELECT 1 FROM %3$s pq WHERE pq.queue = g.queue)
+                %4$s""".formatted(schema.instances(), schema.claimTokens(), schema.qualify("gen_durable_paused_queues"),
+                returning(schema));
+    }
+
+    /** The claimed rows' columns, as {@link #read} reads them: one text for both claims. */
+    private static String returning(SchemaName schema) {
+        return """
                 RETURNING g.id, g.fsm, g.fsm_version, g.step, g.state::text AS state, g.attempt,
                           g.priority, (extract(epoch FROM g.eligible_at) * 1000000)::bigint AS eligible_us,
                           (extract(epoch FROM g.inserted_at) * 1000000)::bigint AS inserted_us,
@@ -81,11 +102,7 @@ public final class ClaimSql {
                           EXISTS (SELECT 1 FROM %1$s c WHERE c.parent_id = g.id) AS has_children,
                           g.rate_limit, g.weight, g.concurrency_shard IS NOT NULL AS gated, g.last_error, g.claim_token,
                           g.traceparent, g.tracestate
-                """.formatted(schema.instances(), schema.qualify("signals"), schema.claimTokens(),
-                schema.qualify("gen_durable_paused_queues"),
-                // a paused queue has no runnable priorities (uncorrelated: one primary-key probe per claim)
-                PickOrder.runnablePriorities("prio", schema.instances(), "\n       AND NOT EXISTS (SELECT 1 FROM "
-                        + schema.qualify("gen_durable_paused_queues") + " pq WHERE pq.queue = ?)"));
+                """.formatted(schema.instances(), schema.qualify("signals"));
     }
 
     /** @return the queues paused cluster-wide ({@code gen_durable_paused_queues}) */
@@ -119,16 +136,7 @@ public final class ClaimSql {
             ps.setObject(12, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    rows.add(new ClaimedRow(rs.getLong("id"), rs.getString("fsm"), rs.getInt("fsm_version"),
-                            rs.getString("step"), rs.getString("state"), rs.getInt("attempt"), queue,
-                            rs.getInt("priority"), Jdbc.micros(rs.getLong("eligible_us")),
-                            Jdbc.micros(rs.getLong("inserted_us")),
-                            rs.getString("correlation_key"), rs.getString("concurrency_key"),
-                            awaits(rs.getArray("awaits")), rs.getBoolean("has_signals"),
-                            Jdbc.longOrNull(rs, "parent_id"), rs.getBoolean("has_children"),
-                            rs.getString("rate_limit"), rs.getInt("weight"), rs.getBoolean("gated"),
-                            rs.getString("last_error"), rs.getLong("claim_token"),
-                            rs.getString("traceparent"), rs.getString("tracestate")));
+                    rows.add(read(rs, queue));
                 }
             }
         }
@@ -138,9 +146,50 @@ public final class ClaimSql {
         return rows;
     }
 
+    /**
+     * Claims one row by id for {@code worker}: a row a signal has just woken, in the signal's
+     * transaction (start-at-insert's counterpart for a wake-up). Only a row that needs no claim's
+     * checks is taken: due, runnable, not blocked, without a concurrency key or a rate limit on its
+     * step, its queue not paused cluster-wide. One primary-key update. {@code queue} is the queue
+     * the delivery read from the row it locked (and still holds locked), not re-checked here.
+     *
+     * @return the claimed row, or null when the row is not claimable so
+     */
+    public ClaimedRow claimById(Connection c, long id, String queue, String worker, Instant now, Instant leaseUntil)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(byIdSql)) {
+            ps.setString(1, worker);
+            ps.setObject(2, Jdbc.ts(leaseUntil));
+            ps.setObject(3, Jdbc.ts(now));
+            ps.setLong(4, id);
+            ps.setObject(5, Jdbc.ts(now));
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? read(rs, queue) : null;
+            }
+        }
+    }
+
+    private static ClaimedRow read(ResultSet rs, String queue) throws SQLException {
+        return new ClaimedRow(rs.getLong("id"), rs.getString("fsm"), rs.getInt("fsm_version"),
+                rs.getString("step"), rs.getString("state"), rs.getInt("attempt"), queue,
+                rs.getInt("priority"), Jdbc.micros(rs.getLong("eligible_us")),
+                Jdbc.micros(rs.getLong("inserted_us")),
+                rs.getString("correlation_key"), rs.getString("concurrency_key"),
+                awaits(rs.getArray("awaits")), rs.getBoolean("has_signals"),
+                Jdbc.longOrNull(rs, "parent_id"), rs.getBoolean("has_children"),
+                rs.getString("rate_limit"), rs.getInt("weight"), rs.getBoolean("gated"),
+                rs.getString("last_error"), rs.getLong("claim_token"),
+                rs.getString("traceparent"), rs.getString("tracestate"));
+    }
+
     /** @return the claim's SQL text, for plan checks ({@code EXPLAIN}); parameters in the order {@link #claim} binds them */
     public String sql() {
         return sql;
+    }
+
+    /** @return the text of {@link #claimById}, for plan checks; parameters in the order it binds them */
+    public String byIdSql() {
+        return byIdSql;
     }
 
     /** @return the schema the statement was built for */

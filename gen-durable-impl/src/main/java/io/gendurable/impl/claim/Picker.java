@@ -147,12 +147,31 @@ public final class Picker {
         return kept;
     }
 
+    /**
+     * Claims the row a signal has just woken, with its inbox (and children), on the signal's
+     * connection: the rows are this node's only once that transaction commits. Only a row that
+     * needs no admission is taken ({@link ClaimSql#claimById}).
+     *
+     * @param id the woken row
+     * @return the row claimed, or null when it needs a claim of the queue's own
+     */
+    public Picked claimWokenIn(java.sql.Connection c, long id) throws java.sql.SQLException {
+        ClaimedRow row = claimSql.claimById(c, id, queue, worker, ctx.clock().instant(),
+                ctx.clock().instant().plus(config.lease().ttl()));
+        return row == null ? null : withLoads(c, List.of(row)).get(0);
+    }
+
     /** The claim, the inboxes and the children of the claimed rows that have any: one transaction. */
     private List<Picked> pick(java.sql.Connection c, int demand) throws java.sql.SQLException {
         long began = System.nanoTime();
         List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, ctx.clock().instant(),
                 ctx.clock().instant().plus(config.lease().ttl()), gateNames);
         claimTimes.accept(queue, System.nanoTime() - began);
+        return withLoads(c, claimedRows);
+    }
+
+    /** @return the claimed rows with the inboxes and children of those that have any, loaded on {@code c} */
+    private List<Picked> withLoads(java.sql.Connection c, List<ClaimedRow> claimedRows) throws java.sql.SQLException {
         List<Long> withSignals = claimedRows.stream().filter(ClaimedRow::hasSignals).map(ClaimedRow::id).toList();
         Map<Long, List<InboxSql.SignalRow>> inboxes = withSignals.isEmpty() ? Map.of()
                 : inboxSql.load(c, withSignals, ctx.tracing() != io.gendurable.impl.trace.Tracing.NONE);

@@ -6,12 +6,16 @@ import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.flush.Flusher;
+import io.gendurable.impl.insert.InsertSql;
+import io.gendurable.impl.insert.InsertStarts;
 import io.gendurable.impl.lease.LeaseSql;
 import io.gendurable.impl.poke.LocalPoke;
 import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
 import io.gendurable.impl.runtime.Loops;
 import io.gendurable.impl.runtime.QueueActivity;
+import io.gendurable.impl.signals.WakeStarts;
+import io.gendurable.impl.step.ClaimedRow;
 import io.gendurable.impl.step.Picked;
 import io.gendurable.impl.step.StepRunner;
 
@@ -239,6 +243,116 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     @Override
     public int buffered() {
         return buffer.size();
+    }
+
+    /**
+     * A slot reserved for a row claimed outside the queue's own claim: by its insert
+     * ({@link InsertStarts}) or in the transaction of the signal that woke it ({@link WakeStarts}).
+     */
+    public interface Reserved extends InsertStarts.Slot, WakeStarts.Slot {
+    }
+
+    /**
+     * A free slot reserved for a row claimed by its insert or by the signal that woke it
+     * ({@code gendurable.start-at-insert}), when the queue runs, is not paused, holds no row waiting
+     * for a slot (buffered, or a chain resumed) and its last claim did not fill its demand (no
+     * backlog known here, so the row does not pass rows this node has claimed or would claim next).
+     * The slot counts as running from now: the queue never runs more than its concurrency.
+     *
+     * @return the reserved slot, or null
+     */
+    public Reserved reserve() {
+        if (!running || backlogged || !buffer.isEmpty() || !ready.isEmpty() || awaitingFlush.get() >= awaitCap
+                || pauses.isPaused(queue)) {
+            return null;
+        }
+        while (true) {
+            int n = inFlight.get();
+            if (n >= concurrency) {
+                return null;
+            }
+            if (inFlight.compareAndSet(n, n + 1)) {
+                return new ReservedSlot();
+            }
+        }
+    }
+
+    /** A slot taken by {@link #reserve}: it runs the row claimed for it, or is given back. */
+    private final class ReservedSlot implements Reserved {
+        // the row a signal's transaction claimed for this slot, until that transaction ends
+        private Picked woken;
+
+        @Override
+        public String worker() {
+            return worker;
+        }
+
+        @Override
+        public void claimed(InsertSql.Row r, long id, long claimToken, int attempt, java.time.Instant insertedAt) {
+            ClaimedRow row = new ClaimedRow(id, r.fsm(), r.fsmVersion(), r.step(), r.stateJson(), attempt, queue,
+                    r.priority(), r.eligibleAt(), insertedAt, null, null, List.of(), false, r.parentId(), false,
+                    null, r.weight(), false, null, claimToken, r.traceparent(), r.tracestate());
+            start(new Picked(row, List.of(), List.of(), null));
+        }
+
+        @Override
+        public boolean claimIn(java.sql.Connection c, long id) throws java.sql.SQLException {
+            woken = picker.claimWokenIn(c, id);
+            return woken != null;
+        }
+
+        @Override
+        public void committed() {
+            if (woken != null) {
+                start(woken);
+            } else {
+                release();
+            }
+        }
+
+        @Override
+        public void abandoned(boolean mayHaveCommitted) {
+            if (woken != null && mayHaveCommitted) {
+                Picked p = woken;
+                Loops.guarded(LOG, "release of an unconfirmed wake-up claim of queue " + queue, ctx.metrics(),
+                        () -> releases.release(worker, List.of(p)));
+            }
+            release();
+        }
+
+        @Override
+        public void release() {
+            inFlight.decrementAndGet();
+            dispatch();
+        }
+
+        /** The row is this node's (its claim committed): run it in this slot on the step pool. */
+        private void start(Picked p) {
+            ctx.metrics().startedAtInsert.increment();  // not a pick: no picked event
+            Run run = track(p);
+            if (running) {
+                try {
+                    // this thread is the caller's: the step runs on the step pool, whose thread then
+                    // drains the buffer as any drainer does (counted in searching once its step is done)
+                    steps.execute(() -> {
+                        try {
+                            run.run();
+                        } finally {
+                            searching.incrementAndGet();
+                        }
+                        drain();
+                    });
+                    return;
+                } catch (RejectedExecutionException e) {
+                    LOG.log(Level.WARNING, "gen-durable queue " + queue + ": the step executor refused work: " + e);
+                }
+            }
+            // stopping (or refused): the row goes back to runnable by its token, as buffered rows do
+            Loops.guarded(LOG, "release of a row started at its insert or wake-up in queue " + queue, ctx.metrics(),
+                    () -> releases.release(worker, List.of(p)));
+            claimed.remove(run.claim.id, run.claim);
+            release();
+        }
     }
 
     /** Releases a dead predecessor's claims, then starts feeding and heartbeating. Idempotent. */

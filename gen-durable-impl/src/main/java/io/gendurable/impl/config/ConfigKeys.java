@@ -103,6 +103,11 @@ public final class ConfigKeys {
             autoOrAtLeast(1), c -> c.poll().minDemand(),
             "Skip a claim unless at least this many slots are free. -1 (the default): a quarter of the queue's concurrency plus its prefetch (as it is now, when auto), at least 1.");
 
+    /** Whether a new row may be claimed by its own insert for a free slot of this node. */
+    public static final ConfigKey<EngineConfig, Boolean> START_AT_INSERT = engine("start-at-insert", ValueType.BOOLEAN, true,
+            Check.any(), c -> c.poll().startAtInsert(),
+            "Let an insert claim its own row for a free slot of this node when it can start at once (due now, no concurrency key, rate limit or correlation key, not inside a caller's transaction, the queue served here with nothing buffered): its step starts once the insert commits, one commit instead of two. false: every new row waits for a claim.");
+
     // ---- drain
 
     /** How long a stopping node waits for its steps and flushes. */

@@ -43,6 +43,7 @@ import static io.gendurable.impl.config.ConfigKeys.POKE;
 import static io.gendurable.impl.config.ConfigKeys.POKE_WINDOW;
 import static io.gendurable.impl.config.ConfigKeys.POLL_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.PREFETCH;
+import static io.gendurable.impl.config.ConfigKeys.START_AT_INSERT;
 import static io.gendurable.impl.config.ConfigKeys.QUEUES;
 import static io.gendurable.impl.config.ConfigKeys.REAPER_BATCH;
 import static io.gendurable.impl.config.ConfigKeys.REAPER_ENABLED;
@@ -154,8 +155,9 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
      * @param prefetch rows each queue buffers beyond its running slots; {@link ConfigKeys#AUTO}: its concurrency
      * @param minDemand skip picking unless at least this many slots are free; {@link ConfigKeys#AUTO}: a quarter
      *                  of the queue's concurrency plus prefetch, at least 1
+     * @param startAtInsert whether an insert may claim its own row for a free local slot ({@link ConfigKeys#START_AT_INSERT})
      */
-    public record PollConfig(Duration interval, Duration maxInterval, int prefetch, int minDemand) {
+    public record PollConfig(Duration interval, Duration maxInterval, int prefetch, int minDemand, boolean startAtInsert) {
         /**
          * @param concurrency a queue's concurrency
          * @return the rows that queue buffers beyond its running slots
@@ -491,6 +493,11 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
             return set(MIN_DEMAND, v);
         }
 
+        /** @param v {@code gendurable.start-at-insert} @return this */
+        public Builder startAtInsert(boolean v) {
+            return set(START_AT_INSERT, v);
+        }
+
         /** @param v {@code gendurable.drain-timeout} @return this */
         public Builder drainTimeout(Duration v) {
             return set(DRAIN_TIMEOUT, v);
@@ -594,7 +601,8 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         public EngineConfig build() {
             return new EngineConfig(new NodeConfig(get(NODE_ID), get(QUEUES)),
                     new LeaseConfig(get(LEASE_TTL), get(HEARTBEAT_INTERVAL)),
-                    new PollConfig(get(POLL_INTERVAL), get(MAX_POLL_INTERVAL), get(PREFETCH), get(MIN_DEMAND)),
+                    new PollConfig(get(POLL_INTERVAL), get(MAX_POLL_INTERVAL), get(PREFETCH), get(MIN_DEMAND),
+                            get(START_AT_INSERT)),
                     new DrainConfig(get(DRAIN_TIMEOUT)),
                     new ReaperConfig(get(REAPER_ENABLED), get(REAPER_INTERVAL), get(REAPER_BATCH)),
                     new GcConfig(get(GC_ENABLED), get(GC_INTERVAL), get(GC_RETENTION), get(GC_FAILED_RETENTION), get(GC_BATCH)),

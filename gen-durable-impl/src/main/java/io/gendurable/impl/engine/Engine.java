@@ -154,7 +154,13 @@ public final class Engine implements GenDurable, AutoCloseable {
         InstanceRows instanceRows = new InstanceRows(registry, json, config.limits(),
                 new ValueSize(config.values().maxBytes()), ctx.tracing());
         CallerTransactions callerTx = b.callerTransactions == null ? CallerTransactions.NONE : b.callerTransactions;
-        this.inserter = new Inserter(ctx, instanceRows, poke, callerTx);
+        Map<String, Scheduler> byQueue = new java.util.concurrent.ConcurrentHashMap<>();
+        // start-at-insert: a free slot of this node's scheduler of the queue, for a row claimed by its insert or wake-up
+        java.util.function.Function<String, Scheduler.Reserved> reserveSlot = queue -> {
+            Scheduler s = byQueue.get(queue);
+            return s == null ? null : s.reserve();
+        };
+        this.inserter = new Inserter(ctx, instanceRows, poke, callerTx, reserveSlot::apply);
         this.limiter = redis != null && redis.limiter() != null ? redis.limiter() : new PostgresLimiter(ctx);
         this.limitsSeeder = new LimitsSeeder(ctx);
         OutcomeEncoder encoder = new OutcomeEncoder(json, instanceRows);
@@ -170,12 +176,14 @@ public final class Engine implements GenDurable, AutoCloseable {
         KeyBlocking keyBlocking = new KeyBlocking(ctx, poke);
         QueueServices services = new QueueServices(limiter, pauses, keyBlocking);
         for (String queue : config.node().queues().keySet()) {
-            schedulers.add(new Scheduler(ctx, queue, runner, byConfig.get(config.flusherFor(queue)), services));
+            Scheduler s = new Scheduler(ctx, queue, runner, byConfig.get(config.flusherFor(queue)), services);
+            schedulers.add(s);
+            byQueue.put(queue, s);
         }
         this.reaper = new Reaper(ctx, poke, keyBlocking);
         this.awaitWatcher = new AwaitWatcher(ctx, awaiters);
         this.awaitBridge = new AwaitBridge(awaiters, this::find);
-        this.signaller = new Signaller(ctx, poke, callerTx);
+        this.signaller = new Signaller(ctx, poke, callerTx, reserveSlot::apply);
         this.gc = new Gc(ctx, new BucketSweeper(ctx));
         this.drainRunner = new DrainRunner(ctx, encoder, limiter, afterCommit, reaper, () -> started);
         this.schedules = new Schedules(ctx, inserter, poke);

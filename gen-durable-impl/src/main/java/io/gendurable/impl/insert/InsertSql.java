@@ -28,8 +28,11 @@ import static io.gendurable.impl.db.UnnestColumn.text;
  * input CTE, so each answer maps back to its input position.
  */
 public final class InsertSql {
-    /** One row of the insert's input: the row, and whether it goes in blocked behind its key's head. */
-    private record Input(Row row, boolean keyBlocked) {
+    /**
+     * One row of the insert's input: the row, whether it goes in blocked behind its key's head, and
+     * the worker its insert claims it for (null: it goes in runnable).
+     */
+    private record Input(Row row, boolean keyBlocked, String claimBy) {
     }
 
     /** The insert's input: its position ({@code ord}, how each answer maps back), then one column per field of {@link Row}. */
@@ -50,7 +53,8 @@ public final class InsertSql {
             bigint("parent_id", i -> i.row().parentId()),
             text("traceparent", i -> i.row().traceparent()),
             text("tracestate", i -> i.row().tracestate()),
-            boolNotNull("key_blocked", Input::keyBlocked));
+            boolNotNull("key_blocked", Input::keyBlocked),
+            text("claim_by", Input::claimBy));
 
     private final String sql;
     private final String holdersSql;
@@ -66,23 +70,34 @@ public final class InsertSql {
                     -- arbiter: gen_durable_correlation (unique, partial on correlation_guard)
                     INSERT INTO %1$s (id, fsm, fsm_version, step, state, queue, priority, eligible_at,
                                       correlation_key, correlation_scope, concurrency_key, rate_limit, weight,
-                                      parent_id, traceparent, tracestate, key_blocked, inserted_at, updated_at)
+                                      parent_id, traceparent, tracestate, key_blocked, inserted_at, updated_at,
+                                      status, locked_by, lease_expires_at, claim_token)
                     SELECT id, fsm, fsm_version, step, state::jsonb, queue, priority, eligible_at::timestamptz,
                            correlation_key, correlation_scope::%2$s[], concurrency_key, rate_limit, weight,
-                           parent_id, traceparent, tracestate, key_blocked, ?, ?
-                    FROM input
+                           parent_id, traceparent, tracestate, key_blocked, ?, ?,
+                           -- a row claimed by its insert (start-at-insert), as a claim leaves it
+                           (CASE WHEN starts THEN 'executing' ELSE 'runnable' END)::%2$s,
+                           CASE WHEN starts THEN claim_by END,
+                           CASE WHEN starts THEN ?::timestamptz END,
+                           CASE WHEN starts THEN nextval('%4$s') END
+                    FROM (SELECT input.*,
+                                 -- a queue paused cluster-wide is claimed by no one (one primary-key probe)
+                                 CASE WHEN claim_by IS NULL THEN false
+                                      ELSE NOT EXISTS (SELECT 1 FROM %5$s pq WHERE pq.queue = input.queue) END AS starts
+                          FROM input) input
                     ORDER BY correlation_key, ord
                     ON CONFLICT (correlation_guard) WHERE correlation_guard IS NOT NULL DO NOTHING
-                    RETURNING id, correlation_guard
+                    RETURNING id, correlation_guard, claim_token, attempt
                 )
-                SELECT i.ord, ins.id AS inserted_id,
+                SELECT i.ord, ins.id AS inserted_id, ins.claim_token, ins.attempt,
                        COALESCE((SELECT s.id FROM ins s WHERE ins.id IS NULL AND s.correlation_guard = i.correlation_key
                                  ORDER BY s.id LIMIT 1),
                                 (SELECT h.id FROM %1$s h WHERE ins.id IS NULL AND h.correlation_guard = i.correlation_key))
                            AS holder_id
                 FROM input i LEFT JOIN ins ON ins.id = i.id
                 ORDER BY i.ord
-                """.formatted(t, schema.statusType(), ROWS.as("u"));
+                """.formatted(t, schema.statusType(), ROWS.as("u"), schema.claimTokens(),
+                schema.qualify("gen_durable_paused_queues"));
         // A holder that committed while our insert waited on it is outside the statement's
         // snapshot; this fresh read finds it (uses gen_durable_correlation).
         this.holdersSql = "SELECT correlation_guard, id FROM " + t + " WHERE correlation_guard = ANY(?::text[])";
@@ -120,18 +135,50 @@ public final class InsertSql {
      * could be read (the caller retries those positions)
      */
     public Inserted[] insert(Connection c, List<Row> rows, Instant now, java.util.Set<String> gateNames) throws SQLException {
+        return insert(c, rows, now, gateNames, null, null).inserted();
+    }
+
+    /**
+     * What an insert answered: per input position, the {@link Inserted} (null when the key's holder
+     * vanished before it could be read), and for a row its insert claimed, the claim's fencing
+     * token (0 otherwise: tokens start at 1) and its attempt.
+     */
+    public record Answers(Inserted[] inserted, long[] claimTokens, int[] attempts) {
+    }
+
+    /**
+     * Inserts the rows in one statement as {@link #insert(Connection, List, Instant, java.util.Set)}
+     * does, and claims for {@code claimBy[i]} the row at position {@code i} where that is not null
+     * (start-at-insert, see {@link InsertStarts}): status {@code executing}, that worker, a lease
+     * until {@code leaseUntil} and a fresh fencing token, unless its queue is paused cluster-wide
+     * (then it goes in runnable). Only rows due at {@code now}, without a concurrency key, rate
+     * limit or correlation key, may be claimed so.
+     *
+     * @param claimBy    per position, the worker to claim the row for, or null; or null for none
+     * @param leaseUntil the claimed rows' lease
+     * @return the answers, with the claims' tokens
+     */
+    public Answers insert(Connection c, List<Row> rows, Instant now, java.util.Set<String> gateNames, String[] claimBy,
+                          Instant leaseUntil) throws SQLException {
         int n = rows.size();
         Inserted[] out = new Inserted[n];
+        long[] tokens = new long[n];
+        int[] attempts = new int[n];
         List<Integer> unresolved = new ArrayList<>();
         boolean[] blocked = gateNames == null ? new boolean[n] : blockedBehindHeads(rows, gateNames);
         List<Input> input = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            input.add(new Input(rows.get(i), blocked[i]));
+            String by = claimBy == null ? null : claimBy[i];
+            if (by != null && !startable(rows.get(i), now)) {
+                throw new IllegalArgumentException("row " + i + " cannot be claimed by its insert: " + rows.get(i));
+            }
+            input.add(new Input(rows.get(i), blocked[i], by));
         }
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             int p = ROWS.bind(c, ps, 1, input);
             ps.setObject(p++, Jdbc.ts(now));
-            ps.setObject(p, Jdbc.ts(now));
+            ps.setObject(p++, Jdbc.ts(now));
+            ps.setObject(p, leaseUntil == null ? null : Jdbc.ts(leaseUntil));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     int i = rs.getInt("ord");
@@ -139,6 +186,11 @@ public final class InsertSql {
                     Long holder = Jdbc.longOrNull(rs, "holder_id");
                     if (inserted != null) {
                         out[i] = new Inserted(inserted, false);
+                        Long token = Jdbc.longOrNull(rs, "claim_token");
+                        if (token != null) {
+                            tokens[i] = token;
+                            attempts[i] = rs.getInt("attempt");
+                        }
                     } else if (holder != null) {
                         out[i] = new Inserted(holder, true);
                     } else {
@@ -150,7 +202,17 @@ public final class InsertSql {
         if (!unresolved.isEmpty()) {
             resolveHolders(c, rows, unresolved, out);
         }
-        return out;
+        return new Answers(out, tokens, attempts);
+    }
+
+    /**
+     * @return whether an insert may claim this row: due at {@code now}, no concurrency key (its
+     * admission needs a claim's checks), no rate limit, and no correlation key (its identity is
+     * guarded by the statuses of its scope, which an {@code executing} insert would bypass)
+     */
+    public static boolean startable(Row r, Instant now) {
+        return !r.eligibleAt().isAfter(now) && r.concurrencyKey() == null && r.rateLimit() == null
+                && r.correlationKey() == null;
     }
 
     /**

@@ -22,6 +22,8 @@ import java.util.Set;
  * Validates and inserts instances: one statement for any batch size, then pokes the queues that
  * received due work. Everything is checked before the statement, so a rejected batch writes nothing.
  * Inside a caller's transaction the statement joins it and the pokes wait for its commit.
+ * Outside one, a row that can start at once is claimed by its own insert for a free slot of
+ * this node ({@link InsertStarts}): its step starts when the insert commits, and nothing is poked for it.
  */
 public final class Inserter {
     private static final int HOLDER_RETRIES = 3;
@@ -31,6 +33,7 @@ public final class Inserter {
     private final InsertSql sql;
     private final Poke poke;
     private final CallerTransactions callerTransactions;
+    private final InsertStarts starts;
     /** The configured gates: a batch's rows of a K = 1 key (no gate) go in blocked behind its first. */
     private final java.util.Set<String> gateNames;
 
@@ -39,9 +42,12 @@ public final class Inserter {
      * @param instanceRows       turns new instances into rows
      * @param poke               told of the queues that got rows
      * @param callerTransactions how an insert joins its caller's transaction
+     * @param starts             this node's queues that start a row at its insert ({@link InsertStarts#NONE}: none)
      */
-    public Inserter(EngineContext ctx, InstanceRows instanceRows, Poke poke, CallerTransactions callerTransactions) {
+    public Inserter(EngineContext ctx, InstanceRows instanceRows, Poke poke, CallerTransactions callerTransactions,
+                    InsertStarts starts) {
         this.ctx = ctx;
+        this.starts = ctx.config().poll().startAtInsert() ? starts : InsertStarts.NONE;
         this.callerTransactions = callerTransactions;
         this.instanceRows = instanceRows;
         this.sql = ctx.statements().of(InsertSql.class, InsertSql::new);
@@ -65,31 +71,97 @@ public final class Inserter {
         }
         java.util.Optional<CallerTransactions.Joined> joined = callerTransactions.active();
         Inserted[] out = new Inserted[rows.size()];
-        List<Integer> todo = java.util.stream.IntStream.range(0, rows.size()).boxed().toList();
-        for (int round = 0; !todo.isEmpty(); round++) {
-            if (round == HOLDER_RETRIES) {
-                throw new IllegalStateException("could not insert or find the holder of correlation keys "
-                        + todo.stream().map(i -> rows.get(i).correlationKey()).toList() + " after " + round + " tries");
-            }
-            List<InsertSql.Row> batch = todo.stream().map(rows::get).toList();
-            Db.Work<Inserted[]> work = c -> sql.insert(c, batch, now, gateNames);
-            Inserted[] answers = joined.isPresent() ? joined.get().run(work) : ctx.db().inTransaction(work);
-            List<Integer> again = new ArrayList<>();
-            for (int k = 0; k < answers.length; k++) {
-                if (answers[k] == null) {
-                    again.add(todo.get(k));  // the holder terminated meanwhile: insert again
-                } else {
-                    out[todo.get(k)] = answers[k];
+        // slots reserved for rows their insert claims (never inside a caller's transaction, whose
+        // commit is not ours to wait for): each is either handed its row or released, whatever happens
+        InsertStarts.Slot[] slots = joined.isPresent() ? null : reserve(rows, now);
+        boolean[] started = new boolean[rows.size()];
+        try {
+            List<Integer> todo = java.util.stream.IntStream.range(0, rows.size()).boxed().toList();
+            for (int round = 0; !todo.isEmpty(); round++) {
+                if (round == HOLDER_RETRIES) {
+                    throw new IllegalStateException("could not insert or find the holder of correlation keys "
+                            + todo.stream().map(i -> rows.get(i).correlationKey()).toList() + " after " + round + " tries");
                 }
+                List<Integer> positions = todo;
+                List<InsertSql.Row> batch = positions.stream().map(rows::get).toList();
+                String[] claimBy = claimBy(slots, positions);
+                Instant leaseUntil = claimBy == null ? null : now.plus(ctx.config().lease().ttl());
+                Db.Work<InsertSql.Answers> work = c -> sql.insert(c, batch, now, gateNames, claimBy, leaseUntil);
+                InsertSql.Answers answers = joined.isPresent() ? joined.get().run(work) : ctx.db().inTransaction(work);
+                List<Integer> again = new ArrayList<>();
+                for (int k = 0; k < positions.size(); k++) {
+                    int i = positions.get(k);
+                    if (answers.inserted()[k] == null) {
+                        again.add(i);  // the holder terminated meanwhile: insert again
+                        continue;
+                    }
+                    out[i] = answers.inserted()[k];
+                    if (answers.claimTokens()[k] != 0) {
+                        started[i] = true;
+                        InsertStarts.Slot slot = slots[i];
+                        slots[i] = null;
+                        slot.claimed(rows.get(i), out[i].id(), answers.claimTokens()[k], answers.attempts()[k], now);
+                    }
+                }
+                todo = again;
             }
-            todo = again;
+        } finally {
+            release(slots);
         }
         if (joined.isPresent()) {
-            joined.get().afterCommit(() -> pokeDueQueues(rows, out, now));  // rolled back: nothing to announce
+            joined.get().afterCommit(() -> pokeDueQueues(rows, out, started, now));  // rolled back: nothing to announce
         } else {
-            pokeDueQueues(rows, out, now);
+            pokeDueQueues(rows, out, started, now);
         }
         return Arrays.asList(out);
+    }
+
+    /** @return per row, a slot of its queue reserved for its insert to claim it, where it can start at once; or null for none */
+    private InsertStarts.Slot[] reserve(List<InsertSql.Row> rows, Instant now) {
+        if (starts == InsertStarts.NONE) {
+            return null;
+        }
+        InsertStarts.Slot[] slots = null;
+        for (int i = 0; i < rows.size(); i++) {
+            if (InsertSql.startable(rows.get(i), now)) {
+                InsertStarts.Slot slot = starts.reserve(rows.get(i).queue());
+                if (slot != null) {
+                    slots = slots == null ? new InsertStarts.Slot[rows.size()] : slots;
+                    slots[i] = slot;
+                }
+            }
+        }
+        return slots;
+    }
+
+    /** @return the workers the rows at these positions are claimed for, or null when none is */
+    private static String[] claimBy(InsertStarts.Slot[] slots, List<Integer> positions) {
+        if (slots == null) {
+            return null;
+        }
+        String[] by = new String[positions.size()];
+        boolean any = false;
+        for (int k = 0; k < positions.size(); k++) {
+            InsertStarts.Slot slot = slots[positions.get(k)];
+            if (slot != null) {
+                by[k] = slot.worker();
+                any = true;
+            }
+        }
+        return any ? by : null;
+    }
+
+    /** Frees the reserved slots whose rows were not claimed (a failed statement, a paused queue). */
+    private static void release(InsertStarts.Slot[] slots) {
+        if (slots == null) {
+            return;
+        }
+        for (int i = 0; i < slots.length; i++) {
+            if (slots[i] != null) {
+                slots[i].release();
+                slots[i] = null;
+            }
+        }
     }
 
     /**
@@ -110,10 +182,10 @@ public final class Inserter {
         return sql.insert(c, rows, now);
     }
 
-    private void pokeDueQueues(List<InsertSql.Row> rows, Inserted[] out, Instant now) {
+    private void pokeDueQueues(List<InsertSql.Row> rows, Inserted[] out, boolean[] started, Instant now) {
         Set<String> queues = new LinkedHashSet<>();
         for (int i = 0; i < rows.size(); i++) {
-            if (!out[i].duplicate() && !rows.get(i).eligibleAt().isAfter(now)) {
+            if (!out[i].duplicate() && !started[i] && !rows.get(i).eligibleAt().isAfter(now)) {
                 queues.add(rows.get(i).queue());
             }
         }

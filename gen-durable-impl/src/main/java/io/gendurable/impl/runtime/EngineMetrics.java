@@ -15,6 +15,11 @@ public final class EngineMetrics {
     public final LongAdder picks = new LongAdder();
     /** Claim statements run inside a flush's transaction (counted in {@link #picks} too): a busy queue's claims that cost no commit of their own. */
     public final LongAdder picksInFlush = new LongAdder();
+    /**
+     * New rows claimed by their own insert for a free slot of this node ({@code gendurable.start-at-insert}):
+     * their pickup cost no claim statement and no commit of its own. Not counted in {@link #picked}.
+     */
+    public final LongAdder startedAtInsert = new LongAdder();
     /** Rows claimed. */
     public final LongAdder picked = new LongAdder();
     /**

@@ -61,7 +61,8 @@ public final class SignalSql {
                 )
                 SELECT (SELECT count(*) FROM target) AS targets,
                        (SELECT count(*) FROM ins) AS inserted,
-                       (SELECT queue FROM wake WHERE woken) AS woken_queue
+                       (SELECT queue FROM wake WHERE woken) AS woken_queue,
+                       (SELECT id FROM wake WHERE woken) AS woken_id
                 """.formatted(schema.instances(), schema.qualify("signals"), schema.statusType(), targetPredicate);
     }
 
@@ -71,8 +72,9 @@ public final class SignalSql {
      * @param targetFound whether a live target matched
      * @param inserted    whether the signal was stored (false: a duplicate dedup key)
      * @param wokenQueue  the queue of the target when this delivery woke it, else null
+     * @param wokenId     the target's id when this delivery woke it, else null
      */
-    public record Delivery(boolean targetFound, boolean inserted, String wokenQueue) {
+    public record Delivery(boolean targetFound, boolean inserted, String wokenQueue, Long wokenId) {
     }
 
     /**
@@ -101,7 +103,8 @@ public final class SignalSql {
             ps.setObject(p, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                return new Delivery(rs.getLong("targets") > 0, rs.getLong("inserted") > 0, rs.getString("woken_queue"));
+                return new Delivery(rs.getLong("targets") > 0, rs.getLong("inserted") > 0, rs.getString("woken_queue"),
+                        Jdbc.longOrNull(rs, "woken_id"));
             }
         }
     }

@@ -16,6 +16,9 @@ import java.util.Objects;
 /**
  * Validates and delivers signals (one statement each), and pokes the queue of a woken target.
  * Inside a caller's transaction the delivery joins it and the poke waits for its commit.
+ * Outside one, a row the signal wakes is claimed in the signal's transaction for a free slot of
+ * this node when it needs no claim's checks ({@link WakeStarts}): its step starts when the signal
+ * commits, and nothing is poked for it.
  */
 public final class Signaller {
     /** The longest signal name and dedup key accepted. */
@@ -26,14 +29,17 @@ public final class Signaller {
     private final Poke poke;
     private final CallerTransactions callerTransactions;
     private final ValueSize valueSize;
+    private final WakeStarts starts;
 
     /**
      * @param ctx                the engine's context
      * @param poke               told of the queues whose rows a signal woke
      * @param callerTransactions how a signal joins its caller's transaction
+     * @param starts             this node's queues that start a row at its wake-up ({@link WakeStarts#NONE}: none)
      */
-    public Signaller(EngineContext ctx, Poke poke, CallerTransactions callerTransactions) {
+    public Signaller(EngineContext ctx, Poke poke, CallerTransactions callerTransactions, WakeStarts starts) {
         this.ctx = ctx;
+        this.starts = ctx.config().poll().startAtInsert() ? starts : WakeStarts.NONE;
         this.callerTransactions = callerTransactions;
         this.valueSize = new ValueSize(ctx.config().values().maxBytes());
         this.sql = ctx.statements().of(SignalSql.class, SignalSql::new);
@@ -60,11 +66,21 @@ public final class Signaller {
         Db.Work<SignalSql.Delivery> work = c -> sql.deliver(c, id, key, name, payloadJson, dedupKey, ctx.clock().instant(),
                 sender);
         java.util.Optional<CallerTransactions.Joined> joined = callerTransactions.active();
-        SignalSql.Delivery d = joined.isPresent() ? joined.get().run(work) : ctx.db().inTransaction(work);
-        if (d.wokenQueue() != null) {
-            if (joined.isPresent()) {
+        SignalSql.Delivery d;
+        if (joined.isPresent()) {
+            d = joined.get().run(work);
+            if (d.wokenQueue() != null) {
                 joined.get().afterCommit(() -> poke.poke(d.wokenQueue()));
-            } else {
+            }
+        } else {
+            WakeStart start = new WakeStart();
+            try {
+                d = ctx.db().inTransaction(c -> start.claimWoken(c, work.run(c)));
+            } catch (RuntimeException e) {
+                start.abandoned(e instanceof io.gendurable.impl.db.UnknownCommitException);
+                throw e;
+            }
+            if (!start.committed() && d.wokenQueue() != null) {
                 poke.poke(d.wokenQueue());
             }
         }
@@ -78,6 +94,34 @@ public final class Signaller {
         }
         ctx.metrics().signalsDelivered.increment();
         return SignalResult.DELIVERED;
+    }
+
+    /** The wake-up of one signal outside a caller's transaction: a slot reserved, and the woken row claimed in it. */
+    private final class WakeStart {
+        private WakeStarts.Slot slot;
+        private boolean claimed;
+
+        /** @return the delivery, after claiming the row it woke for a free local slot where it can */
+        SignalSql.Delivery claimWoken(java.sql.Connection c, SignalSql.Delivery d) throws java.sql.SQLException {
+            if (d.wokenId() != null && (slot = starts.reserve(d.wokenQueue())) != null) {
+                claimed = slot.claimIn(c, d.wokenId());
+            }
+            return d;
+        }
+
+        /** @return whether the woken row was claimed here and now runs (nothing to poke) */
+        boolean committed() {
+            if (slot != null) {
+                slot.committed();
+            }
+            return claimed;
+        }
+
+        void abandoned(boolean mayHaveCommitted) {
+            if (slot != null) {
+                slot.abandoned(mayHaveCommitted);
+            }
+        }
     }
 
     private static void requireText(String field, String value) {

@@ -65,7 +65,8 @@ class AwaitBridgeTest {
         Engine e = h.start("n1", c -> c.awaitTick(Duration.ofSeconds(30)), fsm);  // no help from probes
         long id = e.insert(Gated.class, new Req(0)).id();
         CompletableFuture<AwaitResult> waiting = CompletableFuture.supplyAsync(() -> e.await(id, Duration.ofSeconds(20)));
-        await().atMost(Duration.ofSeconds(5)).until(() -> e.metrics().picked.sum() >= 1);
+        // running: claimed, or started by its insert (gendurable.start-at-insert)
+        await().atMost(Duration.ofSeconds(5)).until(() -> e.metrics().picked.sum() + e.metrics().startedAtInsert.sum() >= 1);
         Thread.sleep(100);  // let the waiter park on its future before the result exists
         long t0 = System.nanoTime();
         fsm.release.countDown();

@@ -111,7 +111,7 @@ class ConfigValidationTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"gendurable.reaper.enabled", "gendurable.gc.enabled", "gendurable.migrate-at-start",
-            "gendurable.gauges.enabled"})
+            "gendurable.gauges.enabled", "gendurable.start-at-insert"})
     void a_boolean_that_is_not_true_or_false_is_rejected_naming_the_key(String key) {
         ConfigException e = rejected(key, "yes");
 
@@ -151,7 +151,7 @@ class ConfigValidationTest {
         assertThat(c.node().queues()).containsExactlyEntriesOf(queues);
         assertThat(c.node().id()).isEqualTo("node-7");
         assertThat(c.lease()).isEqualTo(new EngineConfig.LeaseConfig(Duration.ofMinutes(1), Duration.ofSeconds(15)));
-        assertThat(c.poll()).isEqualTo(new EngineConfig.PollConfig(Duration.ofMillis(250), Duration.ofSeconds(2), 3, 2));
+        assertThat(c.poll()).isEqualTo(new EngineConfig.PollConfig(Duration.ofMillis(250), Duration.ofSeconds(2), 3, 2, true));
         assertThat(c.drain().timeout()).isEqualTo(Duration.ZERO);
         assertThat(c.reaper().enabled()).isFalse();
         assertThat(c.reaper().interval()).isEqualTo(Duration.ofDays(1));

@@ -321,6 +321,20 @@ class PlanTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"force_custom_plan", "force_generic_plan"})
+    void the_claim_of_a_woken_row_goes_by_primary_key(String mode) {
+        String id = String.valueOf(h.queryLong("SELECT min(id) FROM gen_durable WHERE status = 'runnable'"));
+        JsonObject plan = explain(new ClaimSql(schema).byIdSql(), mode, "'node:default@me'",
+                "now() + interval '30 seconds'", "now()", id, "now()");
+        // the row is found by its id through an index (the primary key, or an operations index that
+        // leads with the status and holds the id): never a scan, never the pick index
+        assertThat(seqScans(plan)).doesNotContain("gen_durable", "signals");
+        assertThat(indexesOn(plan, "gen_durable")).doesNotContain("gen_durable_pick");
+        assertThat(io.gendurable.impl.support.PlanNodes.scans(plan, "gen_durable"))
+                .anySatisfy(n -> assertThat(n.getString("Index Cond", "")).contains("(id = "));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"force_custom_plan", "force_generic_plan"})
     void the_heartbeat_and_the_release_go_by_primary_key_never_through_a_sequential_scan(String mode) {
         String ids = idArray("SELECT id FROM gen_durable WHERE status = 'executing' ORDER BY id LIMIT " + BATCH);
         String tokens = ids;  // any bigint[] of the same length: the plan does not depend on the values
