@@ -117,10 +117,22 @@ public final class BenchDb implements AutoCloseable {
         m.put("url", redact(url));
         m.put("embedded", embedded);
         for (String setting : new String[]{"server_version", "synchronous_commit", "fsync", "full_page_writes",
-                "wal_level", "shared_buffers", "max_connections"}) {
+                "wal_level", "shared_buffers", "max_connections", "autovacuum", "max_wal_size"}) {
             m.put(setting, show(ds, setting));
         }
+        // what moves a server's cost per statement over a day of runs: checkpoints (full-page writes
+        // after each) and catalog bloat (a schema per scenario; no autovacuum on some servers)
+        m.put("checkpoints_timed_req", query(ds, "SELECT checkpoints_timed || ' / ' || checkpoints_req FROM pg_stat_bgwriter"));
+        m.put("pg_attribute_dead_tuples", query(ds, "SELECT n_dead_tup::text FROM pg_stat_sys_tables WHERE relname = 'pg_attribute'"));
         return m;
+    }
+
+    private static String query(DataSource ds, String sql) {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            return rs.next() ? rs.getString(1) : null;
+        } catch (SQLException e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
     }
 
     private static String show(DataSource ds, String setting) {
