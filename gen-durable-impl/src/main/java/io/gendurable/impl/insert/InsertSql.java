@@ -63,7 +63,11 @@ public final class InsertSql {
         String t = schema.instances();
         this.sql = """
                 WITH input AS (
-                    SELECT nextval('%1$s_id_seq') AS id, x.*
+                    -- starts: the row is claimed by its insert (start-at-insert), unless its queue is
+                    -- paused cluster-wide (one primary-key probe, only for such rows: AND evaluates in order)
+                    SELECT nextval('%1$s_id_seq') AS id, x.*,
+                           x.claim_by IS NOT NULL
+                               AND NOT EXISTS (SELECT 1 FROM %5$s pq WHERE pq.queue = x.queue) AS starts
                     FROM (SELECT * FROM %3$s
                           ORDER BY correlation_key, ord) x
                 ), ins AS (
@@ -80,11 +84,7 @@ public final class InsertSql {
                            CASE WHEN starts THEN claim_by END,
                            CASE WHEN starts THEN ?::timestamptz END,
                            CASE WHEN starts THEN nextval('%4$s') END
-                    FROM (SELECT input.*,
-                                 -- a queue paused cluster-wide is claimed by no one (one primary-key probe)
-                                 CASE WHEN claim_by IS NULL THEN false
-                                      ELSE NOT EXISTS (SELECT 1 FROM %5$s pq WHERE pq.queue = input.queue) END AS starts
-                          FROM input) input
+                    FROM input
                     ORDER BY correlation_key, ord
                     ON CONFLICT (correlation_guard) WHERE correlation_guard IS NOT NULL DO NOTHING
                     RETURNING id, correlation_guard, claim_token, attempt
@@ -135,8 +135,20 @@ public final class InsertSql {
      * could be read (the caller retries those positions)
      */
     public Inserted[] insert(Connection c, List<Row> rows, Instant now, java.util.Set<String> gateNames) throws SQLException {
-        return insert(c, rows, now, gateNames, null, null).inserted();
+        return insert(c, rows, now, gateNames, null, null, true).inserted();
     }
+
+    /**
+     * A batch from which PostgreSQL's JIT compiler is turned off for the rest of the transaction
+     * (only in a transaction the engine owns). The statement's estimated cost grows with its rows
+     * (the holder lookups are costed per row) and passes {@code jit_above_cost} near a thousand
+     * rows: the server then compiles it on every execution, about 30 ms of a 40 ms insert of
+     * 1,000 rows here, more than the insert itself (docs/performance.md).
+     */
+    static final int JIT_OFF_ROWS = 200;
+
+    /** Sets {@code jit = off} for the rest of the transaction, where the server has the setting (one statement that cannot fail). */
+    private final String jitOffSql = "SELECT set_config('jit', 'off', true) FROM pg_settings WHERE name = 'jit'";
 
     /**
      * What an insert answered: per input position, the {@link Inserted} (null when the key's holder
@@ -160,7 +172,21 @@ public final class InsertSql {
      */
     public Answers insert(Connection c, List<Row> rows, Instant now, java.util.Set<String> gateNames, String[] claimBy,
                           Instant leaseUntil) throws SQLException {
+        return insert(c, rows, now, gateNames, claimBy, leaseUntil, false);
+    }
+
+    /**
+     * @param ownTransaction whether the engine owns the transaction: a large batch may then turn
+     *                       the server's JIT compiler off for its rest ({@link #JIT_OFF_ROWS})
+     */
+    public Answers insert(Connection c, List<Row> rows, Instant now, java.util.Set<String> gateNames, String[] claimBy,
+                          Instant leaseUntil, boolean ownTransaction) throws SQLException {
         int n = rows.size();
+        if (ownTransaction && n >= JIT_OFF_ROWS) {
+            try (PreparedStatement ps = c.prepareStatement(jitOffSql)) {
+                ps.execute();
+            }
+        }
         Inserted[] out = new Inserted[n];
         long[] tokens = new long[n];
         int[] attempts = new int[n];

@@ -86,7 +86,8 @@ public final class Inserter {
                 List<InsertSql.Row> batch = positions.stream().map(rows::get).toList();
                 String[] claimBy = claimBy(slots, positions);
                 Instant leaseUntil = claimBy == null ? null : now.plus(ctx.config().lease().ttl());
-                Db.Work<InsertSql.Answers> work = c -> sql.insert(c, batch, now, gateNames, claimBy, leaseUntil);
+                boolean own = joined.isEmpty();  // a caller's transaction keeps its session settings
+                Db.Work<InsertSql.Answers> work = c -> sql.insert(c, batch, now, gateNames, claimBy, leaseUntil, own);
                 InsertSql.Answers answers = joined.isPresent() ? joined.get().run(work) : ctx.db().inTransaction(work);
                 List<Integer> again = new ArrayList<>();
                 for (int k = 0; k < positions.size(); k++) {
