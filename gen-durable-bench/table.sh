@@ -18,7 +18,7 @@ case "${1:-}" in
     echo '| JVMs | node | jobs | claims | rows per claim | empty claims | short claims | K = 1 retries · given up | flush deferred (row locked) | flush errors | stale |'
     echo '|---|---|---|---|---|---|---|---|---|---|---|'
     jq -r 'select(.scenario == "scaleout") | .params.nodes as $k | .results.per_node[] | .counters as $c |
-      "| \($k) | \(.node) | \($c.jobs) | \($c.picks) | \($c.rows_per_pick * 10 | round / 10) | \($c.empty_picks) | \($c.short_picks) | \($c.contended) · \($c.contended_deferred) | \($c.flush_deferred) | \($c.flush_errors) | \($c.stale) |"' "$2" ;;
+      "| \($k) | \(.node) | \($c.jobs) | \($c.picks) | \(if $c.rows_per_pick == null then "—" else ($c.rows_per_pick * 10 | round / 10) end) | \($c.empty_picks) | \($c.short_picks) | \($c.contended) · \($c.contended_deferred) | \($c.flush_deferred) | \($c.flush_errors) | \($c.stale) |"' "$2" ;;
   hotkey)
     echo '| Variant | ordinary jobs/s, median (runs) | hot-key rows done meanwhile (per s) | claim: ms · pick-index rows read · buffers · rows claimed | the same, fresh table (no hot row running) |'
     echo '|---|---|---|---|---|'
