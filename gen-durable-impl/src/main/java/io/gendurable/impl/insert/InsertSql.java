@@ -148,7 +148,7 @@ public final class InsertSql {
     static final int JIT_OFF_ROWS = 200;
 
     /** Sets {@code jit = off} for the rest of the transaction, where the server has the setting (one statement that cannot fail). */
-    private final String jitOffSql = "SELECT set_config('jit', 'off', true) FROM pg_settings WHERE name = 'jit'";
+    private static final String JIT_OFF_SQL = "SELECT set_config('jit', 'off', true) FROM pg_settings WHERE name = 'jit'";
 
     /**
      * What an insert answered: per input position, the {@link Inserted} (null when the key's holder
@@ -166,24 +166,17 @@ public final class InsertSql {
      * (then it goes in runnable). Only rows due at {@code now}, without a concurrency key, rate
      * limit or correlation key, may be claimed so.
      *
-     * @param claimBy    per position, the worker to claim the row for, or null; or null for none
-     * @param leaseUntil the claimed rows' lease
-     * @return the answers, with the claims' tokens
-     */
-    public Answers insert(Connection c, List<Row> rows, Instant now, java.util.Set<String> gateNames, String[] claimBy,
-                          Instant leaseUntil) throws SQLException {
-        return insert(c, rows, now, gateNames, claimBy, leaseUntil, false);
-    }
-
-    /**
+     * @param claimBy        per position, the worker to claim the row for, or null; or null for none
+     * @param leaseUntil     the claimed rows' lease
      * @param ownTransaction whether the engine owns the transaction: a large batch may then turn
      *                       the server's JIT compiler off for its rest ({@link #JIT_OFF_ROWS})
+     * @return the answers, with the claims' tokens
      */
     public Answers insert(Connection c, List<Row> rows, Instant now, java.util.Set<String> gateNames, String[] claimBy,
                           Instant leaseUntil, boolean ownTransaction) throws SQLException {
         int n = rows.size();
         if (ownTransaction && n >= JIT_OFF_ROWS) {
-            try (PreparedStatement ps = c.prepareStatement(jitOffSql)) {
+            try (PreparedStatement ps = c.prepareStatement(JIT_OFF_SQL)) {
                 ps.execute();
             }
         }

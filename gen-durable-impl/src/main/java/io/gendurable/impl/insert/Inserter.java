@@ -75,6 +75,7 @@ public final class Inserter {
         // commit is not ours to wait for): each is either handed its row or released, whatever happens
         InsertStarts.Slot[] slots = joined.isPresent() ? null : reserve(rows, now);
         boolean[] started = new boolean[rows.size()];
+        boolean own = joined.isEmpty();  // a caller's transaction keeps its session settings (InsertSql.JIT_OFF_ROWS)
         try {
             List<Integer> todo = java.util.stream.IntStream.range(0, rows.size()).boxed().toList();
             for (int round = 0; !todo.isEmpty(); round++) {
@@ -86,7 +87,6 @@ public final class Inserter {
                 List<InsertSql.Row> batch = positions.stream().map(rows::get).toList();
                 String[] claimBy = claimBy(slots, positions);
                 Instant leaseUntil = claimBy == null ? null : now.plus(ctx.config().lease().ttl());
-                boolean own = joined.isEmpty();  // a caller's transaction keeps its session settings
                 Db.Work<InsertSql.Answers> work = c -> sql.insert(c, batch, now, gateNames, claimBy, leaseUntil, own);
                 InsertSql.Answers answers = joined.isPresent() ? joined.get().run(work) : ctx.db().inTransaction(work);
                 List<Integer> again = new ArrayList<>();
