@@ -98,8 +98,7 @@ class FlushPipelineTest {
             s.execute("SELECT 1 FROM gen_durable_buckets WHERE kind = 'conc' FOR UPDATE");
             xMayFinish.countDown();
             // x's flush is now stuck in its gate credit, on the outsider's lock
-            await().atMost(Duration.ofSeconds(10)).until(() -> h.queryLong(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH c AS%'") == 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> h.waitingOn(outsider, "WITH c AS") == 1);
             yMayFinish.countDown();
             if (yCommitsWhileXIsStuck) {
                 await().atMost(Duration.ofSeconds(10)).until(() -> e.find(y).orElseThrow().status() == Status.DONE);

@@ -68,8 +68,7 @@ class PokeWhileFlushingTest {
             s.execute("SELECT 1 FROM gen_durable_buckets WHERE kind = 'conc' FOR UPDATE");
             xMayFinish.countDown();
             // x's step ran; its flush now waits on the outsider's lock, in its gate credit
-            await().atMost(Duration.ofSeconds(10)).until(() -> h.queryLong(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH c AS%'") == 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> h.waitingOn(outsider, "WITH c AS") == 1);
             e.insert(Steps.class, new Work("y"));
             assertThat(yStarted.await(5, TimeUnit.SECONDS)).as("y started while x's flush was stuck").isTrue();
             outsider.rollback();

@@ -53,8 +53,7 @@ class SignalTerminalRaceTest {
 
             CompletableFuture<SignalResult> sent = CompletableFuture.supplyAsync(
                     () -> e.signal(SignalTarget.id(x), "nudge", Map.of()));
-            await().atMost(Duration.ofSeconds(10)).until(() -> h.queryLong(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH target AS%'") == 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> h.waitingOn(flush, "WITH target AS") == 1);
             flush.commit();
             assertThat(sent.get(10, TimeUnit.SECONDS)).isEqualTo(SignalResult.NO_TARGET);
         }

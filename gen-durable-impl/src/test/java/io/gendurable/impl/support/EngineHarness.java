@@ -150,6 +150,23 @@ public final class EngineHarness implements AutoCloseable {
                 + worker + "', lease_expires_at = now() + interval '" + leaseLeft + "' WHERE id = " + id);
     }
 
+    /**
+     * @return how many backends wait for a lock that {@code holder} holds, running a statement that
+     * contains {@code fragment}: the waiters of this test's own connection (a database-wide count of
+     * lock waits would also see other tests' and builds' waits)
+     */
+    public long waitingOn(java.sql.Connection holder, String fragment) {
+        int pid;
+        try (var s = holder.createStatement(); var rs = s.executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            pid = rs.getInt(1);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("the holder's backend pid", e);
+        }
+        return queryLong("SELECT count(*) FROM pg_stat_activity WHERE " + pid + " = ANY(pg_blocking_pids(pid))"
+                + " AND query LIKE '%" + fragment.replace("'", "''") + "%'");
+    }
+
     /** Reads one long from this harness's schema. */
     public long queryLong(String sql) {
         try (var c = dataSource.getConnection(); var s = c.createStatement()) {
