@@ -60,6 +60,18 @@ class GateTest {
         final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
         final Map<String, AtomicInteger> maxPerKey = new ConcurrentHashMap<>();
         final AtomicInteger works = new AtomicInteger();
+        final Map<String, Integer> meet = new ConcurrentHashMap<>();
+
+        /**
+         * Forces a key to reach {@code inFlight} steps at once instead of hoping the load does: each
+         * step of {@code key} waits (up to 20 s) until that many have been in flight together. A
+         * gate that admits fewer fails the test's max check after the wait; one that admits more,
+         * its limit check. Use it with prefetch 0: a buffered row holds its slot without running.
+         */
+        Gated meet(String key, int inFlight) {
+            meet.put(key, inFlight);
+            return this;
+        }
 
         int max(String key) {
             AtomicInteger m = maxPerKey.get(key);
@@ -76,6 +88,11 @@ class GateTest {
             maxPerKey.computeIfAbsent(key, k -> new AtomicInteger()).accumulateAndGet(n.incrementAndGet(), Math::max);
             works.incrementAndGet();
             try {
+                Integer together = meet.get(key);
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (together != null && max(key) < together && System.nanoTime() < until) {
+                    Thread.sleep(1);
+                }
                 if (t.mode().equals("hold")) {
                     hold(t.label());
                 } else {
@@ -157,13 +174,16 @@ class GateTest {
     @ParameterizedTest(name = "shards = {0}")
     @ValueSource(ints = {1, 3})
     void three_engines_never_run_more_than_the_limit_per_key_reach_it_under_load_and_return_every_slot(int shards) {
+        List<String> keys = List.of("api:tenant-1", "api:tenant-2", "api:tenant-3");
+        // Each key's steps wait until five run at once: its limit is reached whatever the machine's
+        // load, and no node's eight slots can hold all three keys' five, so more than one node works.
         Gated fsm = new Gated();
+        keys.forEach(k -> fsm.meet(k, LIMIT));
         List<Engine> nodes = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
-            nodes.add(h.start("node" + i, c -> c.queues(Map.of("default", 8)).limits(gate("api", LIMIT, shards)),
+            nodes.add(h.start("node" + i, c -> c.queues(Map.of("default", 8)).prefetch(0).limits(gate("api", LIMIT, shards)),
                     fsm));
         }
-        List<String> keys = List.of("api:tenant-1", "api:tenant-2", "api:tenant-3");
         int perKey = 200;
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < perKey; i++) {
@@ -223,7 +243,11 @@ class GateTest {
         }
         Set<String> woken = Set.of("P0", "P1", "P2", "P3", "P4");
         neverStartsWithin(fsm, woken, Duration.ofMillis(700));
-        assertThat(count("SELECT count(*) FROM gen_durable WHERE status = 'runnable' AND step = 'work'")).isEqualTo(LIMIT);
+        // Runnable, waiting for a slot: a node's claim may hold one for the moment its admission
+        // takes to deny it and give it back, so look until all five are seen runnable together.
+        await().alias("the five woken rows are runnable together").atMost(Duration.ofSeconds(10)).until(() ->
+                count("SELECT count(*) FROM gen_durable WHERE status = 'runnable' AND step = 'work'") == LIMIT);
+        assertThat(woken.stream().filter(fsm::started)).as("woken rows that started while the gate was full").isEmpty();
 
         woken.forEach(fsm::release);
         for (int i = 0; i < LIMIT; i++) {
@@ -475,7 +499,7 @@ class GateTest {
 
     @Test
     void a_row_gated_and_rate_limited_runs_only_when_both_admit_and_debits_neither_when_one_denies() {
-        Gated fsm = new Gated();
+        Gated fsm = new Gated().meet("stripe:t", 2);
         LimitsConfig limits = new LimitsConfig(
                 Map.of("mail", new LimitsConfig.RateLimit("mail", 1, Duration.ofHours(1), 3, 1)),
                 Map.of("stripe", new LimitsConfig.Gate("stripe", 2, 1)));
@@ -487,7 +511,7 @@ class GateTest {
         }
         e.insertAll(batch);
         // Three tokens: three start, never more than two at once; a row the gate turned away kept its token.
-        await().atMost(Duration.ofSeconds(10)).until(() -> count("SELECT count(*) FROM gen_durable WHERE status = 'done'") == 3);
+        await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT count(*) FROM gen_durable WHERE status = 'done'") == 3);
         await("no fourth start").during(Duration.ofMillis(700)).atMost(Duration.ofSeconds(5)).until(() -> fsm.works.get() == 3);
         assertThat(fsm.max("stripe:t")).isEqualTo(2);
         assertThat(e.metrics().gateThrottled.sum()).isPositive();

@@ -116,13 +116,15 @@ class LimiterBackendsTest {
     @EnumSource(LimiterBackend.class)
     void three_engines_never_run_more_than_the_limit_per_key_reach_it_under_load_and_return_every_slot(
             LimiterBackend backend) {
+        List<String> keys = List.of("api:tenant-1", "api:tenant-2", "api:tenant-3");
+        // Each key's steps wait until five run at once (GateTest.Gated.meet): the limit is reached whatever the load.
         Gated fsm = new Gated();
+        keys.forEach(k -> fsm.meet(k, LIMIT));
         LimitsConfig limits = GateTest.gate("api", LIMIT, 1);
         List<Engine> nodes = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
-            nodes.add(h.start("node" + i, on(backend, limits, 8), fsm));
+            nodes.add(h.start("node" + i, c -> on(backend, limits, 8).apply(c).prefetch(0), fsm));
         }
-        List<String> keys = List.of("api:tenant-1", "api:tenant-2", "api:tenant-3");
         List<NewInstance> batch = new ArrayList<>();
         for (int i = 0; i < 120; i++) {
             for (String key : keys) {
@@ -174,7 +176,7 @@ class LimiterBackendsTest {
     @EnumSource(LimiterBackend.class)
     void a_row_gated_and_rate_limited_runs_only_when_both_admit_and_debits_neither_when_one_denies(
             LimiterBackend backend) {
-        Gated fsm = new Gated();
+        Gated fsm = new Gated().meet("stripe:t", 2);
         LimitsConfig limits = new LimitsConfig(
                 Map.of("mail", new LimitsConfig.RateLimit("mail", 1, Duration.ofHours(1), 3, 1)),
                 Map.of("stripe", new LimitsConfig.Gate("stripe", 2, 1)));
@@ -186,7 +188,7 @@ class LimiterBackendsTest {
         }
         e.insertAll(batch);
         // Three tokens: three start, never more than two at once; a row the gate turned away kept its token.
-        await().atMost(Duration.ofSeconds(10)).until(() -> count("SELECT count(*) FROM gen_durable WHERE status = 'done'") == 3);
+        await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT count(*) FROM gen_durable WHERE status = 'done'") == 3);
         await("no fourth start").during(Duration.ofMillis(700)).atMost(Duration.ofSeconds(5)).until(() -> fsm.works.get() == 3);
         assertThat(fsm.max("stripe:t")).isEqualTo(2);
         assertThat(e.metrics().gateThrottled.sum()).isPositive();
