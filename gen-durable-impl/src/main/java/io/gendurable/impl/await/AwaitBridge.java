@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongFunction;
 
 /**
@@ -30,6 +31,8 @@ public final class AwaitBridge {
     private final Awaiters awaiters;
     private final LongFunction<Optional<InstanceSnapshot>> find;
     private volatile boolean closed;
+    /** Callers parked on their future right now (between their read and their wake-up); see {@link #parked()}. */
+    private final AtomicInteger parked = new AtomicInteger();
 
     public AwaitBridge(Awaiters awaiters, LongFunction<Optional<InstanceSnapshot>> find) {
         this.awaiters = awaiters;
@@ -75,6 +78,7 @@ public final class AwaitBridge {
                 if (remaining <= 0 || closed) {
                     return new AwaitResult.Busy(s);
                 }
+                parked.incrementAndGet();
                 try {
                     w.changed.get(remaining, TimeUnit.NANOSECONDS);
                 } catch (TimeoutException e) {
@@ -84,11 +88,24 @@ public final class AwaitBridge {
                     return new AwaitResult.Busy(s);
                 } catch (ExecutionException e) {
                     throw new IllegalStateException(e.getCause());
+                } finally {
+                    parked.decrementAndGet();
                 }
             } finally {
                 awaiters.unregister(w);
             }
         }
+    }
+
+    /**
+     * How many callers are parked on their future now: each has registered, read its row (not yet
+     * settled) and waits for a wake-up or its deadline. Observation only (tests use it, through
+     * {@code EngineInternals.parkedAwaiters}, to know a caller is parked instead of sleeping).
+     *
+     * @return the number of callers parked now
+     */
+    public int parked() {
+        return parked.get();
     }
 
     /**

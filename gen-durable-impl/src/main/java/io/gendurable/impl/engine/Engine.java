@@ -456,6 +456,11 @@ public final class Engine implements GenDurable, AutoCloseable {
         return reaper;
     }
 
+    /** @return how many {@code await} callers are parked on their future now (see {@link AwaitBridge#parked()}) */
+    int parkedAwaiters() {
+        return awaitBridge.parked();
+    }
+
     int pokeListenerPid() {
         return postgresPoke == null ? -1 : postgresPoke.listenerPid();
     }

@@ -27,6 +27,15 @@ public final class EngineInternals {
         return engine.reaper();
     }
 
+    /**
+     * @param engine an engine
+     * @return how many {@code await} callers are parked on their future now: they have read their
+     *         row (not yet settled) and wait for a wake-up or their deadline
+     */
+    public static int parkedAwaiters(Engine engine) {
+        return engine.parkedAwaiters();
+    }
+
     /** @param engine an engine @return its GC (run a sweep with {@code runOnce}, {@code reconcileGates}, …) */
     public static Gc gc(Engine engine) {
         return engine.gc();

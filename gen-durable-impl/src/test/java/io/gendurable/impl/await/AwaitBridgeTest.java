@@ -9,6 +9,7 @@ import io.gendurable.SignalTarget;
 import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.Test;
@@ -67,7 +68,8 @@ class AwaitBridgeTest {
         CompletableFuture<AwaitResult> waiting = CompletableFuture.supplyAsync(() -> e.await(id, Duration.ofSeconds(20)));
         // running: claimed, or started by its insert (gendurable.start-at-insert)
         await().atMost(Duration.ofSeconds(5)).until(() -> e.metrics().picked.sum() + e.metrics().startedAtInsert.sum() >= 1);
-        Thread.sleep(100);  // let the waiter park on its future before the result exists
+        await().alias("the waiter has read the unsettled row and parked on its future before the result exists")
+                .atMost(Duration.ofSeconds(5)).until(() -> EngineInternals.parkedAwaiters(e) == 1);
         long t0 = System.nanoTime();
         fsm.release.countDown();
         AwaitResult r = waiting.get(10, TimeUnit.SECONDS);
@@ -86,7 +88,8 @@ class AwaitBridgeTest {
         long id = web.insert(Gated.class, new Req(0)).id();
         await().atMost(Duration.ofSeconds(5)).until(() -> worker.metrics().picked.sum() >= 1);
         CompletableFuture<AwaitResult> waiting = CompletableFuture.supplyAsync(() -> web.await(id, Duration.ofSeconds(20)));
-        Thread.sleep(100);
+        await().alias("the waiter on web has read the unsettled row and parked on its future before the result exists")
+                .atMost(Duration.ofSeconds(5)).until(() -> EngineInternals.parkedAwaiters(web) == 1);
         fsm.release.countDown();
         AwaitResult r = waiting.get(10, TimeUnit.SECONDS);
         assertThat(r).isInstanceOf(AwaitResult.Done.class);
@@ -177,7 +180,8 @@ class AwaitBridgeTest {
             long id = e.insert(Gated.class, new Req(0)).id();
             await().atMost(Duration.ofSeconds(5)).until(() -> e.find(id).orElseThrow().status() == Status.EXECUTING);
             CompletableFuture<AwaitResult> waiting = CompletableFuture.supplyAsync(() -> e.await(id, Duration.ofSeconds(8)));
-            Thread.sleep(200);  // the caller has read the row and parks on its future
+            await().alias("the caller has read the executing row and parked on its future before the stop")
+                    .atMost(Duration.ofSeconds(5)).until(() -> EngineInternals.parkedAwaiters(e) == 1);
             assertThat(waiting).isNotDone();
             long t0 = System.nanoTime();
             e.stop();

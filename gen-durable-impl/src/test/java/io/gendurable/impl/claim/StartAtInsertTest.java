@@ -7,6 +7,7 @@ import io.gendurable.Outcome;
 import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
 import io.gendurable.impl.support.Fsms.Item;
@@ -97,7 +98,10 @@ class StartAtInsertTest {
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> fsm.running.get() == 2);
         assertThat(e.metrics().startedAtInsert.sum()).as("a slot each for the first two").isEqualTo(2);
-        sleep(300);
+        // a fill of the full queue (it may prefetch the other four, never start them)
+        long woken = e.metrics().loops.now();
+        EngineInternals.schedulers(e).forEach(Scheduler::wake);
+        awaitFillOver(e, woken, "a fill of queue default woken while both slots were taken has run and is over");
         assertThat(fsm.maxRunning.get()).isEqualTo(2);
 
         fsm.open.countDown();
@@ -141,7 +145,12 @@ class StartAtInsertTest {
         Noop fsm = new Noop();
         // polls (and this node's refresh of the paused queues) every 10 s: its view stays stale
         Engine e = h.start("n1", c -> c.poll(Duration.ofSeconds(10), Duration.ofSeconds(10)), fsm);
-        sleep(300);  // the start's first refresh and fill are over
+        // the start's refresh (this node's view: not paused) and its first fill (an empty claim) are over
+        assertThat(e.metrics().loops.get("paused-queues refresh")).as("the start read the paused queues")
+                .hasValueSatisfying(t -> assertThat(t.succeeded()).isPositive());
+        await().alias("the start's first fill of queue default has claimed (nothing) and is over")
+                .atMost(Duration.ofSeconds(10)).until(() -> e.metrics().emptyPicks.sum() >= 1);
+        awaitFillOver(e, 0, "the start's first fill of queue default is over");
         h.exec("INSERT INTO gen_durable_paused_queues (queue, paused_by, reason) VALUES ('default', 'n2', 'test')");
 
         long id = e.insert(Noop.class, new Item(1)).id();
@@ -164,6 +173,7 @@ class StartAtInsertTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> fsm.running.get() == 1);
         assertThat(e.metrics().startedAtInsert.sum()).isEqualTo(1);
 
+        // elapsed time is the point: past the 2 s lease the insert stamped, only heartbeats keep the row
         sleep(3500);  // beyond the insert's lease: only the heartbeat keeps the row this node's
         assertThat(e.metrics().reaped.sum()).isZero();
         fsm.open.countDown();
@@ -218,6 +228,19 @@ class StartAtInsertTest {
         assertThat(e.metrics().startedAtInsert.sum()).isZero();
         assertThat(e.metrics().picked.sum() - pickedBefore).isEqualTo(1);
         assertThat(fsm.woken).containsExactly(Map.entry(3, List.of("payload-3")));
+    }
+
+    /**
+     * Waits until an iteration of queue {@code default}'s fill loop that began after {@code since}
+     * has returned (and none has begun since).
+     *
+     * @param e     the engine
+     * @param since a reading of {@code e.metrics().loops.now()}
+     * @param what  the precondition, named when it is not met in time
+     */
+    private static void awaitFillOver(Engine e, long since, String what) {
+        await().alias(what).atMost(Duration.ofSeconds(10)).until(() -> e.metrics().loops.get("pick of queue default")
+                .filter(t -> t.began() > since && t.succeeded() >= t.began()).isPresent());
     }
 
     private static void sleep(long millis) {

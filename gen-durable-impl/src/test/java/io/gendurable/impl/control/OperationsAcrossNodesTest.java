@@ -104,7 +104,13 @@ class OperationsAcrossNodesTest {
         }
         // the running step finishes and commits; its next step waits in the paused queue like the rest
         await().atMost(Duration.ofSeconds(10)).until(() -> count("status = 'runnable' AND step = 'end'") == 1);
-        Thread.sleep(500);  // five poll intervals of b: nothing is claimed while paused
+        // five fills of b (its poll runs one every 100 ms while paused): none of them claims anything
+        for (int i = 1; i <= 5; i++) {
+            long since = b.metrics().loops.now();
+            await().alias("fill " + i + " of 5 of b's paused queue default began and is over")
+                    .atMost(Duration.ofSeconds(5)).until(() -> b.metrics().loops.get("pick of queue default")
+                            .filter(t -> t.began() > since && t.succeeded() >= t.began()).isPresent());
+        }
         assertThat(count("status = 'runnable'")).isEqualTo(6);
         assertThat(entered(fsm)).isEqualTo(1);
         assertThat(b.pausedQueues()).containsExactly("default");

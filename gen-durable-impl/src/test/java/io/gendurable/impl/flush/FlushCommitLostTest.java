@@ -42,6 +42,9 @@ class FlushCommitLostTest {
             if (step.equals("start")) {
                 return Outcome.next("second", s);
             }
+            // Elapsed time is the point: a flusher that retried the lost commit did so 50 ms (x attempt)
+            // later; this claim must still be running then. The fixed flusher sends no retry at all,
+            // so there is no event to await, only that window to outlast.
             Thread.sleep(300);  // still running when a retry of the first flush would come
             return Outcome.done();
         }

@@ -10,6 +10,7 @@ import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
 import io.gendurable.impl.support.TestRedis;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.junit.jupiter.api.BeforeEach;
@@ -72,15 +73,33 @@ class RedisPokeTest {
         return (Noop.STARTED.get(n) - committed) / 1e6;
     }
 
+    /**
+     * Waits until this test's poke channel has {@code n} subscribers (each engine subscribes when it
+     * starts): a poke sent from now on reaches them all.
+     *
+     * @param n the subscribers expected, one per started engine
+     */
+    private void awaitSubscribers(int n) {
+        String channel = "gendurable:" + h.schema() + ":poke";
+        RedisClient client = RedisClient.create(TestRedis.url());
+        try (StatefulRedisConnection<String, String> c = client.connect()) {
+            await().alias(n + " subscriptions to " + channel + " are up (PUBSUB NUMSUB)").atMost(Duration.ofSeconds(10))
+                    .until(() -> c.sync().pubsubNumsub(channel).getOrDefault(channel, 0L) >= n);
+        } finally {
+            client.shutdown();
+        }
+    }
+
     @Test
     void an_insert_on_node_a_is_done_by_node_b_within_tens_of_milliseconds_despite_a_60_second_poll() throws Exception {
         Engine a = h.start("A", node(false), new Noop());
         Engine b = h.start("B", node(true), new Noop());
         await().atMost(Duration.ofSeconds(10)).until(() -> b.metrics().picks.sum() >= 1);
-        Thread.sleep(300);  // B's subscription is up
+        awaitSubscribers(2);  // A's and B's
         List<Double> ms = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             ms.add(insertOnAndTimeStartOn(a, b, 100 + i));
+            // elapsed time is the point: the 50 ms dedup key expires by itself (PX), then the next poke broadcasts
             Thread.sleep(120);  // past the dedup window: each insert is a fresh broadcast
         }
         List<Double> sorted = ms.stream().sorted().toList();
@@ -106,13 +125,14 @@ class RedisPokeTest {
         Engine a = h.start("A", node(false), new Noop(), hold);
         Engine b = h.start("B", node(true), new Noop(), hold);
         await().atMost(Duration.ofSeconds(10)).until(() -> b.metrics().picks.sum() >= 1);
-        Thread.sleep(300);  // B's subscription is up
+        awaitSubscribers(2);  // A's and B's
         a.insert(Hold.class, new Item(0));
         assertThat(hold.entered("h0").await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         long picksBefore = b.metrics().picks.sum();
         long received = b.metrics().pokesReceived.sum();
         for (int i = 1; i <= 5; i++) {
             a.insert(Noop.class, new Item(i));
+            // elapsed time is the point: the 50 ms dedup key expires by itself (PX), then the next poke broadcasts
             Thread.sleep(120);  // each in a window of its own: five broadcasts
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> b.metrics().pokesReceived.sum() - received >= 5);
@@ -146,10 +166,16 @@ class RedisPokeTest {
             long t0 = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 web.get(i % 3).insert(Noop.class, new Item(i));
-                Thread.sleep(2);
+                Thread.sleep(2);  // elapsed time is the point: the burst spans many 50 ms windows
             }
             long ms = (System.nanoTime() - t0) / 1_000_000;
+            // Elapsed time is the point: a node whose poke found the window taken sends again one window
+            // (50 ms) later, and again while it finds it taken; nothing tells when the last of those
+            // retries has run, so they get six windows (counted in the bound below).
             Thread.sleep(300);  // the trailing edges
+            await().alias("every broadcast the three nodes sent has reached the test's subscriber")
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> web.stream().mapToLong(w -> w.metrics().pokesSent.sum()).sum() == messages.get());
             long windows = (ms + 300) / 50 + 1;
             long minGapMs = Long.MAX_VALUE;
             for (int i = 1; i < at.size(); i++) {
