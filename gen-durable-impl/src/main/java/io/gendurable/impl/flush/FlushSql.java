@@ -175,8 +175,12 @@ public final class FlushSql {
                 -- as text so the partial lease index is no candidate
                 WHERE g.id = u.id AND g.claim_token = u.claim_token AND g.locked_by = u.worker
                   AND g.status::text = 'executing'
-                RETURNING g.id, u.keep_lock AND EXISTS (SELECT 1 FROM %3$s s WHERE s.target_id = g.id) AS has_signals,
-                          g.claim_token
+                -- the answer names the claim the guard matched: (id, worker, the token it presented), so
+                -- two outcomes of one row in one batch (a late one of a reaped claim and its re-claim's)
+                -- are told apart by every rider and every answer
+                RETURNING g.id, u.worker, u.claim_token,
+                          u.keep_lock AND EXISTS (SELECT 1 FROM %3$s s WHERE s.target_id = g.id) AS has_signals,
+                          g.claim_token AS new_token
                 """.formatted(t, schema.statusType(), signals, schema.claimTokens(), ROWS.as("t"),
                 Unnest.timestamp("u.eligible_at"), Unnest.timestamp("u.await_deadline"), Unnest.timestamp("u.lease_until"));
         // (target, NULL) clears a whole inbox; (target, id) deletes one consumed signal.
@@ -201,20 +205,25 @@ public final class FlushSql {
     /**
      * What a flush committed.
      *
-     * @param committed   the ids whose transition committed (the others were stale)
+     * @param committed   the claims whose transition committed, as the guarded update matched them
+     *                    (id, worker and token): any other outcome of the same row was stale
      * @param rewoken     id → queue of rows this flush made runnable besides the transitions
      *                    themselves: parks the recheck woke, parents whose join completed, fan-outs
      *                    none of whose children landed
      * @param readyQueues the queues that received due children or an unblocked row (a claim there finds them)
-     * @param continuingWithSignals inline continues whose inbox is not empty (the next step loads it)
-     * @param continued   id → the new fencing token of each committed inline continue
+     * @param continuingWithSignals the committed inline continues whose inbox is not empty (the next step loads it)
+     * @param continued   the claim of each committed inline continue → the new fencing token it stamped
      * @param deferred    the ids whose outcome was not written because their row, or the parent a
      *                    terminal child decrements, was locked by another transaction: write them
      *                    again in a later flush (they are neither committed nor stale)
      */
-    public record Flushed(java.util.Set<Long> committed, Map<Long, String> rewoken,
-                          java.util.Set<String> readyQueues, java.util.Set<Long> continuingWithSignals,
-                          Map<Long, Long> continued, java.util.Set<Long> deferred) {
+    public record Flushed(java.util.Set<Transition.Claim> committed, Map<Long, String> rewoken,
+                          java.util.Set<String> readyQueues, java.util.Set<Transition.Claim> continuingWithSignals,
+                          Map<Transition.Claim, Long> continued, java.util.Set<Long> deferred) {
+        /** @return whether this outcome's own claim committed (not merely an outcome of the same row) */
+        public boolean committed(Transition t) {
+            return committed.contains(t.claim());
+        }
     }
 
     /** @return the lock statement's text (for plan checks) */
@@ -251,16 +260,19 @@ public final class FlushSql {
                 deferred.add(r.id());
             }
         }
-        java.util.Set<Long> withSignals = new java.util.HashSet<>();
-        Map<Long, Long> continued = new HashMap<>();
-        java.util.Set<Long> committed = rows.isEmpty() ? java.util.Set.of() : update(c, rows, now, withSignals, continued);
+        java.util.Set<Transition.Claim> withSignals = new java.util.HashSet<>();
+        Map<Transition.Claim, Long> continued = new HashMap<>();
+        // Every decision below is keyed by the claim the guarded update matched, never by the row id
+        // alone: a stale outcome of a row whose re-claim commits in the same batch has no rider.
+        java.util.Set<Transition.Claim> committed = rows.isEmpty() ? java.util.Set.of()
+                : update(c, rows, now, withSignals, continued);
         List<Long> consumeTargets = new ArrayList<>();
         List<Long> consumeIds = new ArrayList<>();
         List<Long> parked = new ArrayList<>();
         List<Long> presentedTargets = new ArrayList<>();
         List<Long> presentedIds = new ArrayList<>();
         for (Transition r : rows) {
-            if (!committed.contains(r.id())) {
+            if (!committed.contains(r.claim())) {
                 continue;
             }
             if (r instanceof Transition.Finish) {
@@ -294,7 +306,7 @@ public final class FlushSql {
         java.util.Set<String> freedKeys = new java.util.HashSet<>();
         for (Transition r : rows) {
             String key = k1Keys.get(r.id());
-            if (key != null && committed.contains(r.id())
+            if (key != null && committed.contains(r.claim())
                     && !(r.keepsClaim() && r.keyChange() == io.gendurable.TransitionOptions.KeyChange.KEEP)) {
                 freedKeys.add(key);
             }
@@ -305,7 +317,7 @@ public final class FlushSql {
         fanOut(c, rows, committed, now, rewoken, readyQueues);
         List<Long> joining = new ArrayList<>();
         for (Transition r : rows) {
-            if (r.joins() != null && committed.contains(r.id())) {
+            if (r.joins() != null && committed.contains(r.claim())) {
                 joining.add(r.joins());
             }
         }
@@ -317,7 +329,7 @@ public final class FlushSql {
         // (A Redis slot is not in-band: the engine credits it after this commit.)
         List<Limiter.Slot> slots = new ArrayList<>();
         for (Transition r : rows) {
-            if (r.slot() != null && r.slot().inBand() && committed.contains(r.id())) {
+            if (r.slot() != null && r.slot().inBand() && committed.contains(r.claim())) {
                 slots.add(r.slot());
             }
         }
@@ -339,7 +351,7 @@ public final class FlushSql {
             }
         }
         if (!history.isEmpty()) {
-            List<StepHistory> kept = history.stream().filter(h -> committed.contains(h.instanceId())).toList();
+            List<StepHistory> kept = history.stream().filter(h -> committed.contains(h.claim())).toList();
             if (!kept.isEmpty()) {
                 try (PreparedStatement ps = c.prepareStatement(historySql)) {
                     HISTORY.bind(c, ps, 1, kept);
@@ -381,12 +393,12 @@ public final class FlushSql {
     }
 
     /** Every committed fan-out's children in ONE insert statement, then each parent parks with what landed. */
-    private void fanOut(Connection c, List<Transition> rows, java.util.Set<Long> committed, Instant now,
+    private void fanOut(Connection c, List<Transition> rows, java.util.Set<Transition.Claim> committed, Instant now,
                         Map<Long, String> rewoken, java.util.Set<String> readyQueues) throws SQLException {
         Map<Long, Integer> landed = new java.util.LinkedHashMap<>();
         List<InsertSql.Row> children = new ArrayList<>();
         for (Transition r : rows) {
-            if (r instanceof Transition.FanOut fanOut && committed.contains(r.id())) {
+            if (r instanceof Transition.FanOut fanOut && committed.contains(r.claim())) {
                 landed.put(r.id(), 0);
                 children.addAll(fanOut.children());
             }
@@ -409,23 +421,24 @@ public final class FlushSql {
         rewoken.putAll(childrenSql.park(c, landed));
     }
 
-    private java.util.Set<Long> update(Connection c, List<Transition> rows, Instant now, java.util.Set<Long> withSignals,
-                                       Map<Long, Long> continued) throws SQLException {
+    private java.util.Set<Transition.Claim> update(Connection c, List<Transition> rows, Instant now,
+                                                   java.util.Set<Transition.Claim> withSignals,
+                                                   Map<Transition.Claim, Long> continued) throws SQLException {
         int n = rows.size();
-        java.util.Set<Long> committed = new java.util.HashSet<>(n * 2);
+        java.util.Set<Transition.Claim> committed = new java.util.HashSet<>(n * 2);
         try (PreparedStatement ps = c.prepareStatement(updateSql)) {
             int p = ROWS.bind(c, ps, 1, rows);
             ps.setObject(p, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    long rowId = rs.getLong(1);
-                    committed.add(rowId);
-                    if (rs.getBoolean(2)) {
-                        withSignals.add(rowId);
+                    Transition.Claim claim = new Transition.Claim(rs.getLong(1), rs.getString(2), rs.getLong(3));
+                    committed.add(claim);
+                    if (rs.getBoolean(4)) {
+                        withSignals.add(claim);
                     }
-                    long token = rs.getLong(3);
+                    long token = rs.getLong(5);
                     if (!rs.wasNull()) {
-                        continued.put(rowId, token);
+                        continued.put(claim, token);
                     }
                 }
             }

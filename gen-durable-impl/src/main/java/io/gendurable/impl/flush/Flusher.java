@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -446,21 +445,18 @@ public final class Flusher {
     /** After a commit: the counts, the after-commit hook, the steps' futures. @return the outcomes to carry */
     private List<Pending> committed(List<Pending> batch, List<Transition> rows, FlushSql.Flushed flushed, long t0) {
         notify(() -> ctx.events().flushed(rows.size(), System.nanoTime() - t0));
-        Set<Long> committed = flushed.committed();
         ctx.metrics().flushes.increment();
         ctx.metrics().flushedOutcomes.add(rows.size() - flushed.deferred().size());
-        List<Transition> done = new ArrayList<>(committed.size());
+        List<Transition> done = new ArrayList<>(flushed.committed().size());
         List<Pending> carried = new ArrayList<>();
-        // each id boxed once: 0 committed, 1 carried, 2 stale
+        // 0 committed, 1 carried, 2 stale: by the outcome's own claim, never by its row id alone (two
+        // outcomes of one row, a reaped claim's and its re-claim's, can share a batch)
         byte[] fate = new byte[batch.size()];
-        Long[] ids = new Long[batch.size()];
         for (int i = 0; i < fate.length; i++) {
             Pending p = batch.get(i);
-            Long id = p.row.id();
-            ids[i] = id;
-            if (committed.contains(id)) {
+            if (flushed.committed(p.row)) {
                 done.add(p.row);
-            } else if (flushed.deferred().contains(id)) {
+            } else if (flushed.deferred().contains(p.row.id())) {
                 fate[i] = 1;
                 carried.add(p);
             } else {
@@ -477,10 +473,10 @@ public final class Flusher {
         for (int i = 0; i < fate.length; i++) {
             Pending p = batch.get(i);
             if (fate[i] == 0) {
-                Long id = ids[i];
+                Transition.Claim claim = p.row.claim();
                 p.done.complete(continues
-                        ? new Written(flushed.continuingWithSignals().contains(id) ? Result.COMMITTED_WITH_SIGNALS
-                                : Result.COMMITTED, flushed.continued().getOrDefault(id, p.row.claimToken()))
+                        ? new Written(flushed.continuingWithSignals().contains(claim) ? Result.COMMITTED_WITH_SIGNALS
+                                : Result.COMMITTED, flushed.continued().getOrDefault(claim, p.row.claimToken()))
                         : new Written(Result.COMMITTED, p.row.claimToken()));
             } else if (fate[i] == 2) {
                 p.done.complete(new Written(Result.STALE, p.row.claimToken()));

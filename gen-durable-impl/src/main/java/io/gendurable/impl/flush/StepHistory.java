@@ -6,7 +6,8 @@ import java.time.Instant;
  * One step history record as the flush writes it, in the transaction that commits its step's
  * outcome, only when that outcome committed (a stale outcome leaves no record).
  *
- * @param instanceId the instance
+ * @param claim      the claim the outcome belongs to: the record is written only if that very claim's
+ *                   outcome commits
  * @param step       the step that ran
  * @param attempt    its attempt
  * @param outcome    the outcome's label (next, retry, await, schedule_children, done, stop)
@@ -16,6 +17,10 @@ import java.time.Instant;
  * @param error      the failure handed to onError, or null
  * @param stateJson  the committed state (with {@code history.include-state}), or null
  */
-public record StepHistory(long instanceId, String step, int attempt, String outcome, Instant startedAt,
+public record StepHistory(Transition.Claim claim, String step, int attempt, String outcome, Instant startedAt,
                           Instant finishedAt, String node, String error, String stateJson) {
+    /** @return the instance */
+    public long instanceId() {
+        return claim.id();
+    }
 }

@@ -300,7 +300,7 @@ public final class StepRunner {
         if (!h.enabled() && !registry.find(row.fsm(), row.fsmVersion()).map(FsmDefinition::history).orElse(false)) {
             return null;
         }
-        return new StepHistory(row.id(), row.step(), row.attempt(), encoded.kind().label(), startedAt,
+        return new StepHistory(encoded.claim(), row.step(), row.attempt(), encoded.kind().label(), startedAt,
                 engine.clock().instant(), nodeId, encoded.error(),
                 h.includeState() && encoded.setsState() ? encoded.stateJson() : null);
     }
