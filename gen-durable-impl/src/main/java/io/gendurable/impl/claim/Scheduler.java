@@ -469,9 +469,13 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     void fillOnce() {
         if (pauses.isPaused(queue)) {
             // Nothing starts and the prefetched rows go back (another node may not be paused yet
-            // in its view, but the claim refuses the queue for every node already).
-            releaseBuffered();
-            schedulePoll(config.poll().interval().toMillis());
+            // in its view, but the claim refuses the queue for every node already). A failed release
+            // still polls on: the rows it could not give back lapse to the reaper.
+            try {
+                releaseBuffered();
+            } finally {
+                schedulePoll(config.poll().interval().toMillis());
+            }
             return;
         }
         dispatch();
@@ -885,10 +889,12 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         if (rows.isEmpty()) {
             return;
         }
+        // Forgotten before the release, whatever it does: a claim this node no longer means to run
+        // is never heartbeated again, so if the release fails the reaper takes it at lease expiry.
+        claims.forEach(c -> claimed.remove(c.id, c));
         // Only the claims still ours go back, and only their slots are credited: a row reaped
         // while it sat in the buffer may be running elsewhere, holding a slot of the gate.
         int n = releases.release(worker, rows);
-        claims.forEach(c -> claimed.remove(c.id, c));
         ctx.metrics().released.add(n);
         LOG.log(Level.INFO, "gen-durable queue " + queue + ": released " + n + " of " + rows.size()
                 + " buffered claims on stop");

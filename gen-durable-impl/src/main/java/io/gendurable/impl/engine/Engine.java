@@ -452,6 +452,10 @@ public final class Engine implements GenDurable, AutoCloseable {
         return List.copyOf(schedulers);
     }
 
+    io.gendurable.impl.claim.PausedQueues pauses() {
+        return pauses;
+    }
+
     Reaper reaper() {
         return reaper;
     }

@@ -60,4 +60,9 @@ public final class EngineInternals {
     public static DrainRunner drainRunner(Engine engine) {
         return engine.drainRunner();
     }
+
+    /** @param engine an engine @return its view of the paused queues (read them now with {@code refresh}) */
+    public static io.gendurable.impl.claim.PausedQueues pauses(Engine engine) {
+        return engine.pauses();
+    }
 }
