@@ -111,19 +111,34 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     private ScheduledFuture<?> heartbeat;
 
     /**
-     * One claim this scheduler holds: the row's id boxed once (the map's key), and the fencing
-     * token the heartbeat presents, moved by inline continues. Removed by identity, so a re-claim
-     * of the same row by this worker (a new holder) is never removed by the old one's end.
+     * One claim this scheduler holds: the row's id boxed once (the map's key), and its lease: the
+     * fencing token the heartbeat presents (moved by inline continues) with the lease last written
+     * for that token. Removed by identity, so a re-claim of the same row by this worker (a new
+     * holder) is never removed by the old one's end. The lease is replaced whole: by the step
+     * thread on an inline continue, by the heartbeat (only if the token it presented is still the
+     * current one) and by the start check's renewal.
      */
     private static final class Claim {
         final Long id;
-        volatile long token;
+        final java.util.concurrent.atomic.AtomicReference<Lease> lease;
 
-        Claim(Long id, long token) {
+        Claim(Long id, long token, java.time.Instant until) {
             this.id = id;
-            this.token = token;
+            this.lease = new java.util.concurrent.atomic.AtomicReference<>(new Lease(token, until));
+        }
+
+        long token() {
+            return lease.get().token();
         }
     }
+
+    /** A claim's fencing token and the lease written for it (engine clock). */
+    private record Lease(long token, java.time.Instant until) {
+    }
+
+    // reservations for rows claimed by their insert or wake-up, not yet started or given back: they
+    // count in inFlight (the concurrency holds) but run no code, so a poke is not dropped for them
+    private final AtomicInteger reservations = new AtomicInteger();
 
     /**
      * @param ctx      the engine's context
@@ -272,6 +287,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
                 return null;
             }
             if (inFlight.compareAndSet(n, n + 1)) {
+                reservations.incrementAndGet();
                 return new ReservedSlot();
             }
         }
@@ -281,6 +297,17 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     private final class ReservedSlot implements Reserved {
         // the row a signal's transaction claimed for this slot, until that transaction ends
         private Picked woken;
+        // still counted in reservations (until it starts a row or is given back); the inserting or
+        // signalling thread's alone
+        private boolean reserved = true;
+
+        /** The reservation ends (its row starts, or it is given back): a poke counts it as running no more. */
+        private void settle() {
+            if (reserved) {
+                reserved = false;
+                reservations.decrementAndGet();
+            }
+        }
 
         @Override
         public String worker() {
@@ -288,11 +315,29 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         }
 
         @Override
-        public void claimed(InsertSql.Row r, long id, long claimToken, int attempt, java.time.Instant insertedAt) {
+        public void claimed(InsertSql.Row r, long id, long claimToken, int attempt, java.time.Instant insertedAt,
+                            java.time.Instant leaseUntil) {
+            start(inserted(r, id, claimToken, attempt, insertedAt, leaseUntil));
+        }
+
+        @Override
+        public void unconfirmed(InsertSql.Row r, long id, long claimToken, int attempt, java.time.Instant insertedAt) {
+            Picked p = inserted(r, id, claimToken, attempt, insertedAt, null);
+            try {
+                // the commit may have landed: give the row back by its token (a no-op if it did not)
+                Loops.guarded(LOG, "release of an unconfirmed insert's claim in queue " + queue, ctx.metrics(),
+                        () -> releases.release(worker, List.of(p)));
+            } finally {
+                release();
+            }
+        }
+
+        private Picked inserted(InsertSql.Row r, long id, long claimToken, int attempt, java.time.Instant insertedAt,
+                                java.time.Instant leaseUntil) {
             ClaimedRow row = new ClaimedRow(id, r.fsm(), r.fsmVersion(), r.step(), r.stateJson(), attempt, queue,
                     r.priority(), r.eligibleAt(), insertedAt, null, null, List.of(), false, r.parentId(), false,
-                    null, r.weight(), false, null, claimToken, r.traceparent(), r.tracestate());
-            start(new Picked(row, List.of(), List.of(), null));
+                    null, r.weight(), false, null, claimToken, r.traceparent(), r.tracestate(), leaseUntil);
+            return new Picked(row, List.of(), List.of(), null);
         }
 
         @Override
@@ -322,12 +367,16 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
 
         @Override
         public void release() {
+            settle();
             inFlight.decrementAndGet();
+            // pokes may have been dropped while this slot was held (a busy queue drops them): look now
+            requestFill();
             dispatch();
         }
 
         /** The row is this node's (its claim committed): run it in this slot on the step pool. */
         private void start(Picked p) {
+            settle();
             ctx.metrics().startedAtInsert.increment();  // not a pick: no picked event
             Run run = track(p);
             if (running) {
@@ -343,7 +392,8 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
                         drain();
                     });
                     return;
-                } catch (RejectedExecutionException e) {
+                } catch (RuntimeException e) {
+                    // refused, or any other failure to hand it over: the slot and the row must come back
                     LOG.log(Level.WARNING, "gen-durable queue " + queue + ": the step executor refused work: " + e);
                 }
             }
@@ -422,7 +472,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         // that only waits for its outcome's flush asked already (when its code ended) and holds no
         // slot, so a poke then claims at once instead of waiting out that flush's commit (which on
         // an idle engine delayed every new row by up to one commit).
-        if (inFlight.get() > 0) {
+        if (inFlight.get() - reservations.get() > 0) {
             return;
         }
         wake();
@@ -667,7 +717,8 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
             }
             try {
                 steps.execute(drainer);
-            } catch (RejectedExecutionException e) {
+            } catch (RuntimeException e) {
+                // refused (or failed otherwise): this drainer never runs, so it searches for nothing
                 searching.decrementAndGet();
                 LOG.log(Level.WARNING, "gen-durable queue " + queue + ": the step executor refused work: " + e);
                 return;
@@ -754,7 +805,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     /** Registers the claim for the heartbeat; @return the row's run, to buffer */
     private Run track(Picked p) {
         Long id = p.row().id();
-        Claim c = new Claim(id, p.row().claimToken());
+        Claim c = new Claim(id, p.row().claimToken(), p.row().leaseUntil());
         claimed.put(id, c);
         return new Run(p, c);
     }
@@ -780,8 +831,19 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         }
 
         @Override
-        public void moved(long id, long from, long to) {
-            claim.token = to;
+        public boolean live(ClaimedRow row) {
+            try {
+                return leaseLive(claim, row);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "gen-durable: the lease of instance " + row.id()
+                        + " could not be confirmed before its step; the step is left to the reaper: " + e);
+                return false;
+            }
+        }
+
+        @Override
+        public void moved(long id, long from, long to, java.time.Instant leaseUntil) {
+            claim.lease.set(new Lease(to, leaseUntil));
         }
 
         /** Its inline continue is durable: the next step waits for a slot, before any buffered row. */
@@ -856,16 +918,54 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
 
     /** Extends the leases of every row this scheduler holds. Package-visible for tests. */
     void heartbeatOnce() {
-        Map<Long, Long> claims = new java.util.HashMap<>(claimed.size() * 2);
-        claimed.forEach((id, c) -> claims.put(id, c.token));
-        // Slots first (a lease-based limiter), then the rows: a row whose slot could not be renewed
-        // keeps its old lease and lapses with it, so no row outlives its slot.
+        Map<Long, Lease> presented = new java.util.HashMap<>(claimed.size() * 2);
+        claimed.forEach((id, c) -> presented.put(id, c.lease.get()));
+        renew(presented);
+    }
+
+    /**
+     * Renews these claims, slots first (a lease-based limiter), then the rows: a row whose slot
+     * could not be renewed keeps its old lease and lapses with it, so no row outlives its slot.
+     * Each renewed claim whose token is still the one presented records its new lease.
+     *
+     * @return the ids renewed
+     */
+    private java.util.Set<Long> renew(Map<Long, Lease> presented) {
+        Map<Long, Long> claims = new java.util.HashMap<>(presented.size() * 2);
+        presented.forEach((id, l) -> claims.put(id, l.token()));
         java.util.Set<Long> unrenewed = limiter.renew(queue, java.util.Set.copyOf(claims.keySet()));
         claims.keySet().removeAll(unrenewed);
         if (claims.isEmpty()) {
-            return;
+            return java.util.Set.of();
         }
-        ctx.db().inTransaction(c -> leaseSql.heartbeat(c, worker, claims, ctx.clock().instant().plus(config.lease().ttl())));
+        java.time.Instant until = ctx.clock().instant().plus(config.lease().ttl());
+        java.util.Set<Long> renewed = ctx.db().inTransaction(c -> leaseSql.heartbeat(c, worker, claims, until));
+        for (Long id : renewed) {
+            Claim c = claimed.get(id);
+            Lease was = presented.get(id);
+            if (c != null && was != null) {
+                c.lease.compareAndSet(was, new Lease(was.token(), until));
+            }
+        }
+        return renewed;
+    }
+
+    /**
+     * Whether a claim may start its step: its lease is live beyond the next heartbeat, or a renewal
+     * (fenced by its token, slot included) has just made it so. A lease that lapsed before its step
+     * started (a statement or commit slower than the lease, a wait in the buffer that no heartbeat
+     * covered) may have been reaped and claimed elsewhere: the step must not run here as well.
+     */
+    private boolean leaseLive(Claim claim, ClaimedRow row) {
+        Lease l = claim.lease.get();
+        if (l.token() != row.claimToken()) {
+            return false;
+        }
+        java.time.Instant now = ctx.clock().instant();
+        if (l.until() != null && l.until().isAfter(now.plus(config.lease().heartbeatInterval()))) {
+            return true;
+        }
+        return renew(Map.of(claim.id, l)).contains(claim.id);
     }
 
     private void reclaimPredecessor() {

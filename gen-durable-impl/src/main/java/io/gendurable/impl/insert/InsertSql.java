@@ -58,6 +58,7 @@ public final class InsertSql {
 
     private final String sql;
     private final String holdersSql;
+    private final String stampSql;
 
     public InsertSql(SchemaName schema) {
         String t = schema.instances();
@@ -101,6 +102,13 @@ public final class InsertSql {
         // A holder that committed while our insert waited on it is outside the statement's
         // snapshot; this fresh read finds it (uses gen_durable_correlation).
         this.holdersSql = "SELECT correlation_guard, id FROM " + t + " WHERE correlation_guard = ANY(?::text[])";
+        // The lease of rows this transaction's insert claimed, stamped again (fenced by their tokens)
+        // when the insert waited long: rows of this transaction, so nothing else holds them.
+        this.stampSql = """
+                UPDATE %1$s g SET lease_expires_at = ?
+                FROM unnest(?::bigint[], ?::bigint[]) AS s(id, token)
+                WHERE g.id = s.id AND g.claim_token = s.token AND g.status::text = 'executing'
+                """.formatted(t);
     }
 
     /**
@@ -294,5 +302,30 @@ public final class InsertSql {
     /** @param scope statuses as database names @return a {@code durable_status[]} array literal */
     public static String scopeLiteral(List<String> scope) {
         return "{" + String.join(",", scope) + "}";
+    }
+
+    /**
+     * Stamps the lease of rows this transaction's insert claimed again.
+     *
+     * @param claims id → the fencing token the insert stamped
+     * @param until  the new lease
+     */
+    public void stampLeases(Connection c, java.util.Map<Long, Long> claims, Instant until) throws SQLException {
+        if (claims.isEmpty()) {
+            return;
+        }
+        Long[] ids = new Long[claims.size()];
+        Long[] tokens = new Long[claims.size()];
+        int i = 0;
+        for (java.util.Map.Entry<Long, Long> e : claims.entrySet()) {
+            ids[i] = e.getKey();
+            tokens[i++] = e.getValue();
+        }
+        try (PreparedStatement ps = c.prepareStatement(stampSql)) {
+            ps.setObject(1, Jdbc.ts(until));
+            ps.setArray(2, c.createArrayOf("bigint", ids));
+            ps.setArray(3, c.createArrayOf("bigint", tokens));
+            ps.executeUpdate();
+        }
     }
 }

@@ -23,7 +23,7 @@ public interface InsertStarts {
      */
     Slot reserve(String queue);
 
-    /** One reserved slot: exactly one of {@link #claimed} and {@link #release} is called. */
+    /** One reserved slot: exactly one of {@link #claimed}, {@link #unconfirmed} and {@link #release} is called. */
     interface Slot {
         /** @return the worker the row is claimed for (stored in {@code locked_by}) */
         String worker();
@@ -36,8 +36,16 @@ public interface InsertStarts {
          * @param claimToken the fencing token its insert stamped
          * @param attempt    its attempt
          * @param insertedAt its {@code inserted_at}
+         * @param leaseUntil the lease the insert's transaction wrote
          */
-        void claimed(InsertSql.Row row, long id, long claimToken, int attempt, Instant insertedAt);
+        void claimed(InsertSql.Row row, long id, long claimToken, int attempt, Instant insertedAt, Instant leaseUntil);
+
+        /**
+         * The insert's commit answer was lost: the row may be claimed for {@link #worker()}. Give it
+         * back by its token (a no-op if the commit did not land), so it runs after a claim's poke
+         * rather than after a whole lease and a burnt attempt; the slot is free again.
+         */
+        void unconfirmed(InsertSql.Row row, long id, long claimToken, int attempt, Instant insertedAt);
 
         /** The row was not claimed (or not inserted): the slot is free again. */
         void release();

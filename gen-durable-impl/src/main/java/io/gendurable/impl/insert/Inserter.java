@@ -86,9 +86,15 @@ public final class Inserter {
                 List<Integer> positions = todo;
                 List<InsertSql.Row> batch = positions.stream().map(rows::get).toList();
                 String[] claimBy = claimBy(slots, positions);
-                Instant leaseUntil = claimBy == null ? null : now.plus(ctx.config().lease().ttl());
-                Db.Work<InsertSql.Answers> work = c -> sql.insert(c, batch, now, gateNames, claimBy, leaseUntil, own);
-                InsertSql.Answers answers = joined.isPresent() ? joined.get().run(work) : ctx.db().inTransaction(work);
+                Leased leased = new Leased();
+                Db.Work<InsertSql.Answers> work = c -> leased.insert(c, batch, now, claimBy, own);
+                InsertSql.Answers answers;
+                try {
+                    answers = joined.isPresent() ? joined.get().run(work) : ctx.db().inTransaction(work);
+                } catch (io.gendurable.impl.db.UnknownCommitException e) {
+                    unconfirmed(slots, positions, leased.answers, now, rows);
+                    throw e;
+                }
                 List<Integer> again = new ArrayList<>();
                 for (int k = 0; k < positions.size(); k++) {
                     int i = positions.get(k);
@@ -101,7 +107,8 @@ public final class Inserter {
                         started[i] = true;
                         InsertStarts.Slot slot = slots[i];
                         slots[i] = null;
-                        slot.claimed(rows.get(i), out[i].id(), answers.claimTokens()[k], answers.attempts()[k], now);
+                        slot.claimed(rows.get(i), out[i].id(), answers.claimTokens()[k], answers.attempts()[k], now,
+                                leased.until);
                     }
                 }
                 todo = again;
@@ -115,6 +122,54 @@ public final class Inserter {
             pokeDueQueues(rows, out, started, now);
         }
         return Arrays.asList(out);
+    }
+
+    /**
+     * One insert statement with the lease of the rows it claims: read from the clock once the
+     * statement has a connection, and stamped again, fenced by the rows' tokens, in the same
+     * transaction when the statement took over half the lease (it waits for an uncommitted holder
+     * of a correlation key, e.g. a caller's open JTA transaction). A row thus never becomes visible
+     * as claimed with a lease already past, which any node's reaper would take while its step runs
+     * here (and the step's start checks the lease again: {@code StepRunner.Continued#live}).
+     */
+    private final class Leased {
+        // the statement's answers, kept for a commit whose answer is lost; and the claimed rows' lease
+        InsertSql.Answers answers;
+        Instant until;
+
+        InsertSql.Answers insert(Connection c, List<InsertSql.Row> batch, Instant now, String[] claimBy, boolean own)
+                throws SQLException {
+            java.time.Duration ttl = ctx.config().lease().ttl();
+            until = claimBy == null ? null : ctx.clock().instant().plus(ttl);
+            answers = sql.insert(c, batch, now, gateNames, claimBy, until, own);
+            if (claimBy != null && ctx.clock().instant().plus(ttl.dividedBy(2)).isAfter(until)) {
+                java.util.Map<Long, Long> claims = new java.util.HashMap<>();
+                for (int k = 0; k < batch.size(); k++) {
+                    if (answers.claimTokens()[k] != 0) {
+                        claims.put(answers.inserted()[k].id(), answers.claimTokens()[k]);
+                    }
+                }
+                until = ctx.clock().instant().plus(ttl);
+                sql.stampLeases(c, claims, until);
+            }
+            return answers;
+        }
+    }
+
+    /** The commit answer was lost: rows the statement claimed go back by their tokens, their slots are freed. */
+    private static void unconfirmed(InsertStarts.Slot[] slots, List<Integer> positions, InsertSql.Answers answers,
+                                    Instant now, List<InsertSql.Row> rows) {
+        if (slots == null || answers == null) {
+            return;
+        }
+        for (int k = 0; k < positions.size(); k++) {
+            int i = positions.get(k);
+            if (answers.claimTokens()[k] != 0 && slots[i] != null) {
+                InsertStarts.Slot slot = slots[i];
+                slots[i] = null;
+                slot.unconfirmed(rows.get(i), answers.inserted()[k].id(), answers.claimTokens()[k], answers.attempts()[k], now);
+            }
+        }
     }
 
     /** @return per row, a slot of its queue reserved for its insert to claim it, where it can start at once; or null for none */

@@ -60,6 +60,7 @@ public final class LeaseSql {
                 )
                 UPDATE %1$s g SET lease_expires_at = ?
                 FROM mine WHERE g.id = mine.id
+                RETURNING g.id
                 """.formatted(t);
         // Index: gen_durable_lease. A reclaimed row re-runs its step from scratch.
         this.reapSql = """
@@ -139,15 +140,21 @@ public final class LeaseSql {
 
     /**
      * @param claims id → the fencing token of the claim this worker holds on it
-     * @return how many leases were extended
+     * @return the ids whose leases were extended (a claim lost meanwhile, or a row locked elsewhere, is not among them)
      */
-    public int heartbeat(Connection c, String worker, Map<Long, Long> claims, Instant leaseUntil) throws SQLException {
+    public Set<Long> heartbeat(Connection c, String worker, Map<Long, Long> claims, Instant leaseUntil) throws SQLException {
+        Set<Long> renewed = new HashSet<>();
         try (PreparedStatement ps = c.prepareStatement(heartbeatSql)) {
             bindClaims(c, ps, claims);
             ps.setString(3, worker);
             ps.setObject(4, Jdbc.ts(leaseUntil));
-            return ps.executeUpdate();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    renewed.add(rs.getLong(1));
+                }
+            }
         }
+        return renewed;
     }
 
     private static void bindClaims(Connection c, PreparedStatement ps, Map<Long, Long> claims) throws SQLException {

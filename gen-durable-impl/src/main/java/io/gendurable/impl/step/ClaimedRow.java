@@ -15,13 +15,15 @@ import java.util.List;
  * other things, whether its last attempt ended with an expired lease; {@code claimToken} is
  * the claim's fencing token (a fresh value per claim and per inline continue), which every write
  * for this claim must present; {@code traceparent} and {@code tracestate} are the W3C trace context
- * stored at insert (null when no span was current then; docs/tracing.md).
+ * stored at insert (null when no span was current then; docs/tracing.md); {@code leaseUntil} is the
+ * lease the claim wrote (the engine clock's time base), which the step's start checks.
  */
 public record ClaimedRow(long id, String fsm, int fsmVersion, String step, String stateJson, int attempt,
                          String queue, int priority, Instant eligibleAt, Instant insertedAt,
                          String correlationKey, String concurrencyKey, List<String> awaits, boolean hasSignals,
                          Long parentId, boolean hasChildren, String rateLimit, int weight, boolean gated,
-                         String lastError, long claimToken, String traceparent, String tracestate) {
+                         String lastError, long claimToken, String traceparent, String tracestate,
+                         Instant leaseUntil) {
 
     /**
      * This row as the claim of its next step after a committed inline continue: the step, state,
@@ -32,11 +34,12 @@ public record ClaimedRow(long id, String fsm, int fsmVersion, String step, Strin
      * @param hasSignals whether its inbox must be loaded
      * @param token      the fencing token the continue stamped
      * @param now        its new eligible instant
+     * @param leaseUntil the lease the continue wrote
      */
     ClaimedRow continuedAt(Transition.NextStep next, String key, boolean gated, boolean hasSignals, long token,
-                           Instant now) {
+                           Instant now, Instant leaseUntil) {
         return new ClaimedRow(id, fsm, fsmVersion, next.name(), next.stateJson(), 1, queue, priority, now, insertedAt,
                 correlationKey, key, List.of(), hasSignals, parentId, hasChildren, next.rateLimit(), next.weight(),
-                gated, null, token, traceparent, tracestate);
+                gated, null, token, traceparent, tracestate, leaseUntil);
     }
 }

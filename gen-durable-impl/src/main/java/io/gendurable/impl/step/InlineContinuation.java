@@ -75,7 +75,8 @@ public final class InlineContinuation {
             case SWITCH -> step.newKey();
         };
         boolean gated = change == KeyChange.KEEP ? r.gated() : change == KeyChange.SWITCH && isGate(key);
-        ClaimedRow row = r.continuedAt(step, key, gated, hasSignals, token, ctx.clock().instant());
+        ClaimedRow row = r.continuedAt(step, key, gated, hasSignals, token, ctx.clock().instant(),
+                committed.leaseUntil());
         List<InboxSql.SignalRow> inbox = hasSignals
                 ? ctx.db().inTransaction(c -> inboxSql.load(c, List.of(r.id()), traced)).getOrDefault(r.id(), List.of())
                 : List.of();

@@ -57,17 +57,35 @@ public final class StepRunner {
         return run(picked, worker, flusher, mayChain, Continued.IGNORED);
     }
 
-    /** Told when an inline continue moved a claim to a new fencing token (the heartbeat must present it). */
+    /**
+     * The holder of a chain's claims: told when an inline continue moved a claim to a new fencing
+     * token (the heartbeat must present it), and asked before each step's code runs whether its
+     * claim's lease is live.
+     */
     public interface Continued {
-        /** A listener that ignores the moves. */
-        Continued IGNORED = (id, from, to) -> { };
+        /** A listener that ignores the moves and trusts every lease (the test drain: one thread, the test's clock). */
+        Continued IGNORED = (id, from, to, leaseUntil) -> { };
 
         /**
-         * @param id   the row
-         * @param from the token of the claim the committed continue ended
-         * @param to   the token of the next step's claim
+         * @param id         the row
+         * @param from       the token of the claim the committed continue ended
+         * @param to         the token of the next step's claim
+         * @param leaseUntil the lease the continue wrote
          */
-        void moved(long id, long from, long to);
+        void moved(long id, long from, long to, java.time.Instant leaseUntil);
+
+        /**
+         * Asked right before the step's code runs: a claim whose lease lapsed before the step started
+         * (a statement or commit that took longer than the lease, a long wait for a slot) may be
+         * another node's by now, and its step must not run a second time beside that node's.
+         *
+         * @param row the claim about to run
+         * @return whether its lease is live (confirmed by a renewal when it is close to lapsing); false:
+         * the step is not run and the chain ends as stale
+         */
+        default boolean live(ClaimedRow row) {
+            return true;
+        }
     }
 
     /**
@@ -162,6 +180,14 @@ public final class StepRunner {
         Finished finished = c.finished();
         Picked current = picked;
         for (int chained = chainedBefore; ; chained++) {
+            if (!c.continued().live(current.row())) {
+                // its lease lapsed before its code started: the reaper's (or another node's) now
+                engine.metrics().stale.increment();
+                LOG.log(Level.INFO, "gen-durable: the claim of instance " + current.row().id()
+                        + " lapsed before its step started; the step is left to the reaper");
+                finished.finished(Flusher.Result.STALE, null);
+                return;
+            }
             boolean inlineAllowed = inline != null && chained < InlineContinuation.MAX_CHAIN && c.mayChain().getAsBoolean();
             long start = System.nanoTime();
             java.time.Instant startedAt = engine.clock().instant();
@@ -218,7 +244,7 @@ public final class StepRunner {
                 finished.finished(result, null);
                 return;
             }
-            c.continued().moved(row.id(), row.claimToken(), written.token());
+            c.continued().moved(row.id(), row.claimToken(), written.token(), committed.leaseUntil());
             current = inline.next(current, committed, result == Flusher.Result.COMMITTED_WITH_SIGNALS, written.token(),
                     worker, flusher);
             if (current == null) {
@@ -250,7 +276,7 @@ public final class StepRunner {
             finished.finished(result, null);
             return;
         }
-        c.continued().moved(row.id(), row.claimToken(), written.token());
+        c.continued().moved(row.id(), row.claimToken(), written.token(), committed.leaseUntil());
         c.resumer().resume(() -> {
             try {
                 // the next step's admission and inbox are read on the step thread, not the flush's

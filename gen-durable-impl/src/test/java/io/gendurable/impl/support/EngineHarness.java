@@ -167,6 +167,18 @@ public final class EngineHarness implements AutoCloseable {
                 + " AND query LIKE '%" + fragment.replace("'", "''") + "%'");
     }
 
+    /** Reads one text (or null) from this harness's schema. */
+    public String queryString(String sql) {
+        try (var c = dataSource.getConnection(); var s = c.createStatement()) {
+            s.execute("SET search_path TO " + schema);
+            try (var rs = s.executeQuery(sql)) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
     /** Reads one long from this harness's schema. */
     public long queryLong(String sql) {
         try (var c = dataSource.getConnection(); var s = c.createStatement()) {
