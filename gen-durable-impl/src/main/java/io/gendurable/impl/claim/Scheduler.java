@@ -916,8 +916,8 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         return running;
     }
 
-    /** Extends the leases of every row this scheduler holds. Package-visible for tests. */
-    void heartbeatOnce() {
+    /** Extends the leases of every row this scheduler holds (the heartbeat's beat; tests call it directly). */
+    public void heartbeatOnce() {
         Map<Long, Lease> presented = new java.util.HashMap<>(claimed.size() * 2);
         claimed.forEach((id, c) -> presented.put(id, c.lease.get()));
         renew(presented);

@@ -117,17 +117,27 @@ public final class RedisLimiter implements Limiter {
             return out
             """);
 
-    // KEYS: one gate set per holder. ARGV: ttl ms, then the holders. Re-registers (a plain ZADD): a holder
-    // pruned or lost keeps counting while its row still runs. Returns the count renewed.
+    // KEYS: the epoch, then one gate set per holder. ARGV: ttl ms, then the holders. Renews only holders still
+    // registered (ZADD XX): a holder pruned by an admission after its lease lapsed may have had its slot granted
+    // to another row, so it is not re-added; its index is returned and its row's lease lapses too. With the epoch
+    // gone (Redis lost its state), every holder is registered again, as a rebuild would. Returns the 1-based
+    // indexes of the holders not renewed.
     private static final RedisStore.Script RENEW = new RedisStore.Script("""
             local t = redis.call('TIME')
             local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
             local ttl = tonumber(ARGV[1])
-            for i = 1, #KEYS do
-              redis.call('ZADD', KEYS[i], now + ttl, ARGV[i + 1])
+            local lost = redis.call('EXISTS', KEYS[1]) == 0
+            local missing = {}
+            for i = 2, #KEYS do
+              if lost then
+                redis.call('ZADD', KEYS[i], now + ttl, ARGV[i])
+              elseif redis.call('ZADD', KEYS[i], 'XX', 'CH', now + ttl, ARGV[i]) == 0
+                  and redis.call('ZSCORE', KEYS[i], ARGV[i]) == false then
+                missing[#missing + 1] = i - 1
+              end
               redis.call('PEXPIRE', KEYS[i], 2 * ttl)
             end
-            return #KEYS
+            return missing
             """);
 
     // KEYS: one gate set per holder. ARGV: the holders.
@@ -356,19 +366,33 @@ public final class RedisLimiter implements Limiter {
         mine.entrySet().removeIf(e -> !stillHeld.contains(e.getKey()) && e.getValue().admittedNanos() < young);
         List<String> keys = new ArrayList<>();
         List<String> args = new ArrayList<>();
+        keys.add(epochKey);
         args.add(Long.toString(ttlMillis));
+        List<Long> order = new ArrayList<>();
         Set<Long> renewing = new HashSet<>();
         mine.forEach((id, h) -> {
             keys.add(gateKey(h.slot().key()));
             args.add(h.slot().holder());
+            order.add(id);
             renewing.add(id);
         });
-        if (keys.isEmpty()) {
+        if (order.isEmpty()) {
             return Set.of();
         }
         try {
-            store.eval(RENEW, ScriptOutputType.INTEGER, keys, args);
-            return Set.of();
+            List<Long> missing = store.eval(RENEW, ScriptOutputType.MULTI, keys, args);
+            if (missing == null || missing.isEmpty()) {
+                return Set.of();
+            }
+            // pruned (their slot may be another row's now): not renewed, forgotten; their rows lapse
+            Set<Long> pruned = new HashSet<>();
+            for (Long index : missing) {
+                pruned.add(order.get(index.intValue() - 1));
+            }
+            mine.keySet().removeAll(pruned);
+            LOG.log(Level.WARNING, "gen-durable: " + pruned.size() + " Redis gate slots of queue " + queue
+                    + " were pruned after their lease lapsed; their rows' leases lapse too: " + pruned);
+            return pruned;
         } catch (RuntimeException e) {
             ctx.metrics().loopErrors.increment();
             LOG.log(Level.WARNING, "gen-durable: could not renew " + keys.size() + " Redis gate slots of queue " + queue

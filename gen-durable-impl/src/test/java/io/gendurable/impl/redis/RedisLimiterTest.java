@@ -10,6 +10,7 @@ import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.config.EngineConfig.LimiterBackend;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
 import io.gendurable.impl.support.Latches;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -133,6 +135,39 @@ class RedisLimiterTest {
         fsm.release("D");
         await().atMost(Duration.ofSeconds(10)).until(() -> done() == 5);
         assertThat(fsm.max.get()).isEqualTo(2);
+    }
+
+    /**
+     * A holder pruned after its lease lapsed is not re-registered by a renewal (issue 35, defect 5).
+     * H's slot lapsed (a paused node), an admission pruned it and granted the slot to X; then H's
+     * node renews. RENEW was a plain {@code ZADD}: H was silently registered again beside X (two
+     * holders under a gate of 1) and reported renewed, so the node extended H's row lease too. Now
+     * only holders still registered are renewed ({@code ZADD XX}); H is reported unrenewed and its
+     * row's lease is left to lapse.
+     */
+    @Test
+    void a_renewal_does_not_bring_back_a_holder_pruned_after_its_lease_lapsed() throws Exception {
+        Holder fsm = new Holder();
+        String url = TestRedis.url();
+        Engine e = h.start("n1", redisGate(url, 1, Duration.ofSeconds(60), Duration.ofSeconds(25)), fsm);
+        var r = redis(url).sync();
+        e.insert(task("H"));
+        assertThat(fsm.entered("H").await(10, TimeUnit.SECONDS)).isTrue();
+        String gate = gateKey("api:t");
+        List<String> members = r.zrange(gate, 0, -1);
+        assertThat(members).hasSize(1);
+        String holderH = members.get(0);
+        // H's slot lapsed and was pruned; X holds the gate's one slot now.
+        r.zrem(gate, holderH);
+        r.zadd(gate, System.currentTimeMillis() + 60_000, "9001:1");
+        h.exec("UPDATE gen_durable SET lease_expires_at = now() + interval '5 seconds' WHERE status = 'executing'");
+        EngineInternals.schedulers(e).forEach(s -> s.heartbeatOnce());
+        assertThat(r.zscore(gate, holderH)).as("the pruned holder registered again").isNull();
+        assertThat(r.zcard(gate)).isEqualTo(1);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'executing' "
+                + "AND lease_expires_at > now() + interval '10 seconds'")).as("H's row lease extended").isZero();
+        r.zrem(gate, "9001:1");
+        fsm.release("H");
     }
 
     @Test
