@@ -28,12 +28,22 @@ public final class ClaimRelease {
     private final LeaseSql leaseSql;
     private final BucketSql bucketSql;
     private final Limiter limiter;
+    private final java.util.function.Consumer<List<Long>> finishCancels;
 
     /**
      * @param ctx     the engine's context (its database, statements and clock)
      * @param limiter credits the released rows' slots that live outside PostgreSQL
      */
     public ClaimRelease(EngineContext ctx, Limiter limiter) {
+        this(ctx, limiter, ids -> { });
+    }
+
+    /**
+     * @param finishCancels ends cancelled the claims this release left because their cancel was
+     *                      requested (a buffered row never ran: nothing to wait for)
+     */
+    public ClaimRelease(EngineContext ctx, Limiter limiter, java.util.function.Consumer<List<Long>> finishCancels) {
+        this.finishCancels = finishCancels;
         this.ctx = ctx;
         this.limiter = limiter;
         this.leaseSql = ctx.statements().of(LeaseSql.class, LeaseSql::new);
@@ -63,9 +73,14 @@ public final class ClaimRelease {
 
     private int release(String worker, List<Picked> rows, Map<Long, Long> claims, boolean skipLocked) {
         List<Limiter.Slot> outOfBand = new ArrayList<>();
+        List<Long> requested = new ArrayList<>();
         int n = ctx.db().inTransaction(c -> {
             outOfBand.clear();
+            requested.clear();
             Set<Long> released = leaseSql.release(c, worker, claims, ctx.clock().instant(), skipLocked);
+            if (released.size() < claims.size()) {
+                requested.addAll(leaseSql.cancelRequested(c, worker, claims));  // the release left them
+            }
             List<Limiter.Slot> slots = new ArrayList<>();
             for (Picked p : rows) {
                 if (p.slot() != null && released.contains(p.row().id())) {
@@ -79,6 +94,11 @@ public final class ClaimRelease {
         });
         if (!outOfBand.isEmpty()) {
             limiter.credit(outOfBand);  // after the commit: a failure leaks until the lease lapses
+        }
+        if (!requested.isEmpty()) {
+            // a cancel was requested for rows this node claimed but never ran: end them cancelled now
+            // (on failure they stay claimed until their lease lapses, then the reaper ends them)
+            finishCancels.accept(requested);
         }
         return n;
     }

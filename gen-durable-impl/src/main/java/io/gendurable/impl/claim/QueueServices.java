@@ -9,6 +9,12 @@ import io.gendurable.impl.keys.KeyBlocking;
  * @param limiter admits the claimed rows that name a gate or a rate limit
  * @param pauses  the paused queues: while its queue is paused, a scheduler starts nothing and gives its prefetched rows back
  * @param keys    told how long each claim took (a long one blocks the rows busy K = 1 keys hold back)
+ * @param finishCancels ends cancelled the claims given back with a cancel requested (they never ran)
  */
-public record QueueServices(Limiter limiter, PausedQueues pauses, KeyBlocking keys) {
+public record QueueServices(Limiter limiter, PausedQueues pauses, KeyBlocking keys,
+                            java.util.function.Consumer<java.util.List<Long>> finishCancels) {
+    /** Services whose released cancel-requested rows are left to the reaper (the test drain). */
+    public QueueServices(Limiter limiter, PausedQueues pauses, KeyBlocking keys) {
+        this(limiter, pauses, keys, ids -> { });
+    }
 }

@@ -130,6 +130,34 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         long token() {
             return lease.get().token();
         }
+
+        // the thread running this claim's step code, while it does; guarded by this claim's monitor
+        private Thread thread;
+        private boolean interrupted;
+
+        /** The calling thread starts running this claim's step code. */
+        synchronized void enter() {
+            thread = Thread.currentThread();
+        }
+
+        /** The calling thread's step code for this claim is done: an interrupt meant for it is not left behind. */
+        synchronized void leave() {
+            if (thread == Thread.currentThread()) {
+                thread = null;
+                if (interrupted) {
+                    interrupted = false;
+                    Thread.interrupted();
+                }
+            }
+        }
+
+        /** A cancel was requested: interrupts the step's code if it runs now. */
+        synchronized void interrupt() {
+            if (thread != null) {
+                interrupted = true;
+                thread.interrupt();
+            }
+        }
     }
 
     /** A claim's fencing token and the lease written for it (engine clock). */
@@ -167,7 +195,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         this.workerPrefix = config.node().id() + ":" + queue + "@";
         this.worker = workerPrefix + UUID.randomUUID().toString().substring(0, 8);
         this.leaseSql = ctx.statements().of(LeaseSql.class, LeaseSql::new);
-        this.releases = new ClaimRelease(ctx, limiter);
+        this.releases = new ClaimRelease(ctx, limiter, services.finishCancels());
         this.picker = new Picker(ctx, queue, worker, releases, limiter, services.keys()::claimTook);
         this.limiter = limiter;
         this.runner = runner;
@@ -798,7 +826,26 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     private record Resumed(Run chain, Runnable next) implements Runnable {
         @Override
         public void run() {
-            next.run();
+            chain.claim.enter();
+            try {
+                next.run();
+            } finally {
+                chain.claim.leave();
+            }
+        }
+    }
+
+    /**
+     * A cancel of this row was requested (here, or seen by the heartbeat): the thread running its
+     * step's code, if any, is interrupted. The row keeps its claim, key and slot until the step
+     * returns; its outcome's flush then ends it cancelled.
+     *
+     * @param id the row
+     */
+    public void interrupt(long id) {
+        Claim c = claimed.get(id);
+        if (c != null) {
+            c.interrupt();
         }
     }
 
@@ -870,6 +917,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
          * row itself). The fill loop is woken only when a claim is due (below that a fill does nothing).
          */
         void codeDone() {
+            claim.leave();
             awaitingFlush.incrementAndGet();
             inFlight.decrementAndGet();
             released = true;
@@ -880,6 +928,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     }
 
     private void runStep(Run run) {
+        run.claim.enter();
         try {
             // The row stays claimed and heartbeated until its outcome's flush ends; this thread does
             // not wait for that flush (ended runs when it does).
@@ -889,6 +938,8 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
             if (e instanceof Error error) {
                 throw error;
             }
+        } finally {
+            run.claim.leave();
         }
     }
 
@@ -939,7 +990,12 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
             return java.util.Set.of();
         }
         java.time.Instant until = ctx.clock().instant().plus(config.lease().ttl());
-        java.util.Set<Long> renewed = ctx.db().inTransaction(c -> leaseSql.heartbeat(c, worker, claims, until));
+        java.util.Set<Long> cancelling = new java.util.HashSet<>();
+        java.util.Set<Long> renewed = ctx.db().inTransaction(c -> {
+            cancelling.clear();
+            return leaseSql.heartbeat(c, worker, claims, until, cancelling);
+        });
+        cancelling.forEach(this::interrupt);  // a cancel requested on another node: stop the step here
         for (Long id : renewed) {
             Claim c = claimed.get(id);
             Lease was = presented.get(id);

@@ -25,7 +25,13 @@ final class ControlSql {
 
     /** A row as an action sees it under its lock. */
     record Locked(long id, String status, Long parentId, String concurrencyKey, Integer concurrencyShard,
-                  String correlationKey, String queue, String fsm, int fsmVersion) {
+                  String correlationKey, String queue, String fsm, int fsmVersion, boolean leaseLive,
+                  boolean cancelRequested) {
+        /** @return whether a step may be running for it: executing under a lease not yet lapsed */
+        boolean running() {
+            return status.equals("executing") && leaseLive;
+        }
+
         boolean terminal() {
             return status.equals("done") || status.equals("failed") || status.equals("cancelled");
         }
@@ -37,6 +43,7 @@ final class ControlSql {
     private final String descendantsSql;
     private final String lockSql;
     private final String cancelSql;
+    private final String requestSql;
     private final String retrySql;
     private final String holderSql;
     private final String rescheduleSql;
@@ -67,21 +74,28 @@ final class ControlSql {
                 """.formatted(t, TERMINAL);
         this.lockSql = """
                 SELECT id, status::text AS status, parent_id, concurrency_key, concurrency_shard, correlation_key, queue,
-                       fsm, fsm_version
+                       fsm, fsm_version, COALESCE(lease_expires_at >= ?, false) AS lease_live,
+                       cancel_requested IS NOT NULL AS cancel_requested
                 FROM %1$s WHERE id = ANY(?::bigint[]) ORDER BY id FOR NO KEY UPDATE
                 """.formatted(t);
         // Out of executing, the claim's fields go with it: a running step's late outcome presents a
         // token no row holds any more and commits nothing.
         this.cancelSql = """
-                UPDATE %1$s SET status = 'cancelled', last_error = ?, locked_by = NULL, lease_expires_at = NULL,
+                UPDATE %1$s SET status = 'cancelled', last_error = COALESCE(cancel_requested, ?), locked_by = NULL,
+                    lease_expires_at = NULL,
                     claim_token = NULL, concurrency_shard = NULL, awaits = NULL, await_deadline = NULL, key_blocked = false,
                     updated_at = ?
                 WHERE id = ANY(?::bigint[]) AND status NOT IN %2$s
                 RETURNING id
                 """.formatted(t, TERMINAL);
+        this.requestSql = """
+                UPDATE %1$s SET cancel_requested = COALESCE(cancel_requested, ?), updated_at = ?
+                WHERE id = ANY(?::bigint[]) AND status = 'executing'
+                RETURNING id
+                """.formatted(t);
         this.retrySql = """
                 UPDATE %1$s SET status = 'runnable', step = COALESCE(?, step), state = COALESCE(?::jsonb, state),
-                    attempt = 1, result = NULL, children_pending = 0, awaits = NULL, await_deadline = NULL,
+                    attempt = 1, result = NULL, cancel_requested = NULL, children_pending = 0, awaits = NULL, await_deadline = NULL,
                     eligible_at = ?, updated_at = ?
                 WHERE id = ? AND status IN ('failed', 'cancelled')
                 """.formatted(t);
@@ -153,20 +167,43 @@ final class ControlSql {
     }
 
     /** @return the rows, locked in id order (missing ones absent) */
-    List<Locked> lock(Connection c, Collection<Long> ids) throws SQLException {
+    List<Locked> lock(Connection c, Collection<Long> ids, Instant now) throws SQLException {
         List<Locked> rows = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(lockSql)) {
-            ps.setArray(1, Jdbc.longs(c, ids));
+            ps.setObject(1, Jdbc.ts(now));
+            ps.setArray(2, Jdbc.longs(c, ids));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     rows.add(new Locked(rs.getLong("id"), rs.getString("status"), Jdbc.longOrNull(rs, "parent_id"),
                             rs.getString("concurrency_key"), (Integer) rs.getObject("concurrency_shard"),
                             rs.getString("correlation_key"), rs.getString("queue"), rs.getString("fsm"),
-                            rs.getInt("fsm_version")));
+                            rs.getInt("fsm_version"), rs.getBoolean("lease_live"), rs.getBoolean("cancel_requested")));
                 }
             }
         }
         return rows;
+    }
+
+    /**
+     * Asks the running steps of these executing rows to stop: the rows keep their claim, key and slot
+     * until the step's outcome reaches a flush (which ends them cancelled) or their lease lapses (the
+     * reaper then ends them cancelled).
+     *
+     * @return the ids whose cancel was requested
+     */
+    List<Long> requestCancel(Connection c, Collection<Long> ids, String reason, Instant now) throws SQLException {
+        List<Long> done = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(requestSql)) {
+            ps.setString(1, reason);
+            ps.setObject(2, Jdbc.ts(now));
+            ps.setArray(3, Jdbc.longs(c, ids));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    done.add(rs.getLong(1));
+                }
+            }
+        }
+        return done;
     }
 
     /** @return the ids cancelled */

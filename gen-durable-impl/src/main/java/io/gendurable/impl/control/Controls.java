@@ -44,6 +44,13 @@ public final class Controls {
          * @param queues   queues whose rows became runnable (or whose pause changed)
          */
         void changed(Map<Long, String> statuses, Set<String> queues);
+
+        /**
+         * @param ids executing rows whose cancel was requested: the steps running for them are
+         *            interrupted (on this node; other nodes see it at their next heartbeat)
+         */
+        default void cancelRequested(List<Long> ids) {
+        }
     }
 
     /**
@@ -51,8 +58,10 @@ public final class Controls {
      *
      * @param cancelled the ids cancelled, the asked one first
      * @param queues    the queues whose rows changed (a woken parent's included)
+     * @param requested the executing ids whose cancel was requested instead: each keeps its claim,
+     *                  key and slot until its step's code returns, then ends cancelled
      */
-    public record Cancelled(List<Long> cancelled, Set<String> queues) {
+    public record Cancelled(List<Long> cancelled, Set<String> queues, List<Long> requested) {
     }
 
     private final EngineContext ctx;
@@ -86,7 +95,7 @@ public final class Controls {
                 wanted.addAll(sql.liveDescendants(c, id));
             }
             Map<Long, ControlSql.Locked> rows = new HashMap<>();
-            for (ControlSql.Locked r : sql.lock(c, wanted)) {
+            for (ControlSql.Locked r : sql.lock(c, wanted, ctx.clock().instant())) {
                 rows.put(r.id(), r);
             }
             ControlSql.Locked target = rows.get(id);
@@ -105,13 +114,49 @@ public final class Controls {
                 }
             }
             Set<String> queues = new LinkedHashSet<>();
-            List<Long> done = cancelLocked(c, ids, rows, reason, statuses, queues);
+            List<Long> requested = new ArrayList<>();
+            List<Long> done = cancelLocked(c, ids, rows, reason, statuses, queues, requested, false);
             List<Long> ordered = new ArrayList<>(done);
             ordered.sort((a, b) -> a == id ? -1 : b == id ? 1 : Long.compare(a, b));
-            return new Cancelled(ordered, queues);
+            return new Cancelled(ordered, queues, requested);
         });
         committed.changed(statuses, result.queues());
+        if (!result.requested().isEmpty()) {
+            committed.cancelRequested(result.requested());
+        }
         return result;
+    }
+
+    /**
+     * Ends cancelled the rows whose cancel was requested and whose step will not return to a flush:
+     * their lease lapsed (the step is presumed dead; the reaper asks), or their claim was given
+     * back without running (a buffered row). Only rows with a request are touched; each is
+     * cancelled with its gate slot returned, its key's next row let in and a waiting parent told.
+     *
+     * @return how many were cancelled
+     */
+    public int finishCancels(List<Long> ids) {
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        Map<Long, String> statuses = new HashMap<>();
+        Set<String> queues = new LinkedHashSet<>();
+        List<Long> requested = new ArrayList<>();
+        int n = ctx.db().inTransaction(c -> {
+            sql.boundLockWaits(c);
+            Set<Long> wanted = new LinkedHashSet<>(ids);
+            wanted.addAll(sql.parents(c, ids));
+            Map<Long, ControlSql.Locked> rows = new HashMap<>();
+            for (ControlSql.Locked r : sql.lock(c, wanted, ctx.clock().instant())) {
+                rows.put(r.id(), r);
+            }
+            List<Long> asked = ids.stream().filter(id -> rows.containsKey(id) && rows.get(id).cancelRequested()
+                    && !rows.get(id).terminal()).toList();
+            return asked.isEmpty() ? 0
+                    : cancelLocked(c, asked, rows, null, statuses, queues, new ArrayList<>(), true).size();
+        });
+        committed.changed(statuses, queues);
+        return n;
     }
 
     /**
@@ -126,28 +171,45 @@ public final class Controls {
         }
         Map<Long, String> statuses = new HashMap<>();
         Set<String> queues = new LinkedHashSet<>();
+        List<Long> requested = new ArrayList<>();
         int n = ctx.db().inTransaction(c -> {
             sql.boundLockWaits(c);
             Set<Long> wanted = new LinkedHashSet<>(ids);
             wanted.addAll(sql.parents(c, ids));
             Map<Long, ControlSql.Locked> rows = new HashMap<>();
-            for (ControlSql.Locked r : sql.lock(c, wanted)) {
+            for (ControlSql.Locked r : sql.lock(c, wanted, ctx.clock().instant())) {
                 rows.put(r.id(), r);
             }
             List<Long> live = ids.stream().filter(id -> rows.containsKey(id) && !rows.get(id).terminal()).toList();
-            return live.isEmpty() ? 0 : cancelLocked(c, live, rows, reason, statuses, queues).size();
+            return live.isEmpty() ? 0 : cancelLocked(c, live, rows, reason, statuses, queues, requested, false).size();
         });
         committed.changed(statuses, queues);
-        return n;
+        if (!requested.isEmpty()) {
+            committed.cancelRequested(requested);
+        }
+        return n + requested.size();
     }
 
     /**
      * With {@code rows} (the targets and their parents) locked: cancels the live targets, returns
-     * their gate slots, and decrements each waiting parent once per cancelled child.
+     * their gate slots, and decrements each waiting parent once per cancelled child. A target whose
+     * step may be running (executing under a live lease) is not cancelled but asked to stop
+     * ({@code requested}): it keeps its claim, its K = 1 key and its gate slot until its step's code
+     * returns, and its outcome's flush ends it cancelled; {@code force} cancels such rows too (their
+     * step is known not to return to a flush).
      */
     private List<Long> cancelLocked(Connection c, List<Long> ids, Map<Long, ControlSql.Locked> rows, String reason,
-                                    Map<Long, String> statuses, Set<String> queues) throws SQLException {
+                                    Map<Long, String> statuses, Set<String> queues, List<Long> requested,
+                                    boolean force) throws SQLException {
         Instant now = ctx.clock().instant();
+        List<Long> running = force ? List.of() : ids.stream().filter(id -> rows.get(id).running()).toList();
+        if (!running.isEmpty()) {
+            requested.addAll(sql.requestCancel(c, running, reason, now));
+            ids = ids.stream().filter(id -> !running.contains(id)).toList();
+            if (ids.isEmpty()) {
+                return List.of();
+            }
+        }
         List<Long> done = sql.cancel(c, ids, reason, now);
         Set<Long> cancelled = new java.util.HashSet<>(done);
         List<Limiter.Slot> slots = new ArrayList<>();
@@ -272,7 +334,7 @@ public final class Controls {
     /** Bounds this transaction's lock waits, then locks one row. */
     private ControlSql.Locked lockOne(Connection c, long id) throws SQLException {
         sql.boundLockWaits(c);
-        List<ControlSql.Locked> rows = sql.lock(c, List.of(id));
+        List<ControlSql.Locked> rows = sql.lock(c, List.of(id), ctx.clock().instant());
         if (rows.isEmpty()) {
             throw new NoSuchInstanceException(id);
         }

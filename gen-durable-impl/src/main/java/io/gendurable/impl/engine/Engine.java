@@ -117,6 +117,9 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final EngineEvents events;
     private final DrainRunner drainRunner;
     private final PausedQueues pauses;
+    // the operator's actions' statements; set once in the constructor (the reaper and the releases
+    // call it through lambdas that read it then)
+    private Controls controls;
     private final Operations operations;
     private final Schedules schedules;
     private final NodeActivity activity;
@@ -174,22 +177,31 @@ public final class Engine implements GenDurable, AutoCloseable {
         }
         this.pauses = new PausedQueues(ctx, this::pokeAllLocal);
         KeyBlocking keyBlocking = new KeyBlocking(ctx, poke);
-        QueueServices services = new QueueServices(limiter, pauses, keyBlocking);
+        QueueServices services = new QueueServices(limiter, pauses, keyBlocking, ids -> controls.finishCancels(ids));
         for (String queue : config.node().queues().keySet()) {
             Scheduler s = new Scheduler(ctx, queue, runner, byConfig.get(config.flusherFor(queue)), services);
             schedulers.add(s);
             byQueue.put(queue, s);
         }
-        this.reaper = new Reaper(ctx, poke, keyBlocking);
+        this.reaper = new Reaper(ctx, poke, keyBlocking, ids -> controls.finishCancels(ids));
         this.awaitWatcher = new AwaitWatcher(ctx, awaiters);
         this.awaitBridge = new AwaitBridge(awaiters, this::find);
         this.signaller = new Signaller(ctx, poke, callerTx, reserveSlot::apply);
         this.gc = new Gc(ctx, new BucketSweeper(ctx));
         this.drainRunner = new DrainRunner(ctx, encoder, limiter, afterCommit, reaper, () -> started);
         this.schedules = new Schedules(ctx, inserter, poke);
-        Controls controls = new Controls(ctx, (statuses, queues) -> {
-            awaiters.observed(statuses);
-            queues.forEach(poke::poke);
+        this.controls = new Controls(ctx, new Controls.Committed() {
+            @Override
+            public void changed(Map<Long, String> statuses, Set<String> queues) {
+                awaiters.observed(statuses);
+                queues.forEach(poke::poke);
+            }
+
+            @Override
+            public void cancelRequested(List<Long> ids) {
+                // the steps running here stop now; other nodes' at their next heartbeat
+                schedulers.forEach(s -> ids.forEach(s::interrupt));
+            }
         });
         this.operations = new Operations(ctx, new Operations.Services(controls, new Queries(db, json, schema, clock), schedules,
                 new NodeDirectory(ctx)), this::find, b.principal == null ? () -> null : b.principal);
@@ -205,6 +217,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         for (Transition r : committed) {
             statuses.put(r.id(), r.status().dbName());
         }
+        flushed.cancelled().forEach(claim -> statuses.put(claim.id(), "cancelled"));
         flushed.rewoken().keySet().forEach(id -> statuses.put(id, "runnable"));
         awaiters.observed(statuses);
         Set<String> queues = new HashSet<>(flushed.rewoken().values());

@@ -112,9 +112,10 @@ final class Operations implements DurableOperations {
     public Cancellation cancel(long id, String reason, boolean withDescendants) {
         String why = reason == null ? DEFAULT_CANCEL_REASON : reason("reason", reason);
         Controls.Cancelled c = controls.cancel(id, why, withDescendants);
-        done(OperatorAction.Action.CANCEL, String.valueOf(id), why, c.cancelled().size() > 1
-                ? " with " + (c.cancelled().size() - 1) + " descendants" : "");
-        return new Cancellation(snapshot(id), c.cancelled().size() - 1);
+        int descendants = c.cancelled().size() + c.requested().size() - 1;
+        done(OperatorAction.Action.CANCEL, String.valueOf(id), why, (descendants > 0 ? " with " + descendants + " descendants" : "")
+                + (c.requested().contains(id) ? " (requested: its running step is interrupted; it ends cancelled when the step returns)" : ""));
+        return new Cancellation(snapshot(id), descendants);
     }
 
     @Override

@@ -132,7 +132,8 @@ public final class FlushSql {
         // leaves executing, or leaves its key, unblocks the key's next row (KeySql.unblock).
         this.lockSql = """
                 SELECT g.id, CASE WHEN g.status::text = 'executing' AND g.concurrency_shard IS NULL
-                                  THEN g.concurrency_key END AS k1_key
+                                  THEN g.concurrency_key END AS k1_key,
+                       CASE WHEN g.cancel_requested IS NOT NULL THEN COALESCE(g.parent_id, 0) END AS cancelling_parent
                 FROM %1$s g
                 WHERE g.id = ANY (?::bigint[])
                 ORDER BY g.id
@@ -143,30 +144,38 @@ public final class FlushSql {
                     SELECT * FROM %5$s
                 )
                 UPDATE %1$s g
-                SET status = u.status::%2$s,
-                    step = COALESCE(u.step, g.step),
-                    state = CASE WHEN u.set_state THEN u.state::jsonb ELSE g.state END,
-                    attempt = CASE u.attempt_op WHEN 'INCREMENT' THEN g.attempt + 1
-                                                WHEN 'RESET' THEN 1 ELSE g.attempt END,
-                    eligible_at = COALESCE(%6$s, g.eligible_at),
-                    result = CASE WHEN u.set_result THEN u.result::jsonb ELSE g.result END,
+                -- a row whose cancel was requested while its step ran ends cancelled: the outcome is
+                -- discarded, the claim, its slot and its key go (the riders credit and unblock them)
+                SET status = CASE WHEN g.cancel_requested IS NOT NULL THEN 'cancelled' ELSE u.status END::%2$s,
+                    step = CASE WHEN g.cancel_requested IS NOT NULL THEN g.step ELSE COALESCE(u.step, g.step) END,
+                    state = CASE WHEN u.set_state AND g.cancel_requested IS NULL THEN u.state::jsonb ELSE g.state END,
+                    attempt = CASE WHEN g.cancel_requested IS NOT NULL THEN g.attempt
+                                   WHEN u.attempt_op = 'INCREMENT' THEN g.attempt + 1
+                                   WHEN u.attempt_op = 'RESET' THEN 1 ELSE g.attempt END,
+                    eligible_at = CASE WHEN g.cancel_requested IS NOT NULL THEN g.eligible_at
+                                       ELSE COALESCE(%6$s, g.eligible_at) END,
+                    result = CASE WHEN u.set_result AND g.cancel_requested IS NULL THEN u.result::jsonb ELSE g.result END,
                     -- an error is kept while the step retries; progress without one clears it
-                    last_error = CASE WHEN u.error IS NOT NULL THEN u.error
+                    last_error = CASE WHEN g.cancel_requested IS NOT NULL THEN g.cancel_requested
+                                      WHEN u.error IS NOT NULL THEN u.error
                                       WHEN u.attempt_op = 'INCREMENT' OR u.status = 'failed' THEN g.last_error END,
-                    awaits = CASE u.awaits_op WHEN 'SET' THEN u.awaits::text[] WHEN 'CLEAR' THEN NULL
-                                              ELSE g.awaits END,
-                    await_deadline = CASE u.awaits_op WHEN 'SET' THEN %7$s
-                                                      WHEN 'CLEAR' THEN NULL ELSE g.await_deadline END,
-                    rate_limit = CASE WHEN u.set_rate THEN u.rate_limit ELSE g.rate_limit END,
-                    weight = CASE WHEN u.set_rate THEN u.weight ELSE g.weight END,
-                    concurrency_key = CASE u.key_op WHEN 'RELEASE' THEN NULL WHEN 'SWITCH' THEN u.new_key
-                                                    ELSE g.concurrency_key END,
-                    locked_by = CASE WHEN u.keep_lock THEN g.locked_by END,
+                    awaits = CASE WHEN g.cancel_requested IS NOT NULL THEN NULL
+                                  WHEN u.awaits_op = 'SET' THEN u.awaits::text[] WHEN u.awaits_op = 'CLEAR' THEN NULL
+                                  ELSE g.awaits END,
+                    await_deadline = CASE WHEN g.cancel_requested IS NOT NULL THEN NULL
+                                          WHEN u.awaits_op = 'SET' THEN %7$s
+                                          WHEN u.awaits_op = 'CLEAR' THEN NULL ELSE g.await_deadline END,
+                    rate_limit = CASE WHEN u.set_rate AND g.cancel_requested IS NULL THEN u.rate_limit ELSE g.rate_limit END,
+                    weight = CASE WHEN u.set_rate AND g.cancel_requested IS NULL THEN u.weight ELSE g.weight END,
+                    concurrency_key = CASE WHEN g.cancel_requested IS NOT NULL THEN g.concurrency_key
+                                           WHEN u.key_op = 'RELEASE' THEN NULL WHEN u.key_op = 'SWITCH' THEN u.new_key
+                                           ELSE g.concurrency_key END,
+                    locked_by = CASE WHEN u.keep_lock AND g.cancel_requested IS NULL THEN g.locked_by END,
                     -- the fence: an inline continue is a new claim of its own, anything else leaves the claim
-                    claim_token = CASE WHEN u.keep_lock THEN nextval('%4$s') END,
-                    lease_expires_at = CASE WHEN u.keep_lock THEN %8$s END,
+                    claim_token = CASE WHEN u.keep_lock AND g.cancel_requested IS NULL THEN nextval('%4$s') END,
+                    lease_expires_at = CASE WHEN u.keep_lock AND g.cancel_requested IS NULL THEN %8$s END,
                     -- an inline continue keeps its slot, or takes the provisional -1 of a new gated key
-                    concurrency_shard = CASE WHEN NOT u.keep_lock THEN NULL
+                    concurrency_shard = CASE WHEN NOT u.keep_lock OR g.cancel_requested IS NOT NULL THEN NULL
                                              WHEN u.key_op = 'KEEP' THEN g.concurrency_shard
                                              WHEN u.key_op = 'SWITCH' THEN -1 END,
                     updated_at = ?
@@ -179,8 +188,9 @@ public final class FlushSql {
                 -- two outcomes of one row in one batch (a late one of a reaped claim and its re-claim's)
                 -- are told apart by every rider and every answer
                 RETURNING g.id, u.worker, u.claim_token,
-                          u.keep_lock AND EXISTS (SELECT 1 FROM %3$s s WHERE s.target_id = g.id) AS has_signals,
-                          g.claim_token AS new_token
+                          u.keep_lock AND g.cancel_requested IS NULL
+                              AND EXISTS (SELECT 1 FROM %3$s s WHERE s.target_id = g.id) AS has_signals,
+                          g.claim_token AS new_token, g.cancel_requested IS NOT NULL AS cancelled
                 """.formatted(t, schema.statusType(), signals, schema.claimTokens(), ROWS.as("t"),
                 Unnest.timestamp("u.eligible_at"), Unnest.timestamp("u.await_deadline"), Unnest.timestamp("u.lease_until"));
         // (target, NULL) clears a whole inbox; (target, id) deletes one consumed signal.
@@ -216,13 +226,21 @@ public final class FlushSql {
      * @param deferred    the ids whose outcome was not written because their row, or the parent a
      *                    terminal child decrements, was locked by another transaction: write them
      *                    again in a later flush (they are neither committed nor stale)
+     * @param cancelled   the committed claims whose row ended cancelled instead (a cancel was
+     *                    requested while the step ran): the outcome itself was discarded
      */
     public record Flushed(java.util.Set<Transition.Claim> committed, Map<Long, String> rewoken,
                           java.util.Set<String> readyQueues, java.util.Set<Transition.Claim> continuingWithSignals,
-                          Map<Transition.Claim, Long> continued, java.util.Set<Long> deferred) {
+                          Map<Transition.Claim, Long> continued, java.util.Set<Long> deferred,
+                          java.util.Set<Transition.Claim> cancelled) {
         /** @return whether this outcome's own claim committed (not merely an outcome of the same row) */
         public boolean committed(Transition t) {
             return committed.contains(t.claim());
+        }
+
+        /** @return whether this outcome's claim committed as a cancel (requested while its step ran): its outcome was discarded */
+        public boolean cancelled(Transition t) {
+            return cancelled.contains(t.claim());
         }
     }
 
@@ -250,11 +268,26 @@ public final class FlushSql {
      */
     public Flushed flush(Connection c, List<Transition> all, List<StepHistory> history, Instant now) throws SQLException {
         Map<Long, String> k1Keys = new HashMap<>();
-        java.util.Set<Long> locked = lock(c, all, k1Keys);
+        // rows whose cancel was requested → their parent (0: none): they end cancelled, and a parent
+        // awaiting its children is told, so it is locked as a terminal child's parent is
+        Map<Long, Long> cancelling = new HashMap<>();
+        java.util.Set<Long> locked = lock(c, all, k1Keys, cancelling, null);
+        java.util.Set<Long> cancelParents = new java.util.HashSet<>();
+        for (Transition r : all) {
+            Long p = cancelling.get(r.id());
+            if (p != null && p != 0 && r.joins() == null && !locked.contains(p)) {
+                cancelParents.add(p);
+            }
+        }
+        if (!cancelParents.isEmpty()) {
+            locked.addAll(lock(c, List.of(), new HashMap<>(), new HashMap<>(), cancelParents));
+        }
         List<Transition> rows = new ArrayList<>(all.size());
         java.util.Set<Long> deferred = new java.util.HashSet<>();
         for (Transition r : all) {
-            if (locked.contains(r.id()) && (r.joins() == null || locked.contains(r.joins()))) {
+            Long p = cancelling.get(r.id());
+            if (locked.contains(r.id()) && (r.joins() == null || locked.contains(r.joins()))
+                    && (p == null || p == 0 || locked.contains(p))) {
                 rows.add(r);
             } else {
                 deferred.add(r.id());
@@ -262,10 +295,11 @@ public final class FlushSql {
         }
         java.util.Set<Transition.Claim> withSignals = new java.util.HashSet<>();
         Map<Transition.Claim, Long> continued = new HashMap<>();
+        java.util.Set<Transition.Claim> cancelled = new java.util.HashSet<>();
         // Every decision below is keyed by the claim the guarded update matched, never by the row id
         // alone: a stale outcome of a row whose re-claim commits in the same batch has no rider.
         java.util.Set<Transition.Claim> committed = rows.isEmpty() ? java.util.Set.of()
-                : update(c, rows, now, withSignals, continued);
+                : update(c, rows, now, withSignals, continued, cancelled);
         List<Long> consumeTargets = new ArrayList<>();
         List<Long> consumeIds = new ArrayList<>();
         List<Long> parked = new ArrayList<>();
@@ -275,9 +309,10 @@ public final class FlushSql {
             if (!committed.contains(r.claim())) {
                 continue;
             }
-            if (r instanceof Transition.Finish) {
+            if (r instanceof Transition.Finish || cancelled.contains(r.claim())) {
                 consumeTargets.add(r.id());  // the whole inbox
                 consumeIds.add(null);
+                continue;  // a cancelled row parks nothing
             } else {
                 for (Long s : r.consume()) {
                     consumeTargets.add(r.id());
@@ -306,19 +341,29 @@ public final class FlushSql {
         java.util.Set<String> freedKeys = new java.util.HashSet<>();
         for (Transition r : rows) {
             String key = k1Keys.get(r.id());
-            if (key != null && committed.contains(r.claim())
-                    && !(r.keepsClaim() && r.keyChange() == io.gendurable.TransitionOptions.KeyChange.KEEP)) {
+            if (key != null && committed.contains(r.claim()) && (cancelled.contains(r.claim())
+                    || !(r.keepsClaim() && r.keyChange() == io.gendurable.TransitionOptions.KeyChange.KEEP))) {
                 freedKeys.add(key);
             }
         }
         if (!freedKeys.isEmpty()) {
             readyQueues.addAll(keySql.unblock(c, freedKeys));
         }
-        fanOut(c, rows, committed, now, rewoken, readyQueues);
+        java.util.Set<Transition.Claim> progressed = committed;
+        if (!cancelled.isEmpty()) {
+            progressed = new java.util.HashSet<>(committed);
+            progressed.removeAll(cancelled);  // a cancelled row's fan-out is discarded with its outcome
+        }
+        fanOut(c, rows, progressed, now, rewoken, readyQueues);
         List<Long> joining = new ArrayList<>();
         for (Transition r : rows) {
-            if (r.joins() != null && committed.contains(r.claim())) {
+            if (!committed.contains(r.claim())) {
+                continue;
+            }
+            if (r.joins() != null) {
                 joining.add(r.joins());
+            } else if (cancelled.contains(r.claim()) && cancelling.getOrDefault(r.id(), 0L) != 0) {
+                joining.add(cancelling.get(r.id()));  // a cancelled child counts as finished
             }
         }
         if (!joining.isEmpty()) {
@@ -351,7 +396,8 @@ public final class FlushSql {
             }
         }
         if (!history.isEmpty()) {
-            List<StepHistory> kept = history.stream().filter(h -> committed.contains(h.claim())).toList();
+            java.util.Set<Transition.Claim> written = progressed;
+            List<StepHistory> kept = history.stream().filter(h -> written.contains(h.claim())).toList();
             if (!kept.isEmpty()) {
                 try (PreparedStatement ps = c.prepareStatement(historySql)) {
                     HISTORY.bind(c, ps, 1, kept);
@@ -359,17 +405,25 @@ public final class FlushSql {
                 }
             }
         }
-        return new Flushed(committed, rewoken, readyQueues, withSignals, continued, deferred);
+        return new Flushed(committed, rewoken, readyQueues, withSignals, continued, deferred, cancelled);
     }
 
-    /** @return the ids among the outcomes' rows and their parents that this transaction now holds locked */
-    private java.util.Set<Long> lock(Connection c, List<Transition> rows, Map<Long, String> k1Keys) throws SQLException {
+    /**
+     * @param cancelling filled with the locked rows whose cancel was requested → their parent (0: none)
+     * @param more       further ids to lock (parents of rows being cancelled), or null
+     * @return the ids among the outcomes' rows and their parents that this transaction now holds locked
+     */
+    private java.util.Set<Long> lock(Connection c, List<Transition> rows, Map<Long, String> k1Keys,
+                                     Map<Long, Long> cancelling, java.util.Set<Long> more) throws SQLException {
         java.util.Set<Long> ids = new java.util.HashSet<>(rows.size() * 2);
         for (Transition r : rows) {
             ids.add(r.id());
             if (r.joins() != null) {
                 ids.add(r.joins());
             }
+        }
+        if (more != null) {
+            ids.addAll(more);
         }
         java.util.Set<Long> locked = new java.util.HashSet<>(ids.size() * 2);
         try (PreparedStatement ps = c.prepareStatement(lockSql)) {
@@ -385,6 +439,10 @@ public final class FlushSql {
                     String key = rs.getString(2);
                     if (key != null) {
                         k1Keys.put(rs.getLong(1), key);
+                    }
+                    long parent = rs.getLong(3);
+                    if (!rs.wasNull()) {
+                        cancelling.put(rs.getLong(1), parent);
                     }
                 }
             }
@@ -423,7 +481,8 @@ public final class FlushSql {
 
     private java.util.Set<Transition.Claim> update(Connection c, List<Transition> rows, Instant now,
                                                    java.util.Set<Transition.Claim> withSignals,
-                                                   Map<Transition.Claim, Long> continued) throws SQLException {
+                                                   Map<Transition.Claim, Long> continued,
+                                                   java.util.Set<Transition.Claim> cancelled) throws SQLException {
         int n = rows.size();
         java.util.Set<Transition.Claim> committed = new java.util.HashSet<>(n * 2);
         try (PreparedStatement ps = c.prepareStatement(updateSql)) {
@@ -439,6 +498,9 @@ public final class FlushSql {
                     long token = rs.getLong(5);
                     if (!rs.wasNull()) {
                         continued.put(claim, token);
+                    }
+                    if (rs.getBoolean(6)) {
+                        cancelled.add(claim);
                     }
                 }
             }

@@ -48,7 +48,12 @@ public final class Flusher {
         /** an inline continue committed, and the row has signals for its next step to load */
         COMMITTED_WITH_SIGNALS,
         /** its ownership guard failed: nothing committed (the row was reclaimed) */
-        STALE
+        STALE,
+        /**
+         * a cancel was requested while its step ran: the outcome was discarded and the row ended
+         * cancelled, its slot and key released, in the outcome's flush
+         */
+        CANCELLED
     }
 
     /**
@@ -474,6 +479,10 @@ public final class Flusher {
             Pending p = batch.get(i);
             if (fate[i] == 0) {
                 Transition.Claim claim = p.row.claim();
+                if (flushed.cancelled(p.row)) {
+                    p.done.complete(new Written(Result.CANCELLED, p.row.claimToken()));
+                    continue;
+                }
                 p.done.complete(continues
                         ? new Written(flushed.continuingWithSignals().contains(claim) ? Result.COMMITTED_WITH_SIGNALS
                                 : Result.COMMITTED, flushed.continued().getOrDefault(claim, p.row.claimToken()))

@@ -44,6 +44,8 @@ public final class LeaseSql {
     private final String releaseSql;
     private final String releaseSkippingSql;
     private final String timeoutSql;
+    private final String lapsedCancelsSql;
+    private final String requestedSql;
 
     public LeaseSql(SchemaName schema) {
         String t = schema.instances();
@@ -60,13 +62,13 @@ public final class LeaseSql {
                 )
                 UPDATE %1$s g SET lease_expires_at = ?
                 FROM mine WHERE g.id = mine.id
-                RETURNING g.id
+                RETURNING g.id, g.cancel_requested IS NOT NULL
                 """.formatted(t);
         // Index: gen_durable_lease. A reclaimed row re-runs its step from scratch.
         this.reapSql = """
                 WITH expired AS (
                     SELECT id FROM %1$s
-                    WHERE status = 'executing' AND lease_expires_at < ?
+                    WHERE status = 'executing' AND lease_expires_at < ? AND cancel_requested IS NULL
                     ORDER BY lease_expires_at, id
                     LIMIT ?
                     FOR NO KEY UPDATE SKIP LOCKED
@@ -83,7 +85,7 @@ public final class LeaseSql {
                 WITH dead AS (
                     SELECT id FROM %1$s
                     WHERE status = 'executing' AND locked_by LIKE ? ESCAPE '\\' AND locked_by <> ?
-                      AND lease_expires_at < ?
+                      AND lease_expires_at < ? AND cancel_requested IS NULL
                     ORDER BY id
                     FOR NO KEY UPDATE SKIP LOCKED
                 )
@@ -102,6 +104,7 @@ public final class LeaseSql {
                 WITH mine AS (
                     SELECT g.id FROM %1$s g JOIN unnest(?::bigint[], ?::bigint[]) AS r(id, token) ON g.id = r.id
                     WHERE g.claim_token = r.token AND g.locked_by = ? AND g.status::text = 'executing'
+                      AND g.cancel_requested IS NULL
                     ORDER BY g.id
                     FOR NO KEY UPDATE OF g%2$s
                 )
@@ -112,6 +115,16 @@ public final class LeaseSql {
                 """;
         this.releaseSql = release.formatted(t, "");
         this.releaseSkippingSql = release.formatted(t, " SKIP LOCKED");
+        this.lapsedCancelsSql = """
+                SELECT id FROM %1$s
+                WHERE cancel_requested IS NOT NULL AND status = 'executing' AND lease_expires_at < ?
+                ORDER BY id LIMIT ?
+                """.formatted(t);
+        this.requestedSql = """
+                SELECT g.id FROM %1$s g JOIN unnest(?::bigint[], ?::bigint[]) AS r(id, token) ON g.id = r.id
+                WHERE g.claim_token = r.token AND g.locked_by = ? AND g.status::text = 'executing'
+                  AND g.cancel_requested IS NOT NULL
+                """.formatted(t);
         this.timeoutSql = """
                 WITH due AS (
                     SELECT id FROM %1$s
@@ -143,6 +156,15 @@ public final class LeaseSql {
      * @return the ids whose leases were extended (a claim lost meanwhile, or a row locked elsewhere, is not among them)
      */
     public Set<Long> heartbeat(Connection c, String worker, Map<Long, Long> claims, Instant leaseUntil) throws SQLException {
+        return heartbeat(c, worker, claims, leaseUntil, new HashSet<>());
+    }
+
+    /**
+     * @param cancelRequested filled with the renewed ids whose cancel was requested (their steps are to be interrupted)
+     * @return the ids whose leases were extended (a claim lost meanwhile, or a row locked elsewhere, is not among them)
+     */
+    public Set<Long> heartbeat(Connection c, String worker, Map<Long, Long> claims, Instant leaseUntil,
+                               Set<Long> cancelRequested) throws SQLException {
         Set<Long> renewed = new HashSet<>();
         try (PreparedStatement ps = c.prepareStatement(heartbeatSql)) {
             bindClaims(c, ps, claims);
@@ -151,6 +173,9 @@ public final class LeaseSql {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     renewed.add(rs.getLong(1));
+                    if (rs.getBoolean(2)) {
+                        cancelRequested.add(rs.getLong(1));
+                    }
                 }
             }
         }
@@ -263,6 +288,43 @@ public final class LeaseSql {
             }
         }
         return released;
+    }
+
+    /**
+     * @return the ids of rows whose cancel was requested and that no step will bring to a flush: their
+     * lease lapsed before {@code now} (the step is presumed dead), at most {@code limit}; the
+     * reaper leaves them to the cancel, which ends them cancelled (index gen_durable_cancel_requested)
+     */
+    public List<Long> lapsedCancels(Connection c, Instant now, int limit) throws SQLException {
+        return ids(c, lapsedCancelsSql, ps -> {
+            ps.setObject(1, Jdbc.ts(now));
+            ps.setInt(2, limit);
+        });
+    }
+
+    /** @return which of this worker's claims have a cancel requested (a release leaves them to the cancel) */
+    public List<Long> cancelRequested(Connection c, String worker, Map<Long, Long> claims) throws SQLException {
+        return ids(c, requestedSql, ps -> {
+            bindClaims(c, ps, claims);
+            ps.setString(3, worker);
+        });
+    }
+
+    private interface Binder {
+        void bind(PreparedStatement ps) throws SQLException;
+    }
+
+    private static List<Long> ids(Connection c, String sql, Binder binder) throws SQLException {
+        List<Long> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            binder.bind(ps);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+        }
+        return out;
     }
 
     private static String escapeLike(String s) {

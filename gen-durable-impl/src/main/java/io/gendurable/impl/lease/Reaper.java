@@ -31,6 +31,7 @@ public final class Reaper implements Background {
     private final LeaseSql sql;
     private final Poke poke;
     private final Periodic loop;
+    private final java.util.function.ToIntFunction<List<Long>> cancels;
 
     /**
      * @param ctx  the engine's context
@@ -38,6 +39,15 @@ public final class Reaper implements Background {
      * @param keys whose sweep (blocked rows of keys with none executing) runs in the same loop
      */
     public Reaper(EngineContext ctx, Poke poke, KeyBlocking keys) {
+        this(ctx, poke, keys, ids -> 0);
+    }
+
+    /**
+     * @param cancels ends cancelled the rows whose cancel was requested and whose lease lapsed (their
+     *                step is presumed dead): the reaper never returns them to runnable
+     */
+    public Reaper(EngineContext ctx, Poke poke, KeyBlocking keys, java.util.function.ToIntFunction<List<Long>> cancels) {
+        this.cancels = cancels;
         this.ctx = ctx;
         this.config = ctx.config().reaper();
         this.sql = ctx.statements().of(LeaseSql.class, LeaseSql::new);
@@ -56,6 +66,11 @@ public final class Reaper implements Background {
 
     /** @return how many expired leases were reclaimed (sweeps until a batch comes back short) */
     public int runOnce() {
+        List<Long> lapsed = ctx.db().inTransaction(c -> sql.lapsedCancels(c, ctx.clock().instant(), config.batch()));
+        if (!lapsed.isEmpty()) {
+            int n = cancels.applyAsInt(lapsed);
+            LOG.log(Level.INFO, "gen-durable reaper: " + n + " rows whose cancel was requested and whose lease lapsed ended cancelled");
+        }
         int total = sweep(c -> sql.reap(c, ctx.clock().instant(), config.batch()));
         if (total > 0) {
             ctx.metrics().reaped.add(total);

@@ -240,7 +240,7 @@ public final class StepRunner {
             Flusher.Written written = flusher.submit(encoded, history(row, encoded, startedAt), null).join();
             Flusher.Result result = written.result();
             stepFinished(row, encoded, nanos, result);
-            if (result == Flusher.Result.STALE) {
+            if (result == Flusher.Result.STALE || result == Flusher.Result.CANCELLED) {
                 finished.finished(result, null);
                 return;
             }
@@ -272,7 +272,7 @@ public final class StepRunner {
             // an observer's Error must not strand the chain (its slot and claim): the next step still runs
             LOG.log(Level.WARNING, "gen-durable: an engine observer failed: " + e);
         }
-        if (result == Flusher.Result.STALE) {
+        if (result == Flusher.Result.STALE || result == Flusher.Result.CANCELLED) {
             finished.finished(result, null);
             return;
         }
