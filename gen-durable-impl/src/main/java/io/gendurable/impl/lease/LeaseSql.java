@@ -66,6 +66,7 @@ public final class LeaseSql {
                 """.formatted(t);
         // Index: gen_durable_lease. A reclaimed row re-runs its step from scratch.
         this.reapSql = """
+                -- fence: takes lapsed claims back and clears their tokens (their late writes are stale)
                 WITH expired AS (
                     SELECT id FROM %1$s
                     WHERE status = 'executing' AND lease_expires_at < ? AND cancel_requested IS NULL
@@ -82,6 +83,7 @@ public final class LeaseSql {
         // Index: gen_durable_lease. Same node and queue, another incarnation, and a lease that
         // nobody renewed lately: a live twin with the same node id is never robbed.
         this.reclaimSql = """
+                -- fence: takes a dead predecessor's lapsed claims back and clears their tokens (their late writes are stale)
                 WITH dead AS (
                     SELECT id FROM %1$s
                     WHERE status = 'executing' AND locked_by LIKE ? ESCAPE '\\' AND locked_by <> ?
