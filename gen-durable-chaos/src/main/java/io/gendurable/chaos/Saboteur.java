@@ -22,6 +22,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * outcomes that must all be refused. Every other pause is an <b>undeploy</b>: the worker is frozen
  * while it holds admitted, not yet started children (buffered gate slots), and woken straight into
  * a graceful stop once the others fill the gate, so its drain releases rows it no longer owns.
+ * A fourth <b>re-claims under the same worker</b>: while a worker runs a step, its row's claim is
+ * replaced by a new one of the same worker and attempt (a fresh token, as a reaper and a re-claim
+ * by the same scheduler leave it): the step outlives its claim, and its outcome must be refused
+ * by the token alone (worker and attempt still match). The invariants' live-claim check covers it.
  */
 public final class Saboteur {
     // The signatures of the claim and of the flush transaction's statements (impl.claim.ClaimSql, impl.flush.FlushSql).
@@ -82,6 +86,12 @@ public final class Saboteur {
             + " b WHERE b.instance_id = ANY (string_to_array(?, ',')::bigint[]) AND b.node <> ? AND b.phase = 'begin'"
             + " AND b.at > to_timestamp(?::double precision / 1000)"
             + " AND NOT EXISTS (SELECT 1 FROM " + ChaosSchema.LOG + " e WHERE e.exec = b.exec AND e.phase = 'end')";
+    // a running step's row, re-claimed under the same worker and attempt: only the token changes
+    private static final String RECLAIM_SAME_WORKER = """
+            UPDATE %1$s.gen_durable SET claim_token = nextval('%1$s.gen_durable_claim_token'), updated_at = now()
+            WHERE id = ?::bigint AND status = 'executing' AND locked_by LIKE ?
+            RETURNING id
+            """.formatted(ChaosSchema.ENGINE);
     private static final String GATE_HELD = "SELECT count(*) FROM " + ChaosSchema.ENGINE
             + ".gen_durable WHERE status = 'executing' AND concurrency_key = '" + ChaosChild.GATE_KEY
             + "' AND concurrency_shard >= 0";
@@ -133,6 +143,7 @@ public final class Saboteur {
     private final AtomicInteger midFlush = new AtomicInteger();
     private final AtomicInteger massTerminations = new AtomicInteger();
     private final AtomicInteger massTerminated = new AtomicInteger();
+    private final AtomicInteger sameWorkerReclaims = new AtomicInteger();
     private final List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
     private volatile long pgRestartMillis = -1;
     private volatile boolean running;
@@ -181,6 +192,8 @@ public final class Saboteur {
         }));
         Random pauseRandom = new Random(random.nextLong());
         threads.add(thread("chaos-pauser", () -> pauseLoop(t0, pauseRandom)));
+        Random reclaimRandom = new Random(random.nextLong());
+        threads.add(thread("chaos-reclaimer", () -> reclaimLoop(reclaimRandom)));
     }
 
     /** Stops the faults and waits for the threads; dead workers are started again. */
@@ -241,6 +254,29 @@ public final class Saboteur {
         } else {
             event("kill -9 " + old + " holding " + held + " claims; restarted under the same node id (start-up reclaim)");
             w.start();
+        }
+    }
+
+    /** Every few seconds: a running step's claim is replaced under the same worker (see the class comment). */
+    private void reclaimLoop(Random r) {
+        sleep(plan.pauseFirstMillis() / 2);
+        try (Probe c = new Probe(db.url())) {
+            while (running) {
+                WorkerProcess w = workers.get(r.nextInt(workers.size()));
+                if (w.alive()) {
+                    String ids = c.text(RUNNING_IDS, w.node(), Long.toString(w.launchedAt()));
+                    if (!ids.isEmpty() && !ids.equals("-1")) {
+                        String[] running = ids.split(",");
+                        String id = running[r.nextInt(running.length)];
+                        if (!c.text(RECLAIM_SAME_WORKER, id, lockedBy(w.node())).equals("-1")) {
+                            sameWorkerReclaims.incrementAndGet();
+                            event("re-claimed instance " + id + " under the same worker of " + w.node()
+                                    + " while its step runs (only the token changed)");
+                        }
+                    }
+                }
+                sleep(3_000 + r.nextInt(4_000));
+            }
         }
     }
 
@@ -556,7 +592,8 @@ public final class Saboteur {
                 + ", worker pauses (SIGSTOP)=" + pauses.size() + " (undeploys of a frozen node: "
                 + pauses.stream().filter(Pause::undeploy).count() + "; claims held at the pauses: "
                 + pauses.stream().mapToInt(Pause::claimsHeld).sum() + ", of them admitted children not started: "
-                + pauses.stream().mapToInt(Pause::bufferedGated).sum() + ")";
+                + pauses.stream().mapToInt(Pause::bufferedGated).sum() + ")"
+                + ", same-worker re-claims of a running step=" + sameWorkerReclaims.get();
     }
 
     /** @return the pauses, in order */
