@@ -42,7 +42,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <li>Every stale outcome in a flush batch is absent from {@code Flushed.committed}, also when
  *     the row's current claim's outcome is in the same batch; the heartbeat renews and the
  *     release gives back exactly the current claims presented.</li>
- * <li>A paused queue is claimed by no path;</li>
+ * <li>A paused queue is claimed by no path (the queue's claim, by id, an insert's);</li>
+ * <li>An operator's cancel of a running row is a request: the row keeps its claim until its
+ *     outcome's flush (or the reaper, once the lease lapsed) ends it cancelled, and a release
+ *     leaves it; any other live row is cancelled at once; a parent awaiting it counts it.</li>
  * <li>No K = 1 key is executing twice; a claim nobody remembers (a failed release, a lost
  *     worker) is never renewed, so it lapses to the reaper: no row is stranded.</li>
  * </ul>
@@ -66,6 +69,7 @@ class LeaseModelTest {
         Instant eligible;
         Long parent;
         int pending;
+        boolean cancelRequested;
 
         @Override
         public String toString() {
@@ -90,12 +94,19 @@ class LeaseModelTest {
     private long committedOutcomes;
     private long fanOuts;
     private boolean paused;
+    private long cancels;
+    private long insertClaims;
+    private io.gendurable.impl.insert.InsertSql insertSql;
+    private io.gendurable.impl.engine.Engine engine;
 
     @Test
     void random_claims_heartbeats_flushes_releases_and_reaps_agree_with_the_model(EngineHarness h) throws Exception {
         this.h = h;
-        h.start("model", c -> c.queues(Map.of()));
+        h.start("model", c -> c.queues(Map.of())).stop();  // migrates the schema
+        // an engine on the model's clock, never started (no loop of its own): its operator's cancel and its reaper
+        engine = h.build("model-ops", c -> c.queues(Map.of()), () -> now);
         SchemaName schema = new SchemaName(h.schema());
+        insertSql = new io.gendurable.impl.insert.InsertSql(schema);
         Statements statements = new Statements(schema);
         claimSql = new ClaimSql(schema);
         flushSql = FlushSql.in(statements);
@@ -112,7 +123,7 @@ class LeaseModelTest {
         }
         System.out.println("lease model: " + steps + " steps over " + seeds + " seeds (seeds " + list.subList(0, seeds)
                 + "): outcomes committed " + committedOutcomes + ", stale " + staleOutcomes + ", batches with two outcomes of one row "
-                + sameRowBatches + ", fan-outs committed " + fanOuts);
+                + sameRowBatches + ", fan-outs committed " + fanOuts + ", cancels " + cancels + ", inserts that claimed " + insertClaims);
         assertThat(steps).isEqualTo((long) seeds * perSeed);
     }
 
@@ -135,9 +146,15 @@ class LeaseModelTest {
             String w = WORKERS[r.nextInt(WORKERS.length)];
             int op = r.nextInt(100);
             where = "seed " + seed + ", step " + step + ": ";
-            if (op < 18) {
+            if (op < 14) {
                 where += "claim by " + w;
                 claim(w, 1 + r.nextInt(4));
+            } else if (op < 18) {
+                where += "insert claimed by " + w;
+                insertClaimed(w);
+            } else if (op < 21) {
+                where += "cancel";
+                cancel(r);
             } else if (op < 24) {
                 where += "claim by id by " + w;
                 claimById(w, r);
@@ -177,9 +194,19 @@ class LeaseModelTest {
                 insert(KEYS[r.nextInt(KEYS.length)]);
             } else {
                 where += "re-runnable: finished rows back";
-                h.exec("UPDATE gen_durable SET status = 'runnable' WHERE status IN ('done', 'failed') AND parent_id IS NULL");
-                rows.values().stream().filter(x -> (x.status.equals("done") || x.status.equals("failed")) && x.parent == null)
-                        .forEach(x -> x.status = "runnable");
+                h.exec("UPDATE gen_durable SET status = 'runnable' WHERE status IN ('done', 'failed') AND parent_id IS NULL"
+                        + " AND NOT EXISTS (SELECT 1 FROM gen_durable c WHERE c.parent_id = gen_durable.id)");
+                Set<Long> parents = new HashSet<>();
+                rows.values().forEach(x -> {
+                    if (x.parent != null) {
+                        parents.add(x.parent);
+                    }
+                });
+                rows.forEach((id, x) -> {
+                    if ((x.status.equals("done") || x.status.equals("failed")) && x.parent == null && !parents.contains(id)) {
+                        x.status = "runnable";
+                    }
+                });
             }
             check();
             steps++;
@@ -239,15 +266,16 @@ class LeaseModelTest {
         take(w, c);
     }
 
-    private void reap() throws SQLException {
-        List<LeaseSql.Reaped> reaped = tx(c -> leaseSql.reap(c, now, 1000));
+    private void reap() {
         Set<Long> expected = new HashSet<>();
+        Set<Long> cancelled = new HashSet<>();
         rows.forEach((id, x) -> {
             if (x.status.equals("executing") && x.lease.isBefore(now)) {
-                expected.add(id);
+                (x.cancelRequested ? cancelled : expected).add(id);
             }
         });
-        assertThat(reaped.stream().map(LeaseSql.Reaped::id).toList()).as(where + "reaped").containsExactlyInAnyOrderElementsOf(expected);
+        int reaped = io.gendurable.impl.engine.EngineInternals.reaper(engine).runOnce();
+        assertThat(reaped).as(where + "reaped " + expected + " (and ended cancelled " + cancelled + ")").isEqualTo(expected.size());
         for (long id : expected) {
             Row x = rows.get(id);
             x.status = "runnable";
@@ -256,6 +284,68 @@ class LeaseModelTest {
             x.lease = null;
             x.eligible = now;
         }
+        cancelled.forEach(this::endCancelled);
+    }
+
+    /** The row ends cancelled: its claim goes, and a parent awaiting its children counts it. */
+    private void endCancelled(long id) {
+        Row x = rows.get(id);
+        x.status = "cancelled";
+        x.worker = null;
+        x.token = 0;
+        x.lease = null;
+        if (x.parent != null) {
+            Row p = rows.get(x.parent);
+            if (p.status.equals("awaiting_children")) {
+                p.pending--;
+                if (p.pending == 0) {
+                    p.status = "runnable";
+                    p.eligible = now;
+                }
+            }
+        }
+    }
+
+    private void cancel(Random r) {
+        List<Long> live = rows.entrySet().stream().filter(e -> List.of("runnable", "executing", "awaiting_signal",
+                "awaiting_children").contains(e.getValue().status)).map(Map.Entry::getKey).toList();
+        if (live.isEmpty()) {
+            return;
+        }
+        long id = live.get(r.nextInt(live.size()));
+        Row x = rows.get(id);
+        var cancellation = engine.operations().cancel(id, "model");
+        cancels++;
+        boolean running = x.status.equals("executing") && !x.lease.isBefore(now);
+        assertThat(cancellation.pending()).as(where + "cancel of " + id + " (" + x + ") pending").isEqualTo(running);
+        if (running) {
+            x.cancelRequested = true;
+        } else {
+            endCancelled(id);
+        }
+    }
+
+    private void insertClaimed(String w) throws SQLException {
+        io.gendurable.impl.insert.InsertSql.Row row = new io.gendurable.impl.insert.InsertSql.Row("model", 1, "a", "{}",
+                QUEUE, 0, now, null, null, null, null, 1, null, null, null);
+        io.gendurable.impl.insert.InsertSql.Answers a = tx(c -> insertSql.insert(c, List.of(row), now, Set.of(),
+                new String[] {w}, now.plus(TTL), true));
+        long id = a.inserted()[0].id();
+        Row x = new Row();
+        x.eligible = now;
+        rows.put(id, x);
+        if (paused) {
+            assertThat(a.claimTokens()[0]).as(where + "an insert into a paused queue claims nothing").isZero();
+            return;
+        }
+        assertThat(a.claimTokens()[0]).as(where + "the insert claimed its row").isNotZero();
+        x.status = "executing";
+        x.worker = w;
+        x.token = a.claimTokens()[0];
+        x.lease = now.plus(TTL);
+        memory.get(w).put(id, x.token);
+        running.add(new Transition.Claim(id, w, x.token));
+        insertClaims++;
     }
 
     private boolean current(String w, long id, long token) {
@@ -295,11 +385,12 @@ class LeaseModelTest {
         Set<Long> released = tx(c -> leaseSql.release(c, w, chosen, now, true));
         Set<Long> expected = new HashSet<>();
         chosen.forEach((id, token) -> {
-            if (current(w, id, token)) {
+            if (current(w, id, token) && !rows.get(id).cancelRequested) {
                 expected.add(id);
             }
         });
-        assertThat(released).as(where + "released exactly the current claims").isEqualTo(expected);
+        assertThat(released).as(where + "released exactly the current claims (a requested cancel's are left to it)")
+                .isEqualTo(expected);
         for (long id : expected) {
             Row x = rows.get(id);
             x.status = "runnable";
@@ -367,6 +458,11 @@ class LeaseModelTest {
                 continue;  // stale: nothing moved
             }
             Row x = rows.get(t.id());
+            if (x.cancelRequested) {
+                assertThat(flushed.cancelled(t)).as(where + "the outcome of a row whose cancel was requested").isTrue();
+                endCancelled(t.id());
+                continue;
+            }
             switch (kinds.get(i)) {
                 case "done" -> {
                     x.status = "done";
@@ -395,6 +491,7 @@ class LeaseModelTest {
                     x.eligible = now;
                 }
                 case "continue" -> {
+                    // (a continue of a cancel-requested row ended it cancelled above)
                     Long token = flushed.continued().get(t.claim());
                     assertThat(token).as(where + "a committed continue's new token").isNotNull();
                     x.token = token;
@@ -457,7 +554,8 @@ class LeaseModelTest {
     private void check() throws SQLException {
         Map<Long, String> db = new HashMap<>();
         try (Connection c = h.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT id, status::text, locked_by, claim_token, lease_expires_at FROM " + h.schema() + ".gen_durable")) {
+                "SELECT id, status::text, locked_by, claim_token, lease_expires_at, cancel_requested IS NOT NULL FROM "
+                        + h.schema() + ".gen_durable")) {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     long id = rs.getLong(1);
@@ -471,6 +569,9 @@ class LeaseModelTest {
                         assertThat(rs.getTimestamp(5).toInstant()).as(where + "lease of row " + id).isEqualTo(x.lease);
                     } else {
                         assertThat(rs.getObject(4)).as(where + "no token on a row not executing: " + id).isNull();
+                    }
+                    if (status.equals("executing")) {
+                        assertThat(rs.getBoolean(6)).as(where + "cancel requested of row " + id).isEqualTo(x.cancelRequested);
                     }
                     db.put(id, status);
                 }
