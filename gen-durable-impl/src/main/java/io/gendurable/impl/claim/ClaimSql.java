@@ -44,8 +44,8 @@ public final class ClaimSql {
         this.schema = schema;
         this.pausedSql = "SELECT queue FROM " + schema.qualify("gen_durable_paused_queues");
         this.sql = """
-                -- fence: takes new claims, stamping a fresh token each
                 WITH RECURSIVE %5$s, cand AS (
+                -- fence: takes new claims, stamping a fresh token each
                     -- the priorities in order, each read lazily: the outer LIMIT stops at the batch
                     SELECT c.* FROM prio CROSS JOIN LATERAL (
                         SELECT id, priority, eligible_at, concurrency_key,
@@ -82,8 +82,8 @@ public final class ClaimSql {
                         + schema.qualify("gen_durable_paused_queues") + " pq WHERE pq.queue = ?)"),
                 returning(schema));
         this.byIdSql = """
-                -- fence: takes a new claim, stamping a fresh token
                 UPDATE %1$s g
+                -- fence: takes a new claim, stamping a fresh token
                 SET status = 'executing', locked_by = ?, lease_expires_at = ?, updated_at = ?,
                     claim_token = nextval('%2$s')
                 WHERE g.id = ? AND g.status = 'runnable' AND NOT g.key_blocked AND g.eligible_at <= ?

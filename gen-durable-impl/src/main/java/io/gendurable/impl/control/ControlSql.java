@@ -89,8 +89,8 @@ final class ControlSql {
                 RETURNING id
                 """.formatted(t, TERMINAL);
         this.requestSql = """
-                -- fence: an operator's cancel request sets a flag only; the claim and its token stay
                 UPDATE %1$s SET cancel_requested = COALESCE(cancel_requested, ?), updated_at = ?
+                -- fence: an operator's cancel request sets a flag only; the claim and its token stay
                 WHERE id = ANY(?::bigint[]) AND status = 'executing'
                 RETURNING id
                 """.formatted(t);

@@ -63,8 +63,8 @@ public final class InsertSql {
     public InsertSql(SchemaName schema) {
         String t = schema.instances();
         this.sql = """
-                -- fence: an insert that takes its row's claim stamps a fresh token
                 WITH input AS (
+                -- fence: an insert that takes its row's claim stamps a fresh token
                     -- starts: the row is claimed by its insert (start-at-insert), unless its queue is
                     -- paused cluster-wide (one primary-key probe, only for such rows: AND evaluates in order)
                     SELECT nextval('%1$s_id_seq') AS id, x.*,

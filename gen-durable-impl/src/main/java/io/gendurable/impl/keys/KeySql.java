@@ -98,8 +98,8 @@ public final class KeySql {
         // Per key: nothing if a row of the key is executing (gen_durable_concurrency_active), else
         // its first blocked row in pick order (gen_durable_key_blocked), skipping a locked one.
         this.unblockSql = """
-                -- fence: writes runnable rows only (the executing ones are read)
                 WITH heads AS (
+                -- fence: writes runnable rows only (the executing ones are read)
                     SELECT h.id FROM (SELECT DISTINCT k FROM unnest(?::text[]) AS u(k) WHERE k IS NOT NULL) keys
                     CROSS JOIN LATERAL (
                         SELECT b.id FROM %1$s b

@@ -66,8 +66,8 @@ public final class LeaseSql {
                 """.formatted(t);
         // Index: gen_durable_lease. A reclaimed row re-runs its step from scratch.
         this.reapSql = """
-                -- fence: takes lapsed claims back and clears their tokens (their late writes are stale)
                 WITH expired AS (
+                -- fence: takes lapsed claims back and clears their tokens (their late writes are stale)
                     SELECT id FROM %1$s
                     WHERE status = 'executing' AND lease_expires_at < ? AND cancel_requested IS NULL
                     ORDER BY lease_expires_at, id
@@ -83,8 +83,8 @@ public final class LeaseSql {
         // Index: gen_durable_lease. Same node and queue, another incarnation, and a lease that
         // nobody renewed lately: a live twin with the same node id is never robbed.
         this.reclaimSql = """
-                -- fence: takes a dead predecessor's lapsed claims back and clears their tokens (their late writes are stale)
                 WITH dead AS (
+                -- fence: takes a dead predecessor's lapsed claims back and clears their tokens (their late writes are stale)
                     SELECT id FROM %1$s
                     WHERE status = 'executing' AND locked_by LIKE ? ESCAPE '\\' AND locked_by <> ?
                       AND lease_expires_at < ? AND cancel_requested IS NULL
