@@ -63,6 +63,9 @@ public class DurableBean implements GenDurable, DurableOperations {
 
     private String engineName = DurableEngine.DEFAULT;
     private volatile Engine engine;
+    // stopping: the drain began (no new engine is started); stopped: the engine has stopped. Between
+    // the two, the engine is served: steps the drain waits for may call it (insert, signal, await).
+    private volatile boolean stopping;
     private volatile boolean stopped;
     private ResolvedDataSource dataSource;
     private EngineExecutors executors;
@@ -130,7 +133,7 @@ public class DurableBean implements GenDurable, DurableOperations {
             return e;  // every call after start: no lock on the insert path
         }
         synchronized (this) {
-            if (stopped) {
+            if (stopped || stopping && engine == null) {
                 throw new io.gendurable.EngineStoppedException("gen-durable " + (DurableEngine.DEFAULT.equals(engineName) ? ""
                         : "engine " + engineName + " ") + "has stopped with the application");
             }
@@ -221,18 +224,28 @@ public class DurableBean implements GenDurable, DurableOperations {
         ex.close();
     }
 
-    /** Drains the engine, then shuts down what this layer created: its executors and its own pool. Idempotent. */
-    synchronized void stop() {
-        if (stopped) {
-            return;
-        }
-        stopped = true;
-        if (engine == null) {
-            return;
+    /**
+     * Drains the engine, then shuts down what this layer created: its executors and its own pool.
+     * Idempotent. No lock is held across the drain: the steps it waits for are served by
+     * {@link #engine()} until the engine has stopped.
+     */
+    void stop() {
+        Engine e;
+        synchronized (this) {
+            if (stopping) {
+                return;
+            }
+            stopping = true;
+            e = engine;
+            if (e == null) {
+                stopped = true;
+                return;
+            }
         }
         try {
-            engine.stop();
+            e.stop();
         } finally {
+            stopped = true;
             if (events != null) {
                 events.close();
             }

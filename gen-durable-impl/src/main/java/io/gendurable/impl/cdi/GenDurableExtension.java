@@ -187,7 +187,7 @@ public class GenDurableExtension implements Extension {
         started.forEach(DurableBean::stop);
     }
 
-    void readConfiguration(@Observes AfterDeploymentValidation event) {
+    void readConfiguration(@Observes AfterDeploymentValidation event, BeanManager beans) {
         engineProblems.forEach(event::addDeploymentProblem);
         try {
             settings = EngineSettings.load();
@@ -205,6 +205,41 @@ public class GenDurableExtension implements Extension {
             }
         }
         namedSettings = Map.copyOf(named);
+        if (settings != null) {
+            sharedSchemas(event, beans, named);
+        }
+    }
+
+    /**
+     * Two engines on one schema of one DataSource would claim each other's rows (and fail those of
+     * FSMs they do not have) and share one node id: a deployment error naming both, before any start.
+     */
+    private void sharedSchemas(AfterDeploymentValidation event, BeanManager beans, Map<String, EngineSettings> named) {
+        boolean bean = !beans.getBeans(javax.sql.DataSource.class,
+                new jakarta.enterprise.util.AnnotationLiteral<io.gendurable.GenDurableDataSource>() { }).isEmpty();
+        Map<String, EngineSettings> all = new LinkedHashMap<>();
+        all.put(DurableEngine.DEFAULT, settings);
+        all.putAll(named);
+        Map<String, String> seen = new LinkedHashMap<>();
+        all.forEach((name, s) -> {
+            String where = "schema " + s.config().schema().name() + " on "
+                    + (DurableEngine.DEFAULT.equals(name) && bean ? "the @GenDurableDataSource DataSource bean" : dataSourceOf(s));
+            String other = seen.putIfAbsent(where, name);
+            if (other != null) {
+                event.addDeploymentProblem(new IllegalStateException("gen-durable engines " + other + " and " + name
+                        + " both use " + where + ": two engines on one schema claim (and fail) each other's rows and share"
+                        + " one node id. Give engine " + name + " a schema of its own ("
+                        + EngineSettings.namespace(name) + "schema) or another DataSource"));
+            }
+        });
+    }
+
+    /** @return the DataSource an engine's keys name: its JNDI name, and the pool it falls back to */
+    private static String dataSourceOf(EngineSettings s) {
+        java.util.Optional<String> url = s.reader().value(io.gendurable.impl.config.ConfigKeys.JDBC_URL);
+        return "JNDI " + s.reader().get(io.gendurable.impl.config.ConfigKeys.DATASOURCE)
+                + url.map(u -> " (else " + EngineSettings.maskPassword(u) + " as "
+                + s.reader().get(io.gendurable.impl.config.ConfigKeys.JDBC_USER) + ")").orElse("");
     }
 
     /** @return the default engine's FSM beans, by name and version (empty before bean discovery ends) */

@@ -54,9 +54,18 @@ final class JtaCallerTransactions implements CallerTransactions {
     @Override
     public Optional<Joined> active() {
         int status = registry.getTransactionStatus();
-        // A transaction marked rollback-only is still the caller's: join it, and roll back with it.
-        if (status != Status.STATUS_ACTIVE && status != Status.STATUS_MARKED_ROLLBACK) {
+        if (status == Status.STATUS_NO_TRANSACTION) {
             return Optional.empty();
+        }
+        // A transaction marked rollback-only is still the caller's: join it, and roll back with it. Any
+        // other status is a transaction that cannot be joined (timed out and rolled back by the
+        // container, completing, unknown): writing outside it would commit on its own, while the
+        // business writes are gone. Nothing is written.
+        if (status != Status.STATUS_ACTIVE && status != Status.STATUS_MARKED_ROLLBACK) {
+            throw new IllegalStateException("gen-durable was called inside a JTA transaction it cannot join: its status is "
+                    + statusName(status) + (status == Status.STATUS_ROLLEDBACK || status == Status.STATUS_ROLLING_BACK
+                    ? " (it timed out or was rolled back)" : "") + "; nothing was written. Call it in an active "
+                    + "transaction, or with none (accepted: ACTIVE, MARKED_ROLLBACK, NO_TRANSACTION)");
         }
         return Optional.of(new Joined() {
             @Override
@@ -103,5 +112,22 @@ final class JtaCallerTransactions implements CallerTransactions {
             dataSource = ds;
         }
         return ds;
+    }
+
+    /** @return the name of a {@link Status} constant */
+    static String statusName(int status) {
+        return switch (status) {
+            case Status.STATUS_ACTIVE -> "ACTIVE";
+            case Status.STATUS_MARKED_ROLLBACK -> "MARKED_ROLLBACK";
+            case Status.STATUS_PREPARED -> "PREPARED";
+            case Status.STATUS_COMMITTED -> "COMMITTED";
+            case Status.STATUS_ROLLEDBACK -> "ROLLEDBACK";
+            case Status.STATUS_UNKNOWN -> "UNKNOWN";
+            case Status.STATUS_NO_TRANSACTION -> "NO_TRANSACTION";
+            case Status.STATUS_PREPARING -> "PREPARING";
+            case Status.STATUS_COMMITTING -> "COMMITTING";
+            case Status.STATUS_ROLLING_BACK -> "ROLLING_BACK";
+            default -> "status " + status;
+        };
     }
 }

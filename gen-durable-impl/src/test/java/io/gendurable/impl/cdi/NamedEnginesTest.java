@@ -142,6 +142,23 @@ class NamedEnginesTest extends CdiTest {
         }
     }
 
+    /**
+     * Two engines that resolve to one schema on one DataSource (issue 44, item 3): they used to
+     * deploy, then claim each other's rows (failing those of FSMs they do not have: "no FSM
+     * registered as …") and share one node id, so one's beacon stop deleted the other's node row.
+     * Now the deployment fails naming both engines and the shared schema, before any start.
+     */
+    @Test
+    void two_engines_on_one_schema_of_one_data_source_fail_the_deployment_naming_both() {
+        String shared = SharedTestDatabase.newSchema("eng_shared");
+        CdiTestSupport.jdbcProperties(shared);
+        billingProperties(shared, SharedTestDatabase.url());
+        assertThatThrownBy(() -> boot(Tally.class, Increments.class, Charge.class, BillingTally.class, Accounts.class).close())
+                .hasStackTraceContaining("gen-durable engines default and billing both use schema " + shared)
+                .hasStackTraceContaining("gendurable.engines.billing.schema");
+        assertThat(CdiTestSupport.schemaExists(db, shared)).as("nothing migrated").isFalse();
+    }
+
     @Test
     void an_fsm_naming_an_engine_that_does_not_exist_fails_the_deployment_naming_both() {
         CdiTestSupport.jdbcProperties(SharedTestDatabase.newSchema("eng_orphan"));

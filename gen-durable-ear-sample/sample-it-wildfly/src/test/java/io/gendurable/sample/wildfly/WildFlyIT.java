@@ -179,6 +179,41 @@ class WildFlyIT {
         assertInstanceOf(AwaitResult.Done.class, done, () -> "the committed signal should finish it: " + done);
     }
 
+    /**
+     * An insert inside a JTA transaction the container timed out is never committed on its own
+     * (issue 44, item 2): the caller-transaction lookup read every status but ACTIVE and
+     * MARKED_ROLLBACK as "no transaction", so after a timeout (ROLLEDBACK on the thread) the insert
+     * autocommitted while the business writes were gone. Now it joins (rolling back with the
+     * transaction) or is refused; either way no instance exists.
+     */
+    @Test
+    @Order(4)
+    @OperateOnDeployment(DEPLOYMENT)
+    void anInsertInATimedOutTransactionIsNeverCommittedOnItsOwn() throws Exception {
+        GenDurable durable = CDI.current().select(GenDurable.class).get();
+        UserTransaction tx = lookup("java:comp/UserTransaction", UserTransaction.class);
+        tx.setTransactionTimeout(1);
+        tx.begin();
+        try {
+            Thread.sleep(3_000);  // elapsed time is the subject: past the transaction's 1 s timeout
+            try {
+                durable.insert(OrderWorkflow.class, OrderState.placed("tx-timeout", "acme", 1),
+                        InsertOptions.builder().correlationKey("order:tx-timeout").build());
+            } catch (IllegalStateException refused) {
+                assertTrue(refused.getMessage().contains("cannot join"), refused.getMessage());
+            }
+        } finally {
+            try {
+                tx.rollback();
+            } catch (Exception alreadyRolledBack) {
+                // the container rolled it back at the timeout
+            }
+            tx.setTransactionTimeout(0);
+        }
+        assertEquals(0, countRows(serverDataSource(), "correlation_key = 'order:tx-timeout'"),
+                "an instance inserted in the timed-out transaction exists");
+    }
+
     // ---- over HTTP ------------------------------------------------------------------------------
 
     @Test

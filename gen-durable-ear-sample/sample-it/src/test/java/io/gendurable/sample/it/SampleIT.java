@@ -92,7 +92,8 @@ class SampleIT {
         File ear = new File(System.getProperty("sample.ear", "target/app/gen-durable-sample-ear.ear"));
         EnterpriseArchive archive = ShrinkWrap.createFromZipFile(EnterpriseArchive.class, ear);
         WebArchive war = archive.getAsType(WebArchive.class, "sample.war");
-        war.addClasses(SampleIT.class, ReceivedSpan.class, ReceivedPoint.class, SlowSteps.class, SlowSteps.Countdown.class, AdminHttp.class);
+        war.addClasses(SampleIT.class, ReceivedSpan.class, ReceivedPoint.class, SlowSteps.class, SlowSteps.Countdown.class, AdminHttp.class,
+                DrainSignals.class, DrainSignals.Role.class);
         return archive;
     }
 
@@ -175,6 +176,41 @@ class SampleIT {
         tx.commit();
         AwaitResult done = durable.await(parked.id(), Duration.ofSeconds(60), AwaitUntil.TERMINAL);
         assertInstanceOf(AwaitResult.Done.class, done, () -> "the committed signal should finish it: " + done);
+    }
+
+    /**
+     * An insert inside a JTA transaction the container timed out is never committed on its own
+     * (issue 44, item 2): the caller-transaction lookup read every status but ACTIVE and
+     * MARKED_ROLLBACK as "no transaction", so after a timeout (ROLLEDBACK on the thread) the insert
+     * autocommitted while the business writes were gone. Now it joins (rolling back with the
+     * transaction) or is refused; either way no instance exists.
+     */
+    @Test
+    @Order(4)
+    @OperateOnDeployment(DEPLOYMENT)
+    void anInsertInATimedOutTransactionIsNeverCommittedOnItsOwn() throws Exception {
+        GenDurable durable = CDI.current().select(GenDurable.class).get();
+        UserTransaction tx = lookup("java:comp/UserTransaction", UserTransaction.class);
+        tx.setTransactionTimeout(1);
+        tx.begin();
+        try {
+            Thread.sleep(3_000);  // elapsed time is the subject: past the transaction's 1 s timeout
+            try {
+                durable.insert(OrderWorkflow.class, OrderState.placed("tx-timeout", "acme", 1),
+                        InsertOptions.builder().correlationKey("order:tx-timeout").build());
+            } catch (IllegalStateException refused) {
+                assertTrue(refused.getMessage().contains("cannot join"), refused.getMessage());
+            }
+        } finally {
+            try {
+                tx.rollback();
+            } catch (Exception alreadyRolledBack) {
+                // the container rolled it back at the timeout
+            }
+            tx.setTransactionTimeout(0);
+        }
+        assertEquals(0, countRows(serverDataSource(), "correlation_key = 'order:tx-timeout'"),
+                "an instance inserted in the timed-out transaction exists");
     }
 
     // ---- over HTTP ------------------------------------------------------------------------------
@@ -790,6 +826,10 @@ class SampleIT {
         }
         durable.insertAll(slow);
         DataSource ds = serverDataSource();
+        // a sender whose step signals a parked waiter while the undeploy drains (DrainSignals)
+        long waiter = durable.insert(DrainSignals.class, new DrainSignals.Role(null)).id();
+        awaitSettled(durable, waiter);
+        durable.insert(DrainSignals.class, new DrainSignals.Role(waiter));
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (countRows(ds, "fsm = 'it-slow' AND status = 'executing'") == 0) {
             if (System.nanoTime() > deadline) {
@@ -814,9 +854,18 @@ class SampleIT {
             }
         }
 
+        long t0 = System.nanoTime();
         deployer.undeploy(DEPLOYMENT);
+        double seconds = (System.nanoTime() - t0) / 1e9;
 
         try (Connection c = DriverManager.getConnection(url)) {
+            // the sender's step called the injected engine while the drain waited for it: served, not
+            // blocked for the drain timeout (10 s) and refused; its outcome committed in the drain
+            assertEquals(1, count(c, "SELECT count(*) FROM " + SCHEMA + ".gen_durable WHERE fsm = 'it-drain-signals'"
+                    + " AND status = 'done' AND result::text = '\"DELIVERED\"'"), "the sender's signal was delivered in the drain");
+            assertEquals(1, count(c, "SELECT count(*) FROM " + SCHEMA + ".gen_durable WHERE fsm = 'it-drain-signals'"
+                    + " AND status = 'runnable' AND step = 'woken'"), "the waiter was woken");
+            assertTrue(seconds < 8, "the undeploy took " + seconds + " s (the step 2.5 s, the drain timeout 10 s)");
             // the drain commits the in-flight outcomes and releases buffered claims before the
             // application is gone; no engine is left to reap anything afterwards
             assertEquals(0, count(c, "SELECT count(*) FROM " + SCHEMA + ".gen_durable WHERE status = 'executing'"));
