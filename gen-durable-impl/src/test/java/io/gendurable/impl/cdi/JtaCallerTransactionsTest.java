@@ -5,6 +5,8 @@ import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import javax.naming.NameNotFoundException;
 import java.util.Optional;
@@ -38,8 +40,8 @@ class JtaCallerTransactionsTest {
      * insert or signal autocommitted on the engine's own DataSource while the business writes were
      * gone. Now only NO_TRANSACTION means none, and a status that cannot be joined throws, naming it.
      */
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(ints = {Status.STATUS_ROLLEDBACK, Status.STATUS_ROLLING_BACK,
+    @ParameterizedTest
+    @ValueSource(ints = {Status.STATUS_ROLLEDBACK, Status.STATUS_ROLLING_BACK,
             Status.STATUS_UNKNOWN, Status.STATUS_PREPARING, Status.STATUS_PREPARED, Status.STATUS_COMMITTING,
             Status.STATUS_COMMITTED})
     void a_transaction_that_cannot_be_joined_is_never_read_as_none(int status) {
