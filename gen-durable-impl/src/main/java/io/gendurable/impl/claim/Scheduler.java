@@ -106,6 +106,8 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     // a claim statement of this queue is under way (a fill's, or one riding a flush): one at a time,
     // so two never claim the same demand
     private final AtomicBoolean claiming = new AtomicBoolean();
+    // tests only: runs right after a fill found a claim under way (forces the race with its end)
+    volatile Runnable claimBusyHook;
     private volatile long idleDelayMillis;
     private ScheduledFuture<?> nextPoll;
     private ScheduledFuture<?> heartbeat;
@@ -573,7 +575,16 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         }
         adaptPrefetch();
         if (!claiming.compareAndSet(false, true)) {
+            Runnable hook = claimBusyHook;
+            if (hook != null) {
+                hook.run();
+            }
             leftToFlush.set(true);  // a claim riding a flush is under way: that flush's end asks again
+            // ... unless it ended between the failed attempt and the flag, its flush's end reading the
+            // flag still unset: look again, and take the request back to ask for it here
+            if (!claiming.get() && leftToFlush.getAndSet(false)) {
+                requestFill();
+            }
             return;
         }
         List<Picked> rows;
@@ -703,6 +714,16 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
                 endFill();
             }
         }
+    }
+
+    /** Tests only: takes the claim flag, as a claim riding a flush does. */
+    void beginClaimForTest() {
+        claiming.set(true);
+    }
+
+    /** Tests only: gives the claim flag back, as a riding claim's end does. */
+    void endFillForTest() {
+        endFill();
     }
 
     /** Gives the claim flag back; the flush's end ({@link #flushEnded}) runs a fill left to it meanwhile. */

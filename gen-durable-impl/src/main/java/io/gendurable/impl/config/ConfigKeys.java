@@ -174,6 +174,14 @@ public final class ConfigKeys {
             c -> c.poke().window(),
             "With `poke=postgres`, the shortest time between two notifications of this node: the first poke after a quiet window is sent at once, pokes within the window go out together when it ends. With `poke=redis`, the fleet-wide window: at most one broadcast per queue per window, whichever node sends it.");
 
+    private static final Duration DEFAULT_POKE_PROBE = Duration.ofSeconds(10);
+    /** How often the poke listener proves its connection alive. */
+    public static final ConfigKey<EngineConfig, Duration> POKE_PROBE_INTERVAL = engine("poke.probe-interval",
+            ValueType.DURATION, DEFAULT_POKE_PROBE, Check.that(d -> d.compareTo(Duration.ofMillis(100)) >= 0,
+                    "a duration of at least 100 ms (default " + DEFAULT_POKE_PROBE + ")"),
+            c -> c.poke().probeInterval(),
+            "With `poke=postgres`, how often the listener runs a probe on its connection, each under a network timeout of the same length: a connection cut without the client seeing it close (a firewall or NAT dropping an idle connection, a failover) is found within twice this, then the listener reconnects and pokes every local queue.");
+
     // ---- limiter and Redis
 
     /** Where the configured gates and rate limits are admitted. */

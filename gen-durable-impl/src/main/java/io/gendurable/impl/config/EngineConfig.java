@@ -260,12 +260,20 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
      * @param window with postgres pokes, the shortest time between two notifications of a node: the
      *               first poke after a quiet window goes out at once, later ones wait for the window
      *               to end and go out together; zero sends each poke on its own
+     * @param probeInterval with postgres pokes, how often the listener proves its connection alive
+     *               (a probe under a network timeout of the same length)
      */
-    public record PokeConfig(PokeTransport transport, Duration window) {
-        /** Validates both keys. */
+    public record PokeConfig(PokeTransport transport, Duration window, Duration probeInterval) {
+        /** Validates the keys. */
         public PokeConfig {
             POKE.check(transport);
             POKE_WINDOW.check(window);
+            ConfigKeys.POKE_PROBE_INTERVAL.check(probeInterval);
+        }
+
+        /** Pokes with the default probe interval. */
+        public PokeConfig(PokeTransport transport, Duration window) {
+            this(transport, window, ConfigKeys.POKE_PROBE_INTERVAL.defaultValue());
         }
     }
 
@@ -543,6 +551,10 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         }
 
         /** @param v {@code gendurable.poke.window} @return this */
+        public Builder pokeProbeInterval(Duration v) {
+            return set(ConfigKeys.POKE_PROBE_INTERVAL, v);
+        }
+
         public Builder pokeWindow(Duration v) {
             return set(POKE_WINDOW, v);
         }
@@ -608,7 +620,7 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
                     new GcConfig(get(GC_ENABLED), get(GC_INTERVAL), get(GC_RETENTION), get(GC_FAILED_RETENTION), get(GC_BATCH)),
                     flushers,
                     new SchemaConfig(get(SCHEMA), get(MIGRATE_AT_START)),
-                    new PokeConfig(get(POKE), get(POKE_WINDOW)),
+                    new PokeConfig(get(POKE), get(POKE_WINDOW), get(ConfigKeys.POKE_PROBE_INTERVAL)),
                     new AwaitConfig(get(AWAIT_TICK)),
                     new ValuesConfig(get(MAX_VALUE_BYTES)),
                     new HistoryConfig(get(HISTORY_ENABLED), get(HISTORY_INCLUDE_STATE), get(HISTORY_RETENTION)),

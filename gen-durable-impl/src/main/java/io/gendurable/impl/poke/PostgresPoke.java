@@ -31,8 +31,9 @@ import java.util.function.Consumer;
  * collected per queue and go out together when it ends, so a stream of sequential inserts costs
  * one notification per queue per window instead of one per insert. Receiving: a
  * dedicated listener connection waits for notifications and pokes this node's schedulers; it
- * reconnects after losing its connection, and then pokes every local queue once (it may have
- * missed something). Payloads are tagged with the sender, so a node never pokes itself twice.
+ * probes its connection every {@code gendurable.poke.probe-interval} under a network timeout of
+ * the same length (a half-open connection never fails a wait for notifications), reconnects after
+ * losing it, and then pokes every local queue once (it may have missed something). Payloads are tagged with the sender, so a node never pokes itself twice.
  * Best-effort: the poll stays the floor.
  */
 public final class PostgresPoke implements Poke {
@@ -51,6 +52,8 @@ public final class PostgresPoke implements Poke {
     private final long windowNanos;
     /** When the last send started (System.nanoTime); a window is open until lastSend + windowNanos. */
     private volatile long lastSend;
+    private final int probeMillis;
+    private static final int RELEASE_TIMEOUT_MILLIS = 1_000;
     private volatile boolean running;
     private volatile Connection listening;
     private volatile boolean listenerStarted;
@@ -67,6 +70,7 @@ public final class PostgresPoke implements Poke {
         this.ctx = ctx;
         this.dataSource = dataSource;
         this.windowNanos = ctx.config().poke().window().toNanos();
+        this.probeMillis = (int) Math.min(Integer.MAX_VALUE, ctx.config().poke().probeInterval().toMillis());
         this.lastSend = System.nanoTime() - windowNanos;
         this.channel = channelFor(ctx.statements().schema().name());
         this.local = local;
@@ -171,6 +175,10 @@ public final class PostgresPoke implements Poke {
                     s.execute("LISTEN " + channel);
                 }
                 PGConnection pg = c.unwrap(PGConnection.class);
+                // every read on this connection is bounded: a half-open socket (the far side gone
+                // without a close reaching us) fails the next probe instead of waiting forever
+                int originalTimeout = c.getNetworkTimeout();
+                c.setNetworkTimeout(Runnable::run, probeMillis);
                 listening = c;
                 if (!first) {
                     ctx.metrics().pokeReconnects.increment();
@@ -179,18 +187,25 @@ public final class PostgresPoke implements Poke {
                 }
                 first = false;
                 backoff = 100;
+                long nextProbe = System.nanoTime() + probeMillis * 1_000_000L;
                 try {
                     while (running) {
                         PGNotification[] notes = pg.getNotifications(500);
-                        if (notes == null) {
-                            continue;
+                        if (notes != null) {
+                            for (PGNotification n : notes) {
+                                receive(n.getParameter());
+                            }
                         }
-                        for (PGNotification n : notes) {
-                            receive(n.getParameter());
+                        if (System.nanoTime() - nextProbe >= 0) {
+                            // only a round trip proves the connection: waiting for notifications never writes
+                            try (Statement s = c.createStatement()) {
+                                s.execute("SELECT 1");
+                            }
+                            nextProbe = System.nanoTime() + probeMillis * 1_000_000L;
                         }
                     }
                 } finally {
-                    release(c);
+                    release(c, originalTimeout);
                 }
             } catch (LinkageError e) {
                 listening = null;
@@ -224,9 +239,13 @@ public final class PostgresPoke implements Poke {
      * the connection. The listener's own error came from the unwrapped PGConnection, which the pool
      * never sees: without this the pool would hand the dead connection to the next borrower.
      */
-    private static void release(Connection c) {
-        try (Statement s = c.createStatement()) {
-            s.execute("UNLISTEN *");
+    private static void release(Connection c, int originalTimeout) {
+        try {
+            c.setNetworkTimeout(Runnable::run, RELEASE_TIMEOUT_MILLIS);  // on a dead socket UNLISTEN fails, never hangs
+            try (Statement s = c.createStatement()) {
+                s.execute("UNLISTEN *");
+            }
+            c.setNetworkTimeout(Runnable::run, originalTimeout);
         } catch (SQLException | RuntimeException ignored) {
             // dead: the pool saw the error and evicts it
         }
