@@ -180,7 +180,7 @@ public final class ConfigKeys {
             ValueType.DURATION, DEFAULT_POKE_PROBE, Check.that(d -> d.compareTo(Duration.ofMillis(100)) >= 0,
                     "a duration of at least 100 ms (default " + DEFAULT_POKE_PROBE + ")"),
             c -> c.poke().probeInterval(),
-            "With `poke=postgres`, how often the listener runs a probe on its connection, each under a network timeout of the same length: a connection cut without the client seeing it close (a firewall or NAT dropping an idle connection, a failover) is found within twice this, then the listener reconnects and pokes every local queue.");
+            "With `poke=postgres`, how often the listener runs a probe on its connection, each under a network timeout of the same length: a connection cut without the client seeing it close (a firewall or NAT dropping an idle connection, a failover) is found within twice this, then the listener reconnects and pokes every local queue. With `poke=redis`, how often the subscription is PINGed (under `gendurable.redis.timeout`); a PING that fails makes it subscribe again on a fresh connection.");
 
     // ---- limiter and Redis
 

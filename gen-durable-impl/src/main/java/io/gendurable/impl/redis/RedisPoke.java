@@ -53,6 +53,7 @@ public final class RedisPoke implements Poke {
     private volatile StatefulRedisPubSubConnection<String, String> subscription;
     private volatile boolean running;
     private volatile boolean connectedOnce;
+    private volatile java.util.concurrent.ScheduledFuture<?> probe;
 
     /**
      * @param ctx          the engine's context (its poke window, timer, counters)
@@ -89,10 +90,46 @@ public final class RedisPoke implements Poke {
         }
     }
 
-    /** Subscribes (retrying in the background while Redis does not answer). */
+    /** Subscribes (retrying in the background while Redis does not answer), and probes the subscription. */
     public void start() {
         running = true;
         subscribe(100);
+        long every = ctx.config().poke().probeInterval().toMillis();
+        probe = timer.scheduleWithFixedDelay(() -> Loops.guarded(LOG, "redis poke probe", ctx.metrics(), this::probeOnce),
+                every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * A PING on the Pub/Sub connection, under the client's command timeout. An idle subscription
+     * never writes, and the client reconnects only when its socket closes: a connection cut
+     * silently (a firewall or NAT dropping it, a failover) would stay subscribed to nothing. A
+     * PING that fails closes it and subscribes anew on a fresh connection, then pokes every local
+     * queue (messages may have been missed).
+     */
+    private void probeOnce() {
+        StatefulRedisPubSubConnection<String, String> c = subscription;
+        if (c == null || !running) {
+            return;
+        }
+        try {
+            c.sync().ping();
+        } catch (RuntimeException e) {
+            if (subscription != c || !running) {
+                return;
+            }
+            subscription = null;
+            LOG.log(Level.WARNING, "gen-durable redis poke subscription did not answer a PING; subscribing again: " + e);
+            try {
+                c.close();
+            } catch (RuntimeException ignored) {
+                // dead anyway
+            }
+            ctx.metrics().pokeReconnects.increment();
+            subscribe(100);
+            if (subscription != null) {
+                pokeAllLocal.run();
+            }
+        }
     }
 
     private void subscribe(long backoffMillis) {
@@ -133,6 +170,10 @@ public final class RedisPoke implements Poke {
     /** Unsubscribes and closes the Pub/Sub connection. */
     public void stop() {
         running = false;
+        java.util.concurrent.ScheduledFuture<?> p = probe;
+        if (p != null) {
+            p.cancel(false);
+        }
         StatefulRedisPubSubConnection<String, String> c = subscription;
         subscription = null;
         if (c != null) {

@@ -90,6 +90,40 @@ class RedisPokeTest {
         }
     }
 
+    /**
+     * The Redis poke subscription notices a silent cut (issue 47, item 2). Node B reaches Redis
+     * through a TCP proxy; the test silences the connections B has open (nothing passes, no close
+     * reaches B: a firewall or NAT that dropped them) while new ones are forwarded. An idle
+     * subscription never writes and the client reconnects only when its socket closes, so B stayed
+     * subscribed to nothing: pokes from A never arrived (the 60 s poll). Now B PINGs its
+     * subscription every {@code poke.probe-interval} under the client's command timeout, and a
+     * PING that fails makes it subscribe again on a fresh connection and poke its queues.
+     */
+    @Test
+    void a_subscription_cut_silently_is_noticed_by_its_ping_and_subscribed_again() throws Exception {
+        java.net.URI target = java.net.URI.create(TestRedis.url());
+        try (io.gendurable.impl.support.TcpProxy proxy = new io.gendurable.impl.support.TcpProxy(target.getHost(),
+                target.getPort())) {
+            String viaProxy = "redis://127.0.0.1:" + proxy.port();
+            Engine a = h.start("A", node(false), new Noop());
+            Engine b = h.start("B", c -> node(true).apply(c).redisUrl(viaProxy).pokeProbeInterval(Duration.ofMillis(500))
+                    .set(io.gendurable.impl.config.ConfigKeys.REDIS_TIMEOUT, Duration.ofMillis(500)), new Noop());
+            await().atMost(Duration.ofSeconds(10)).until(() -> b.metrics().picks.sum() >= 1);
+            awaitSubscribers(2);
+
+            proxy.silenceExisting();
+            long cut = System.nanoTime();
+            await().alias("B subscribed again after the silent cut").atMost(Duration.ofSeconds(10))
+                    .until(() -> b.metrics().pokeReconnects.sum() >= 1);
+            assertThat((System.nanoTime() - cut) / 1e9).as("seconds to notice (probe 0.5 s, timeout 0.5 s)").isLessThan(3);
+            awaitSubscribers(3);  // A's, B's new one, and B's silenced one, which Redis still counts
+
+            long id = a.insert(Noop.class, new Item(7)).id();
+            await().alias("the insert on A done by B through its new subscription, not the 60 s poll")
+                    .atMost(Duration.ofSeconds(5)).until(() -> b.find(id).orElseThrow().status() == Status.DONE);
+        }
+    }
+
     @Test
     void an_insert_on_node_a_is_done_by_node_b_within_tens_of_milliseconds_despite_a_60_second_poll() throws Exception {
         Engine a = h.start("A", node(false), new Noop());

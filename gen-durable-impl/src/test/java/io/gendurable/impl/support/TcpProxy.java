@@ -23,6 +23,9 @@ public final class TcpProxy implements AutoCloseable {
     private final ServerSocket server;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile Mode mode = Mode.FORWARD;
+    // the client sockets open at silenceExisting(): nothing passes either way, and no close reaches them
+    private final java.util.Set<Socket> silenced = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.Set<Socket> clients = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** Listens on an ephemeral port of 127.0.0.1 and forwards to the target. */
     public TcpProxy(String targetHost, int targetPort) throws IOException {
@@ -62,6 +65,14 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * A silent cut of the connections open now (a firewall or NAT that dropped them): nothing passes
+     * on them either way and their clients see no close, while new connections are forwarded.
+     */
+    public void silenceExisting() {
+        silenced.addAll(clients);
+    }
+
     private void acceptLoop() {
         while (!server.isClosed()) {
             try {
@@ -71,6 +82,7 @@ public final class TcpProxy implements AutoCloseable {
                     continue;
                 }
                 sockets.add(client);
+                clients.add(client);
                 if (mode == Mode.BLACKHOLE) {
                     continue;  // held open, never answered
                 }
@@ -89,7 +101,7 @@ public final class TcpProxy implements AutoCloseable {
             byte[] buf = new byte[16384];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 for (int n; (n = in.read(buf)) >= 0; ) {
-                    while (mode == Mode.BLACKHOLE && !from.isClosed()) {
+                    while ((mode == Mode.BLACKHOLE || silenced.contains(from) || silenced.contains(to)) && !from.isClosed()) {
                         Thread.sleep(20);  // hold the bytes: the peer waits
                     }
                     if (mode == Mode.REFUSE) {
@@ -101,8 +113,13 @@ public final class TcpProxy implements AutoCloseable {
             } catch (IOException | InterruptedException e) {
                 // a side closed
             } finally {
-                closeQuietly(from);
-                closeQuietly(to);
+                // a silenced client sees no close: its connection just goes quiet
+                if (!silenced.contains(from)) {
+                    closeQuietly(from);
+                }
+                if (!silenced.contains(to)) {
+                    closeQuietly(to);
+                }
             }
         }, "tcp-proxy-pump");
         t.setDaemon(true);
