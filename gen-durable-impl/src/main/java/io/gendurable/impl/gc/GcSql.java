@@ -44,12 +44,12 @@ public final class GcSql {
                     WHERE %2$s AND g.updated_at < ?
                       -- a scalar subquery, not NOT EXISTS: the planner turns an anti-join into a hash
                       -- join over a Seq Scan of the whole table; this stays a primary-key probe per child
-                      -- a child is spared while its parent's row exists: a live parent still reads it,
-                      -- and a failed or cancelled one may be retried and read it again (its ancestors
-                      -- likewise, recursively). Existence, not status: a parent retry committing
-                      -- between this select and the delete cannot make a spared child deletable
+                      -- a child is spared while its parent exists and is not done: a live parent still
+                      -- reads it, and a failed or cancelled one may be retried and read it again. Only
+                      -- 'done' frees it, and done is final (nothing retries a done row), so reading it
+                      -- unlocked is safe: a retry racing this select cannot make a spared child deletable
                       AND (g.parent_id IS NULL
-                           OR (SELECT p.id FROM %1$s p WHERE p.id = g.parent_id) IS NULL)
+                           OR COALESCE((SELECT p.status = 'done' FROM %1$s p WHERE p.id = g.parent_id), true))
                     ORDER BY g.updated_at
                     LIMIT ?
                     FOR UPDATE OF g SKIP LOCKED  -- full strength: the rows are about to be deleted
