@@ -29,9 +29,19 @@ public final class Awaiters {
 
     private final Map<Long, List<Waiter>> byId = new ConcurrentHashMap<>();
 
+    /** Test hook: runs in {@link #register} once the id's list is read, before the waiter joins it. */
+    volatile Runnable afterListRead = () -> { };
+
     Waiter register(long id, AwaitUntil until) {
         Waiter w = new Waiter(id, until);
-        byId.computeIfAbsent(id, k -> new CopyOnWriteArrayList<>()).add(w);
+        // Read and add under the map's atomic operation: an unregister of the same id that empties
+        // and removes the list cannot run between them and leave this waiter in a detached list.
+        byId.compute(id, (k, list) -> {
+            List<Waiter> l = list == null ? new CopyOnWriteArrayList<>() : list;
+            afterListRead.run();
+            l.add(w);
+            return l;
+        });
         return w;
     }
 

@@ -26,6 +26,7 @@ interface MetricsBackend extends EngineEvents {
             Map.entry("gendurable.keys.unblocked", x -> x.keysUnblocked),
             Map.entry("gendurable.scheduler.reclaimed", x -> x.reclaimed),
             Map.entry("gendurable.gc.swept", x -> x.gcSwept),
+            Map.entry("gendurable.schedules.poisoned", x -> x.schedulesPoisoned),
             Map.entry("gendurable.concurrency.contended", x -> x.contended),
             Map.entry("gendurable.concurrency.contended_deferred", x -> x.contendedDeferred),
             Map.entry("gendurable.concurrency.throttled", x -> x.gateThrottled),

@@ -83,6 +83,9 @@ public final class Controls {
      * @throws NoSuchInstanceException when there is no such instance
      * @throws InstanceStateException  when it has already ended
      */
+    /** Test hook: runs in a cancel with descendants once the live descendants are listed, before they are locked. */
+    static volatile Runnable afterDescendantsListed = () -> { };
+
     public Cancelled cancel(long id, String reason, boolean withDescendants) {
         Map<Long, String> statuses = new HashMap<>();
         Cancelled result = ctx.db().inTransaction(c -> {
@@ -93,10 +96,28 @@ public final class Controls {
             parent.ifPresent(wanted::add);
             if (withDescendants) {
                 wanted.addAll(sql.liveDescendants(c, id));
+                afterDescendantsListed.run();
             }
             Map<Long, ControlSql.Locked> rows = new HashMap<>();
             for (ControlSql.Locked r : sql.lock(c, wanted, ctx.clock().instant())) {
                 rows.put(r.id(), r);
+            }
+            // The list was read without locks: a descendant's fan-out may have committed before its
+            // lock was taken. Walk again and lock what is new until the walk finds nothing: a locked
+            // descendant cannot commit a fan-out before this transaction ends, so the tree is closed.
+            while (withDescendants) {
+                List<Long> fresh = new ArrayList<>();
+                for (Long d : sql.liveDescendants(c, id)) {
+                    if (wanted.add(d)) {
+                        fresh.add(d);
+                    }
+                }
+                if (fresh.isEmpty()) {
+                    break;
+                }
+                for (ControlSql.Locked r : sql.lock(c, fresh, ctx.clock().instant())) {
+                    rows.put(r.id(), r);
+                }
             }
             ControlSql.Locked target = rows.get(id);
             if (target == null) {

@@ -209,6 +209,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.gauges = new QueueGauges(config, db, new GaugesSql(schema), timer, clock, metrics);
         this.health = new EngineHealth(config, dataSource, schema, steps, metrics.loops,
                 () -> new EngineHealth.Lifecycle(started, stopped, startedAt));
+        this.health.poisonedSchedules(() -> schedules.firer().poisoned());
     }
 
     private void afterCommit(List<Transition> committed, FlushSql.Flushed flushed, Poke poke) {

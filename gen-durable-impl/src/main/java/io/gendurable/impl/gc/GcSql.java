@@ -14,7 +14,7 @@ import java.util.List;
 /**
  * GC of terminal rows: two steps in one short transaction. SELECT a batch of ids through
  * {@code gen_durable_gc_done} or {@code gen_durable_gc_failed} in termination order (skip-locked, sparing terminal children whose
- * parent has not finished: the parent is read by primary key), then DELETE by primary key: the
+ * parent's row still exists: the parent is probed by primary key), then DELETE by primary key: the
  * delete scales with the batch, never with the table.
  */
 public final class GcSql {
@@ -44,11 +44,12 @@ public final class GcSql {
                     WHERE %2$s AND g.updated_at < ?
                       -- a scalar subquery, not NOT EXISTS: the planner turns an anti-join into a hash
                       -- join over a Seq Scan of the whole table; this stays a primary-key probe per child
-                      -- a child is spared until its parent finishes (or is gone): a woken parent
-                      -- (runnable, retrying its join step, parked again, running) still reads it
+                      -- a child is spared while its parent exists and is not done: a live parent still
+                      -- reads it, and a failed or cancelled one may be retried and read it again. Only
+                      -- 'done' frees it, and done is final (nothing retries a done row), so reading it
+                      -- unlocked is safe: a retry racing this select cannot make a spared child deletable
                       AND (g.parent_id IS NULL
-                           OR COALESCE((SELECT p.status IN ('done', 'failed', 'cancelled') FROM %1$s p WHERE p.id = g.parent_id),
-                                       true))
+                           OR COALESCE((SELECT p.status = 'done' FROM %1$s p WHERE p.id = g.parent_id), true))
                     ORDER BY g.updated_at
                     LIMIT ?
                     FOR UPDATE OF g SKIP LOCKED  -- full strength: the rows are about to be deleted

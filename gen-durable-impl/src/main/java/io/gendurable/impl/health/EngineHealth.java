@@ -112,6 +112,13 @@ public final class EngineHealth {
         }
     }
 
+    private volatile Supplier<Map<String, String>> poisonedSchedules = Map::of;
+
+    /** @param poisoned the schedules that could not fire at their last attempt on this node → why */
+    public void poisonedSchedules(Supplier<Map<String, String>> poisoned) {
+        this.poisonedSchedules = Objects.requireNonNull(poisoned, "poisoned");
+    }
+
     /** @return the loops liveness watches (this node's), with their intervals */
     public Map<String, Duration> watchedLoops() {
         return Collections.unmodifiableMap(loops);
@@ -122,6 +129,8 @@ public final class EngineHealth {
         Lifecycle l = lifecycle.get();
         Map<String, String> data = new LinkedHashMap<>();
         data.put("schema", schema.name());
+        // a signal, not a failure: a schedule that cannot fire must not take the node out of service
+        poisonedSchedules.get().forEach((name, why) -> data.put("schedule " + name, "cannot fire: " + why));
         if (l.stopped()) {
             data.put("engine", "stopped");
             return new Check("gendurable", false, data);

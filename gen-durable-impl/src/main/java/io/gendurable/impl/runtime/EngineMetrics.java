@@ -41,6 +41,8 @@ public final class EngineMetrics {
     public final LongAdder reclaimed = new LongAdder();
     /** Terminal rows deleted by the GC. */
     public final LongAdder gcSwept = new LongAdder();
+    /** Fire attempts of a schedule that could not fire (its row rolled back alone, the others fired). */
+    public final LongAdder schedulesPoisoned = new LongAdder();
     /** Flush transactions committed. */
     public final LongAdder flushes = new LongAdder();
     /** Outcomes written by those flushes (stale ones included). */

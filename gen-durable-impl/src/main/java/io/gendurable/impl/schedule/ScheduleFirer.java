@@ -20,6 +20,8 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Set;
 
 /**
@@ -41,6 +43,8 @@ public final class ScheduleFirer implements Background {
     private final FireInserts inserts;
     private final Poke poke;
     private final Periodic loop;
+    /** Schedules that could not fire at their last attempt on this node → why; removed once one fires. */
+    private final Map<String, String> poisoned = new ConcurrentHashMap<>();
 
     /**
      * @param ctx     the engine's context
@@ -54,6 +58,11 @@ public final class ScheduleFirer implements Background {
         this.poke = poke;
         this.loop = ctx.timer() == null ? null : new Periodic(ctx.timer(), ctx.config().schedules().interval(),
                 () -> Loops.guarded(LOG, "schedules", ctx.metrics(), this::runOnce));
+    }
+
+    /** @return the schedules that could not fire at their last attempt on this node → the error */
+    public Map<String, String> poisoned() {
+        return Map.copyOf(poisoned);
     }
 
     @Override
@@ -104,6 +113,29 @@ public final class ScheduleFirer implements Background {
     private List<Fired> fire(Connection c, Instant now, Set<String> fsms, Set<String> queues) throws SQLException {
         List<Fired> out = new ArrayList<>();
         for (ScheduleSql.Row row : sql.lockDue(c, now, fsms, BATCH)) {
+            // Each schedule under a savepoint: one that cannot fire (its state no longer reads as its
+            // FSM's state type, its cron no longer parses...) is rolled back alone and skipped; the
+            // batch's others fire. It stays due, so it is tried again each tick until it fires.
+            java.sql.Savepoint sp = c.setSavepoint();
+            try {
+                out.add(fireOne(c, row, now, queues));
+                c.releaseSavepoint(sp);
+                poisoned.remove(row.name());
+            } catch (RuntimeException | SQLException e) {
+                c.rollback(sp);
+                ctx.metrics().schedulesPoisoned.increment();
+                String why = e.getClass().getSimpleName() + ": " + e.getMessage();
+                if (poisoned.put(row.name(), why) == null) {
+                    LOG.log(Level.ERROR, "gen-durable schedule " + row.name() + " cannot fire and is skipped until it can"
+                            + " (fix or remove it; the other schedules fire): " + why, e);
+                }
+            }
+        }
+        return out;
+    }
+
+    private Fired fireOne(Connection c, ScheduleSql.Row row, Instant now, Set<String> queues) throws SQLException {
+        {
             Fired f = due(row, now);
             List<Long> ids = new ArrayList<>();
             Long lastId = null;
@@ -127,9 +159,8 @@ public final class ScheduleFirer implements Background {
                         + (row.misfire() == MisfirePolicy.CATCH_UP ? " (at most " + row.maxCatchUp() + ")" : ""));
             }
             LOG.log(Level.DEBUG, () -> "gen-durable schedule " + row.name() + " fired " + f.fireTimes() + ", next " + f.next());
-            out.add(new Fired(f.schedule(), f.fireTimes(), List.copyOf(ids), f.missed(), f.next()));
+            return new Fired(f.schedule(), f.fireTimes(), List.copyOf(ids), f.missed(), f.next());
         }
-        return out;
     }
 
     /** Which of a row's fire times up to {@code now} fire, and the next one after now. */

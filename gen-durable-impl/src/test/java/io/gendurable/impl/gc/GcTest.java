@@ -103,7 +103,7 @@ class GcTest {
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + child)).isEqualTo(1);
 
         h.exec("UPDATE gen_durable SET status = 'done', children_pending = 0, updated_at = now() WHERE id = " + parent);
-        assertThat(EngineInternals.gc(e).runOnce()).isEqualTo(1);
+        assertThat(EngineInternals.gc(e).runOnce()).as("a done parent is final: the child goes").isEqualTo(1);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + child)).isZero();
     }
 
@@ -112,8 +112,7 @@ class GcTest {
      * (its join step retrying with a backoff), parked on a signal, or running. Its children
      * finished more than the retention ago. The GC spared a child only while its parent was
      * {@code awaiting_children}, so it deleted them here and the parent's next step saw
-     * {@code ctx.children()} without them. A child is spared until its parent is done or failed
-     * (or gone).
+     * {@code ctx.children()} without them. A child is spared while its parent's row exists.
      */
     @org.junit.jupiter.params.ParameterizedTest(name = "parent {0}")
     @org.junit.jupiter.params.provider.ValueSource(strings = {"runnable", "awaiting_signal"})
@@ -129,8 +128,44 @@ class GcTest {
         assertThat(EngineInternals.gc(e).runOnce()).isZero();
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(children))).isEqualTo(2);
 
-        h.exec("UPDATE gen_durable SET status = 'failed', updated_at = now() WHERE id = " + parent);
-        assertThat(EngineInternals.gc(e).runOnce()).isEqualTo(2);
+        h.exec("UPDATE gen_durable SET status = 'failed', updated_at = now() - interval '2 days' WHERE id = " + parent);
+        assertThat(EngineInternals.gc(e).runOnce()).as("the parent first").isEqualTo(1);
+        assertThat(EngineInternals.gc(e).runOnce()).as("then its children").isEqualTo(2);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(children))).isZero();
+    }
+
+    /**
+     * A failed parent's finished children live as long as the parent. P's join step failed
+     * because C2 failed; C1 is done. P and C2 are kept for the failed-retention so an operator can
+     * retry them; the GC spared a child only until its parent finished, so once P had failed C1
+     * went after the (shorter) done-retention. The operator then retried C2 and P: P's join step
+     * read only C2 and finished with C1's result silently gone. A child is now spared while its
+     * parent's row exists (existence, not status: a parent retry committing between the GC's
+     * select and its delete cannot make a spared child deletable), so every ancestor that can
+     * still be retried finds its children; the child goes in a pass after its parent.
+     */
+    @Test
+    void the_finished_children_of_a_failed_parent_live_as_long_as_the_parent() {
+        Engine keeps = h.start("gc-tree", c -> c.queues(Map.of())
+                .gc(new EngineConfig.GcConfig(false, Duration.ofHours(1), Duration.ofDays(1), Duration.ofDays(7), 100)), new Noop());
+        List<Long> ids = insert(3);
+        long parent = ids.get(0);
+        long c1 = ids.get(1);
+        long c2 = ids.get(2);
+        h.exec("UPDATE gen_durable SET status = 'failed', updated_at = now() - interval '2 days' WHERE id = " + parent);
+        h.exec("UPDATE gen_durable SET status = 'done', parent_id = " + parent
+                + ", updated_at = now() - interval '2 days' WHERE id = " + c1);
+        h.exec("UPDATE gen_durable SET status = 'failed', parent_id = " + parent
+                + ", updated_at = now() - interval '2 days' WHERE id = " + c2);
+
+        assertThat(EngineInternals.gc(keeps).runOnce()).as("within the failed-retention: nothing goes").isZero();
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(ids))).isEqualTo(3);
+
+        h.exec("UPDATE gen_durable SET updated_at = now() - interval '8 days' WHERE id = " + parent);
+        assertThat(EngineInternals.gc(keeps).runOnce()).as("the parent first").isEqualTo(1);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + parent)).isZero();
+        h.exec("UPDATE gen_durable SET updated_at = now() - interval '8 days' WHERE id = " + c2);
+        assertThat(EngineInternals.gc(keeps).runOnce()).as("then its children").isEqualTo(2);
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id IN " + in(ids))).isZero();
     }
 }

@@ -354,4 +354,38 @@ class SchedulesTest {
         assertThat(s.queue()).isEqualTo("reports");
         assertThat(s.fsm()).isEqualTo("report-minutely");
     }
+
+    /**
+     * One schedule that cannot fire does not stop the others. The firer fires the due schedules
+     * of a tick in one transaction; a schedule whose stored state no longer reads into its FSM's
+     * state type (here the row's state is rewritten to a JSON array; in production, a deployment
+     * changed the type under a run-time definition) threw, the whole batch rolled back, the broken
+     * row sorted first again at the next tick, and no schedule on the node fired until someone
+     * removed it. Each schedule now fires under a savepoint: the broken one is rolled back alone,
+     * skipped, counted ({@code gendurable.schedules.poisoned}) and listed as poisoned; the others
+     * fire on time.
+     */
+    @Test
+    void a_schedule_that_cannot_fire_is_isolated_and_the_others_fire_on_time() {
+        TestClock clock = new TestClock(Instant.parse("2026-01-01T00:00:30Z"));
+        DurableTesting t = node(clock, Minutely.class, Plain.class);
+        t.operations().defineSchedule(ScheduleDefinition.of("broken", Plain.class, "* * * * *", new Report("api")));
+        own.sql("UPDATE " + own.schema() + ".gen_durable_schedules SET state = '[1, 2]' WHERE name = 'broken'");
+        clock.advanceTo(Instant.parse("2026-01-01T00:01:00Z"));
+
+        List<Long> fired = t.fireDueSchedules();
+
+        assertThat(keys(t, fired)).containsExactly("schedule:minutely:2026-01-01T00:01:00Z");
+        io.gendurable.impl.schedule.Schedules schedules = io.gendurable.impl.engine.EngineInternals.schedules(
+                io.gendurable.impl.support.Kit.engine(t));
+        assertThat(schedules.firer().poisoned()).containsOnlyKeys("broken");
+        assertThat(io.gendurable.impl.support.Kit.engine(t).metrics().schedulesPoisoned.sum()).isEqualTo(1);
+        io.gendurable.impl.health.EngineHealth.Check ready = io.gendurable.impl.support.Kit.engine(t).health().readiness();
+        assertThat(ready.data()).as("a signal in the health data").containsKey("schedule broken");
+        assertThat(ready.data().get("schedule broken")).startsWith("cannot fire: ");
+
+        clock.advanceTo(Instant.parse("2026-01-01T00:02:00Z"));
+        assertThat(keys(t, t.fireDueSchedules())).as("the next tick too").containsExactly("schedule:minutely:2026-01-01T00:02:00Z");
+        assertThat(io.gendurable.impl.support.Kit.engine(t).metrics().schedulesPoisoned.sum()).isEqualTo(2);
+    }
 }
