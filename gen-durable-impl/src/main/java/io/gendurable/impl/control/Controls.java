@@ -243,9 +243,8 @@ public final class Controls {
                 slots.add(new Limiter.Slot(r.concurrencyKey(), r.concurrencyShard()));
             }
             Long p = r.parentId();
-            if (p != null && !cancelled.contains(p) && rows.containsKey(p)
-                    && "awaiting_children".equals(rows.get(p).status())) {
-                joining.add(p);
+            if (p != null && !cancelled.contains(p) && rows.containsKey(p)) {
+                joining.add(d);  // counts toward its parent's join if that awaits it (ChildrenSql.join)
             }
         }
         if (!slots.isEmpty()) {

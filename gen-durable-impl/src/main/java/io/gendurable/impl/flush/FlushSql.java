@@ -41,8 +41,9 @@ import static io.gendurable.impl.db.UnnestColumn.text;
  * another transaction holds locked are skipped, never waited for: their outcomes are deferred.
  * Riders, over committed rows only: consume (progress deletes the exact awaited signal ids,
  * terminal outcomes clear the inbox; {@code signals_target}); the fan-out (every parent's
- * children in one insert, then each parent parks with the count that landed); the parent join
- * (terminal children decrement their parents, one {@code −count} per parent); the gate credit
+ * children in one insert, then each parent parks with the count that landed, a new fan-out
+ * generation its children carry); the parent join (ended children decrement their parents, one
+ * {@code −count} per parent, each child once and toward its own generation); the gate credit
  * (each committed row's slot returns to its counter); and the park recheck (a parked row
  * with an inbox signal it awaits and did not see wakes at once: the lost-wakeup fix, in the
  * same transaction as the park, so a delivery racing it queues on the park's row lock).
@@ -360,10 +361,8 @@ public final class FlushSql {
             if (!committed.contains(r.claim())) {
                 continue;
             }
-            if (r.joins() != null) {
-                joining.add(r.joins());
-            } else if (cancelled.contains(r.claim()) && cancelling.getOrDefault(r.id(), 0L) != 0) {
-                joining.add(cancelling.get(r.id()));  // a cancelled child counts as finished
+            if (r.joins() != null || cancelled.contains(r.claim()) && cancelling.getOrDefault(r.id(), 0L) != 0) {
+                joining.add(r.id());  // an ended child counts (a cancelled one as finished)
             }
         }
         if (!joining.isEmpty()) {
@@ -464,19 +463,21 @@ public final class FlushSql {
         if (landed.isEmpty()) {
             return;
         }
+        List<Long> landedIds = new ArrayList<>();
         if (!children.isEmpty()) {
             io.gendurable.Inserted[] answers = insertSql.insert(c, children, now);
             for (int i = 0; i < answers.length; i++) {
                 if (answers[i] != null && !answers[i].duplicate()) {
                     InsertSql.Row child = children.get(i);
                     landed.merge(child.parentId(), 1, Integer::sum);
+                    landedIds.add(answers[i].id());
                     if (!child.eligibleAt().isAfter(now)) {
                         readyQueues.add(child.queue());
                     }
                 }
             }
         }
-        rewoken.putAll(childrenSql.park(c, landed));
+        rewoken.putAll(childrenSql.park(c, landed, landedIds));
     }
 
     private java.util.Set<Transition.Claim> update(Connection c, List<Transition> rows, Instant now,

@@ -19,4 +19,13 @@ class MigrationsVersionTest {
                 + " WHERE success AND version = '" + Migrations.EXPECTED_VERSION + "'");
         assertThat(atExpected).as("the last migration applied is version " + Migrations.EXPECTED_VERSION).isEqualTo(rank);
     }
+
+    /** docs/operations.md names the version readiness expects: it is this one (it once said 6 at version 11). */
+    @Test
+    void the_operations_page_names_the_expected_version() throws java.io.IOException {
+        String page = java.nio.file.Files.readString(java.nio.file.Path.of("../docs/operations.md"));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("the version the release ships \\((\\d+) today\\)").matcher(page);
+        assertThat(m.find()).as("docs/operations.md says which version the release ships").isTrue();
+        assertThat(m.group(1)).isEqualTo(Migrations.EXPECTED_VERSION);
+    }
 }
