@@ -94,6 +94,7 @@ public final class FlushSql {
     private final String updateSql;
     private final String consumeSql;
     private final String recheckSql;
+    private final String existsSql;
     private final InsertSql insertSql;
     private final ChildrenSql childrenSql;
     private final BucketSql bucketSql;
@@ -194,6 +195,7 @@ public final class FlushSql {
                           g.claim_token AS new_token, g.cancel_requested IS NOT NULL AS cancelled
                 """.formatted(t, schema.statusType(), signals, schema.claimTokens(), ROWS.as("t"),
                 Unnest.timestamp("u.eligible_at"), Unnest.timestamp("u.await_deadline"), Unnest.timestamp("u.lease_until"));
+        this.existsSql = "SELECT id FROM " + t + " WHERE id = ANY(?::bigint[])";
         // (target, NULL) clears a whole inbox; (target, id) deletes one consumed signal.
         this.consumeSql = """
                 DELETE FROM %1$s s
@@ -282,6 +284,19 @@ public final class FlushSql {
         }
         if (!cancelParents.isEmpty()) {
             locked.addAll(lock(c, List.of(), new HashMap<>(), new HashMap<>(), cancelParents));
+        }
+        // A parent not locked is held by another transaction (skipped: wait for a later flush), or
+        // gone (deleted by the GC or a purge: nothing to wait for, its children end on their own).
+        // Gone parents are told apart by one read, only when some parent was not locked.
+        java.util.Set<Long> unlockedParents = new java.util.HashSet<>();
+        for (Transition r : all) {
+            Long p = r.joins() != null ? r.joins() : cancelling.get(r.id());
+            if (p != null && p != 0 && !locked.contains(p)) {
+                unlockedParents.add(p);
+            }
+        }
+        if (!unlockedParents.isEmpty()) {
+            locked.addAll(gone(c, unlockedParents));
         }
         List<Transition> rows = new ArrayList<>(all.size());
         java.util.Set<Long> deferred = new java.util.HashSet<>();
@@ -447,6 +462,20 @@ public final class FlushSql {
             }
         }
         return locked;
+    }
+
+    /** @return those of {@code ids} that no row has (deleted) */
+    private java.util.Set<Long> gone(Connection c, java.util.Set<Long> ids) throws SQLException {
+        java.util.Set<Long> out = new java.util.HashSet<>(ids);
+        try (PreparedStatement ps = c.prepareStatement(existsSql)) {
+            ps.setArray(1, Jdbc.longs(c, ids));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.remove(rs.getLong(1));
+                }
+            }
+        }
+        return out;
     }
 
     /** Every committed fan-out's children in ONE insert statement, then each parent parks with what landed. */

@@ -158,6 +158,30 @@ class JoinCountTest {
         assertThat(parent.joins.get(p).get(0)).contains(String.valueOf(d1), String.valueOf(d2));
     }
 
+    /**
+     * A child whose parent was deleted while it ran (the parent cancelled without its descendants,
+     * then purged, or its retention over) ends. The flush locks a terminal child's parent skipping
+     * locked rows and deferred the outcome when the parent was not locked: a deleted parent is
+     * never locked, so the child's outcome was deferred at every flush and the child stayed
+     * executing (found by {@link TreeModelTest}).
+     */
+    @Test
+    void a_child_whose_parent_was_deleted_meanwhile_ends(EngineHarness h) {
+        Parent parent = new Parent();
+        Kid kid = new Kid();
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 4)), parent, kid);
+        long p = e.insert(Parent.class, new Plan(List.of("c1"))).id();
+        awaitStatus(e, p, Status.AWAITING_CHILDREN);
+        long c1 = child(h, p, "c1");
+        awaitStatus(e, c1, Status.EXECUTING);
+        e.operations().cancel(p, "operator");
+        assertThat(e.operations().purge(io.gendurable.InstanceQuery.builder().status(Status.CANCELLED).build()).applied())
+                .isEqualTo(1);
+        assertThat(e.find(p)).isEmpty();
+        kid.latch("c1").countDown();
+        awaitStatus(e, c1, Status.DONE);
+    }
+
     @Test
     void more_old_children_than_new_ones_neither_break_the_count_nor_the_flush_batch(EngineHarness h) {
         Parent parent = new Parent();
