@@ -62,9 +62,11 @@ public interface DurableOperations {
 
     /**
      * Cancels a live instance: it ends {@link Status#CANCELLED} with {@code reason} as its last
-     * error. A step running for it at that moment commits nothing (its claim is fenced), its gate
-     * slot is returned at once, signals to it answer {@link SignalResult#NO_TARGET}, and a parent
-     * awaiting it counts it as finished (not succeeded). Its children are left running.
+     * error, its gate slot comes back, signals to it answer {@link SignalResult#NO_TARGET}, and a
+     * parent awaiting it counts it as finished (not succeeded). Its children are left running. If
+     * a step runs for it, the cancel is a request ({@link Cancellation#pending()}): the step's
+     * thread is interrupted, the instance keeps its key and slot until the step's code returns,
+     * and the flush of that step's outcome discards it and ends the instance cancelled.
      *
      * @param id     the instance
      * @param reason why (kept as its last error); null for a default text
@@ -90,7 +92,7 @@ public interface DurableOperations {
     /**
      * Runs a failed or cancelled instance again from the step it ended in, with its state,
      * attempts counted from 1. Its correlation key is taken again. A parent that already counted
-     * it as finished does not wait for it again.
+     * it as finished does not wait for it again, and is not counted down by it a second time.
      *
      * @param id the instance
      * @return the instance, runnable

@@ -56,12 +56,13 @@ final class ControlSql {
         String paused = schema.qualify("gen_durable_paused_queues");
         this.probeSql = "SELECT parent_id FROM " + t + " WHERE id = ?";
         this.parentsSql = "SELECT parent_id FROM " + t + " WHERE id = ANY(?::bigint[]) AND parent_id IS NOT NULL";
-        // as the GC: an ended child whose parent has not finished is kept (the parent still reads it)
+        // as the GC: an ended child is kept while its parent exists and is not done (a live parent
+        // still reads it; a failed or cancelled one may be retried and read it again)
         this.purgeSql = """
                 DELETE FROM %1$s g
                 WHERE g.id = ANY(?::bigint[]) AND g.status IN %2$s
                   AND (g.parent_id IS NULL
-                       OR COALESCE((SELECT p.status IN %2$s FROM %1$s p WHERE p.id = g.parent_id), true))
+                       OR COALESCE((SELECT p.status = 'done' FROM %1$s p WHERE p.id = g.parent_id), true))
                 """.formatted(t, TERMINAL);
         // every descendant (a finished child may have live children of its own), the live ones kept
         this.descendantsSql = """
