@@ -926,7 +926,9 @@ function schedulesTable(list) {
         sc.lastInstanceId ? [' ', h('a', {href: '#/instance/' + sc.lastInstanceId}, '#' + sc.lastInstanceId)] : null),
       h('td', {}, sc.paused
         ? h('span', {class: 'badge paused', title: `paused by ${sc.pausedBy || '?'}${sc.reason ? ': ' + sc.reason : ''}`}, 'paused')
-        : h('span', {class: 'badge live'}, 'active')),
+        : h('span', {class: 'badge live'}, 'active'),
+        sc.cannotFire ? [' ', h('span', {class: 'badge alert cannot-fire', title: sc.cannotFire}, 'cannot fire'),
+          h('div', {class: 'muted'}, sc.cannotFire)] : null),
       me.admin ? h('td', {}, h('div', {class: 'actions'},
         sc.paused
           ? h('button', {type: 'button', class: 'resume', 'aria-label': 'Resume schedule ' + sc.name, onclick: () => scheduleAction(sc, 'resume')}, 'Resume')

@@ -110,7 +110,9 @@ public final class Schedules {
 
     /** @return every schedule, by name */
     public List<ScheduleStatus> list() {
-        return ctx.db().inTransaction(sql::list).stream().map(ScheduleSql.Row::status).toList();
+        Map<String, String> poisoned = firer().poisoned();
+        return ctx.db().inTransaction(sql::list).stream().map(ScheduleSql.Row::status)
+                .map(s -> s.withCannotFire(poisoned.get(s.name()))).toList();
     }
 
     /** Stores a run-time definition. @return it, as stored */

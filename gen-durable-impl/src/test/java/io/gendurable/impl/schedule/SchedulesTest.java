@@ -383,6 +383,9 @@ class SchedulesTest {
         io.gendurable.impl.health.EngineHealth.Check ready = io.gendurable.impl.support.Kit.engine(t).health().readiness();
         assertThat(ready.data()).as("a signal in the health data").containsKey("schedule broken");
         assertThat(ready.data().get("schedule broken")).startsWith("cannot fire: ");
+        assertThat(t.operations().schedules()).as("the operations API (and the console) show it")
+                .anySatisfy(s -> assertThat(s.name().equals("broken") && s.cannotFire() != null).isTrue())
+                .allSatisfy(s -> assertThat(s.cannotFire() == null).isEqualTo(!s.name().equals("broken")));
 
         clock.advanceTo(Instant.parse("2026-01-01T00:02:00Z"));
         assertThat(keys(t, t.fireDueSchedules())).as("the next tick too").containsExactly("schedule:minutely:2026-01-01T00:02:00Z");
