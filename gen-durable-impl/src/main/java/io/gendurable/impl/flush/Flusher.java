@@ -405,7 +405,7 @@ public final class Flusher {
                     throw e;
                 }
                 try {
-                    return committed(batch, rows, flushed, t0);
+                    return committed(batch, flushed, t0);
                 } finally {
                     // after the step threads resume: a gated row's admission is a statement of its own
                     for (RiddenClaim r : riding) {
@@ -448,10 +448,8 @@ public final class Flusher {
     }
 
     /** After a commit: the counts, the after-commit hook, the steps' futures. @return the outcomes to carry */
-    private List<Pending> committed(List<Pending> batch, List<Transition> rows, FlushSql.Flushed flushed, long t0) {
-        notify(() -> ctx.events().flushed(rows.size(), System.nanoTime() - t0));
-        ctx.metrics().flushes.increment();
-        ctx.metrics().flushedOutcomes.add(rows.size() - flushed.deferred().size());
+    private List<Pending> committed(List<Pending> batch, FlushSql.Flushed flushed, long t0) {
+        long nanos = System.nanoTime() - t0;
         List<Transition> done = new ArrayList<>(flushed.committed().size());
         List<Pending> carried = new ArrayList<>();
         // 0 committed, 1 carried, 2 stale: by the outcome's own claim, never by its row id alone (two
@@ -468,6 +466,14 @@ public final class Flusher {
                 fate[i] = 2;
                 ctx.metrics().stale.increment();
             }
+        }
+        // what this transaction wrote (stale outcomes included: their guard ran): an outcome carried
+        // to a later flush is counted there, once, and each carry in gendurable.flush.deferred
+        int written = batch.size() - carried.size();
+        if (written > 0) {
+            notify(() -> ctx.events().flushed(written, nanos));
+            ctx.metrics().flushes.increment();
+            ctx.metrics().flushedOutcomes.add(written);
         }
         try {
             afterCommit.committed(done, flushed);
