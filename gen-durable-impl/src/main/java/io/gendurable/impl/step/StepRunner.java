@@ -203,12 +203,13 @@ public final class StepRunner {
             try {
                 encoded = decide(current, worker, inlineAllowed);
             } catch (RuntimeException | Error e) {
+                span.leave();
                 span.end("error", Backoff.describe(e));
                 throw e;
             } finally {
                 StepLogContext.exit(logContext);
             }
-            span.end(encoded.kind().label(), encoded.error());
+            span.leave();  // ended once the flush tells the outcome's fate (spanEnd)
             long nanos = System.nanoTime() - start;
             engine.metrics().step(encoded.kind().label(), nanos);
             ClaimedRow row = current.row();
@@ -216,6 +217,7 @@ public final class StepRunner {
                 // no step of this chain runs after this one: its slot goes back as soon as the outcome
                 // is queued, and nothing waits for the commit but the bookkeeping of its end
                 flusher.submit(encoded, history(row, encoded, startedAt), codeDone).whenComplete((written, failure) -> {
+                    spanEnd(span, encoded, written, failure);
                     if (failure != null) {
                         finished.finished(null, failure);
                         return;
@@ -233,11 +235,20 @@ public final class StepRunner {
                 // the next step needs this commit, but no thread waits for it: the commit hands it on
                 Picked from = current;
                 int next = chained + 1;
-                flusher.submit(encoded, history(row, encoded, startedAt), codeDone).whenComplete((written, failure) ->
-                        continuedDurable(from, committed, row, encoded, nanos, written, failure, next, c));
+                flusher.submit(encoded, history(row, encoded, startedAt), codeDone).whenComplete((written, failure) -> {
+                    spanEnd(span, encoded, written, failure);
+                    continuedDurable(from, committed, row, encoded, nanos, written, failure, next, c);
+                });
                 return;
             }
-            Flusher.Written written = flusher.submit(encoded, history(row, encoded, startedAt), null).join();
+            Flusher.Written written;
+            try {
+                written = flusher.submit(encoded, history(row, encoded, startedAt), null).join();
+            } catch (RuntimeException e) {
+                spanEnd(span, encoded, null, e);
+                throw e;
+            }
+            spanEnd(span, encoded, written, null);
             Flusher.Result result = written.result();
             stepFinished(row, encoded, nanos, result);
             if (result == Flusher.Result.STALE || result == Flusher.Result.CANCELLED) {
@@ -294,6 +305,24 @@ public final class StepRunner {
                 }
             }
         });
+    }
+
+    /** Ends a step's span with its outcome's fate: as written, {@code stale}, or {@code error} when it was not written. */
+    private static void spanEnd(io.gendurable.impl.trace.Tracing.StepSpan span, Transition encoded, Flusher.Written written,
+                                Throwable failure) {
+        try {
+            if (failure != null) {
+                span.end("error", "the outcome (" + encoded.kind().label() + ") was not written: " + failure);
+            } else if (written.result() == Flusher.Result.STALE) {
+                span.end("stale", encoded.error());
+            } else if (written.result() == Flusher.Result.CANCELLED) {
+                span.end("cancelled", encoded.error());
+            } else {
+                span.end(encoded.kind().label(), encoded.error());
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "gen-durable: ending a step's span failed: " + e);
+        }
     }
 
     private void stepFinished(ClaimedRow row, Transition encoded, long nanos, Flusher.Result result) {

@@ -103,15 +103,19 @@ public final class OtelTracing implements Tracing {
         }
         Span span = builder.startSpan();
         Scope scope = span.makeCurrent();
-        return (outcome, error) -> {
-            try {
+        return new StepSpan() {
+            @Override
+            public void leave() {
+                scope.close();
+            }
+
+            @Override
+            public void end(String outcome, String error) {
                 span.setAttribute(OUTCOME, outcome);
                 if (error != null) {
                     span.setStatus(StatusCode.ERROR, error);
                 }
                 span.end();
-            } finally {
-                scope.close();
             }
         };
     }

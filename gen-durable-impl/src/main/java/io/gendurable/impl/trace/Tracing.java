@@ -25,23 +25,39 @@ public interface Tracing {
     /**
      * Starts the span of one step with the instance's stored context as its parent and a link to
      * the sender's context of each signal in its inbox ({@link StepAttributes#signals()}), and
-     * makes it current in this thread until {@link StepSpan#end}.
+     * makes it current in this thread until {@link StepSpan#leave}.
      *
      * @param step the claimed step
      * @return the running span; {@link StepSpan#NONE} when tracing is off
      */
     StepSpan startStep(StepAttributes step);
 
-    /** One step's span, current in the step's thread until {@link #end}. */
+    /**
+     * One step's span: current in the step's thread until {@link #leave} (its code is done), ended
+     * by {@link #end} once its outcome's fate is known (written, stale, or not written at all),
+     * possibly on another thread.
+     */
     interface StepSpan {
         /** A span that records nothing. */
-        StepSpan NONE = (outcome, error) -> { };
+        StepSpan NONE = new StepSpan() {
+            @Override
+            public void leave() {
+            }
+
+            @Override
+            public void end(String outcome, String error) {
+            }
+        };
+
+        /** The step's code is done: restores the step thread's previous context. Call on the step's thread, once. */
+        void leave();
 
         /**
-         * Records the outcome, the error if any, ends the span and restores the thread's previous context.
+         * Records the outcome as the flush wrote it, the error if any, and ends the span. Call once, after {@link #leave}.
          *
-         * @param outcome the outcome's label ({@code next}, {@code retry}, ...)
-         * @param error   the step's error as stored, or null
+         * @param outcome the outcome's label ({@code next}, {@code retry}, ...), {@code stale} when the flush
+         *                found the claim gone, {@code error} when it was not written
+         * @param error   the step's error as stored (or why nothing was written), or null
          */
         void end(String outcome, String error);
     }

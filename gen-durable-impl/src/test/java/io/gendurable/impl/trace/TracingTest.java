@@ -57,6 +57,8 @@ class TracingTest {
     /** "fan" fans out one child; "child" and "ok" end; "fail" throws on its only attempt; "await" awaits "go", then ends. */
     public static class Traced implements Fsm<Job> {
         final List<String> seenTraceIds = new CopyOnWriteArrayList<>();
+        final java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
 
         @Override
         public Outcome step(String step, Job job, StepContext ctx) {
@@ -72,6 +74,14 @@ class TracingTest {
                     throw new IllegalStateException("boom");
                 case "await":
                     return step.equals("start") ? Outcome.await(Set.of("go"), "woken", job) : Outcome.done();
+                case "hold":
+                    held.countDown();
+                    try {
+                        release.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return Outcome.done();
                 default:
                     return Outcome.done();
             }
@@ -207,6 +217,24 @@ class TracingTest {
         assertThat(step.getStatus().getDescription()).contains("boom");
         assertThat(step.getParentSpanContext().isValid()).as("a root span: nothing was current at insert").isFalse();
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + id + " AND traceparent IS NULL")).isEqualTo(1);
+    }
+
+    /**
+     * The span's outcome is the one the flush wrote. It was set when the step's code returned, so
+     * a step whose claim was lost meanwhile showed as a successful {@code done} in the trace while
+     * the metric said {@code stale}. Here the row's claim is taken from under the running step
+     * (its fencing token replaced, as a re-claim elsewhere does).
+     */
+    @Test
+    void a_step_whose_claim_was_lost_is_traced_stale_not_done() throws Exception {
+        long id = engine.insert(Traced.class, new Job("hold")).id();
+        assertThat(fsm.held.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        h.exec("UPDATE gen_durable SET claim_token = claim_token + 1000000 WHERE id = " + id);
+        fsm.release.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !exported.steps(id).isEmpty());
+        SpanData step = exported.steps(id).get(0);
+        assertThat(step.getAttributes().get(AttributeKey.stringKey("gendurable.outcome"))).isEqualTo("stale");
+        assertThat(engine.metrics().stale.sum()).isEqualTo(1);
     }
 
     @Test
