@@ -166,7 +166,7 @@ public class DurableBean implements GenDurable, DurableOperations {
                     + settings.config().schema().name() + ")" : "") + " uses " + ds.origin() + "; executors " + ex.origin() + "; "
                     + events.metricsOrigin());
             e = Engine.builder().config(settings.config()).dataSource(ds.dataSource()).registry(extension.registry(engineName))
-                    .timer(ex.timer()).steps(ex.steps()).events(events).principal(DurableBean::callerPrincipal)
+                    .timer(ex.timer()).steps(ex.steps()).probeThreads(ex.probeThreads()).events(events).principal(DurableBean::callerPrincipal)
                     .tracing(tracing())
                     .callerTransactions(JtaCallerTransactions.lookup(jndi,
                             settings.reader().get(ConfigKeys.JTA_DATASOURCE)))

@@ -12,10 +12,12 @@ import java.util.concurrent.TimeUnit;
  *
  * @param timer  fills, flushes, heartbeats and sweeps
  * @param steps  runs the steps
+ * @param probeThreads makes the readiness probe's own thread (the container's managed thread factory, or daemon threads)
  * @param origin a description for the start-up log
  * @param owned  the executors this layer created
  */
-public record EngineExecutors(ScheduledExecutorService timer, ExecutorService steps, String origin,
+public record EngineExecutors(ScheduledExecutorService timer, ExecutorService steps,
+                              java.util.concurrent.ThreadFactory probeThreads, String origin,
                               List<ExecutorService> owned) implements AutoCloseable {
     private static final long SHUTDOWN_WAIT_SECONDS = 5;
 
@@ -23,6 +25,7 @@ public record EngineExecutors(ScheduledExecutorService timer, ExecutorService st
     public EngineExecutors {
         Objects.requireNonNull(timer, "timer");
         Objects.requireNonNull(steps, "steps");
+        Objects.requireNonNull(probeThreads, "probeThreads");
         Objects.requireNonNull(origin, "origin");
         owned = List.copyOf(owned);
     }

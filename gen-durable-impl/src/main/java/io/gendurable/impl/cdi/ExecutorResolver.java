@@ -53,6 +53,7 @@ public final class ExecutorResolver {
         Optional<ScheduledExecutorService> timer = find(ConfigKeys.SCHEDULED_EXECUTOR,
                 ScheduledExecutorService.class);
         Optional<ExecutorService> steps = find(ConfigKeys.EXECUTOR, ExecutorService.class);
+        Optional<ThreadFactory> threads = find(ConfigKeys.THREAD_FACTORY, ThreadFactory.class);
         List<ExecutorService> owned = new ArrayList<>();
         ScheduledExecutorService t = timer.orElseGet(() -> {
             ScheduledExecutorService own = Executors.newScheduledThreadPool(timerThreads(config), daemon("gendurable-timer-"));
@@ -67,8 +68,9 @@ public final class ExecutorResolver {
         });
         String origin = "timer=" + (timer.isPresent() ? "managed (" + reader.get(ConfigKeys.SCHEDULED_EXECUTOR) + ")"
                 : "own pool of " + timerThreads(config) + " threads") + " steps="
-                + (steps.isPresent() ? "managed (" + reader.get(ConfigKeys.EXECUTOR) + ")" : "own cached pool");
-        return new EngineExecutors(t, s, origin, owned);
+                + (steps.isPresent() ? "managed (" + reader.get(ConfigKeys.EXECUTOR) + ")" : "own cached pool")
+                + " probe=" + (threads.isPresent() ? "managed (" + reader.get(ConfigKeys.THREAD_FACTORY) + ")" : "own thread");
+        return new EngineExecutors(t, s, threads.orElseGet(() -> daemon("gendurable-health-probe-")), origin, owned);
     }
 
     private <T> Optional<T> find(ConfigKey<Void, String> key, Class<T> type) {

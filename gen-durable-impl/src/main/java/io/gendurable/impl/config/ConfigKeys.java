@@ -353,6 +353,10 @@ public final class ConfigKeys {
     public static final ConfigKey<Void, String> SCHEDULED_EXECUTOR = container("scheduled-executor",
             "java:comp/DefaultManagedScheduledExecutorService",
             "The managed scheduled executor that runs claims, flushes, heartbeats and sweeps.");
+    /** The JNDI name of the managed thread factory of the readiness probe's thread. */
+    public static final ConfigKey<Void, String> THREAD_FACTORY = container("thread-factory",
+            "java:comp/DefaultManagedThreadFactory",
+            "The managed thread factory that makes the readiness probe's own thread (never queued behind steps).");
 
     /** The values of {@link #METRICS_BACKEND}, in the order {@code auto} tries them. */
     public static final List<String> METRICS_BACKENDS = List.of("microprofile", "micrometer", "opentelemetry");

@@ -78,6 +78,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
@@ -105,6 +106,8 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final Gc gc;
     private final QueueGauges gauges;
     private final EngineHealth health;
+    // the readiness probe's own thread (shut down at stop)
+    private final ExecutorService probes;
     private final Awaiters awaiters = new Awaiters();
     private final AwaitWatcher awaitWatcher;
     private final AwaitBridge awaitBridge;
@@ -207,7 +210,14 @@ public final class Engine implements GenDurable, AutoCloseable {
                 new NodeDirectory(ctx)), this::find, b.principal == null ? () -> null : b.principal);
         this.beacon = new NodeBeacon(ctx, activity, this::queueActivity);
         this.gauges = new QueueGauges(config, db, new GaugesSql(schema), timer, clock, metrics);
-        this.health = new EngineHealth(config, dataSource, schema, steps, metrics.loops,
+        // the readiness probe's own thread (created at the first probe): a step executor busy with
+        // long steps never delays it, so a healthy node under load does not answer DOWN
+        this.probes = Executors.newSingleThreadExecutor(b.probeThreads != null ? b.probeThreads : r -> {
+            Thread t = new Thread(r, "gendurable-health-probe");
+            t.setDaemon(true);
+            return t;
+        });
+        this.health = new EngineHealth(config, dataSource, schema, probes, metrics.loops,
                 () -> new EngineHealth.Lifecycle(started, stopped, startedAt));
         this.health.poisonedSchedules(() -> schedules.firer().poisoned());
     }
@@ -367,6 +377,7 @@ public final class Engine implements GenDurable, AutoCloseable {
                 redis.stop();
             }
             db.close();
+            probes.shutdownNow();
             LOG.log(Level.INFO, "gen-durable stopped");
         }
     }
@@ -516,6 +527,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         private FsmRegistry registry;
         private ScheduledExecutorService timer;
         private ExecutorService steps;
+        private java.util.concurrent.ThreadFactory probeThreads;
         private InstantSource clock;
         private Json json;
         private Poke poke;
@@ -537,6 +549,8 @@ public final class Engine implements GenDurable, AutoCloseable {
         public Builder timer(ScheduledExecutorService v) { this.timer = v; return this; }
         /** @param v runs steps (as many threads as the queues' concurrency adds up to) @return this */
         public Builder steps(ExecutorService v) { this.steps = v; return this; }
+        /** @param v makes the readiness probe's own thread (a container's managed thread factory); default: a daemon thread @return this */
+        public Builder probeThreads(java.util.concurrent.ThreadFactory v) { this.probeThreads = v; return this; }
         /** @param v the clock (default: the system's) @return this */
         public Builder clock(InstantSource v) { this.clock = v; return this; }
         /** @param v JSON-B (default: a new one) @return this */

@@ -31,7 +31,7 @@ import java.util.function.Supplier;
  *   <li><b>Readiness</b>: the engine has started (and not stopped), its database answers a probe
  *       within {@code health.timeout}, and the schema is at the version this code expects
  *       ({@link Migrations#EXPECTED_VERSION}, read from Flyway's history table). The probe runs on
- *       the engine's step executor with the connection's network timeout set to
+ *       a thread of its own (never queued behind steps) with the connection's network timeout set to
  *       {@code health.timeout}, and the caller waits for it at most that long, so a dead socket or
  *       an exhausted pool answers DOWN in time instead of hanging the check. At most one probe is
  *       in flight: while one still waits for the database, checks answer DOWN at once.</li>
@@ -86,7 +86,7 @@ public final class EngineHealth {
      * @param config     the configuration ({@code health.*}, the loops this node runs and their intervals)
      * @param dataSource the engine's DataSource
      * @param schema     the engine's schema
-     * @param probes     runs the database probe (the engine's step executor)
+     * @param probes     runs the database probe (a thread of its own, never queued behind steps)
      * @param ticks      the loops' ticks
      * @param lifecycle  the engine's state, read at each check
      */

@@ -55,6 +55,47 @@ class ReadinessTest {
         assertThat(after.data()).containsEntry("engine", "stopped");
     }
 
+    public record Job(int n) {
+    }
+
+    /** Holds its step until released. */
+    public static class Long implements io.gendurable.Fsm<Job> {
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+
+        @Override
+        public io.gendurable.Outcome step(String step, Job job, io.gendurable.StepContext ctx) throws Exception {
+            entered.countDown();
+            release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+            return io.gendurable.Outcome.done();
+        }
+    }
+
+    /**
+     * The probe does not queue behind steps. It ran on the step executor: with a bounded one (a
+     * container's managed executor) busy with long steps, the probe waited in its queue past the
+     * timeout and a healthy node answered DOWN under load. It now has a thread of its own.
+     */
+    @Test
+    void a_step_executor_busy_with_long_steps_does_not_make_a_healthy_node_unready(EngineHarness h) throws Exception {
+        ExecutorService one = Executors.newFixedThreadPool(1);  // a bounded executor, all of it taken by one step
+        Long fsm = new Long();
+        try {
+            Engine e = h.build("busy", c -> quiet(c).queues(Map.of("default", 1)), java.time.InstantSource.system(),
+                    b -> b.steps(one), fsm);
+            e.start();
+            e.insert(Long.class, new Job(1));
+            assertThat(fsm.entered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            EngineHealth.Check ready = e.health().readiness();
+            assertThat(ready.up()).as(ready.toString()).isTrue();
+            fsm.release.countDown();
+            e.stop();
+        } finally {
+            fsm.release.countDown();
+            one.shutdownNow();
+        }
+    }
+
     @Test
     void a_schema_behind_ahead_or_with_a_failed_migration_is_not_ready(EngineHarness h) {
         Engine e = h.start("schema", ReadinessTest::quiet);
