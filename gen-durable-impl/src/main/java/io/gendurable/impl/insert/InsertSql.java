@@ -91,17 +91,21 @@ public final class InsertSql {
                     ON CONFLICT (correlation_guard) WHERE correlation_guard IS NOT NULL DO NOTHING
                     RETURNING id, correlation_guard, claim_token, attempt
                 )
+                -- a duplicate of an earlier row of this batch names it; a duplicate of a row outside the
+                -- batch is answered by a fresh read after the statement (holdersSql): this statement's
+                -- snapshot may still show a holder that ended while the insert waited on the index,
+                -- not the one its conflict was with
                 SELECT i.ord, ins.id AS inserted_id, ins.claim_token, ins.attempt,
-                       COALESCE((SELECT s.id FROM ins s WHERE ins.id IS NULL AND s.correlation_guard = i.correlation_key
-                                 ORDER BY s.id LIMIT 1),
-                                (SELECT h.id FROM %1$s h WHERE ins.id IS NULL AND h.correlation_guard = i.correlation_key))
-                           AS holder_id
+                       (SELECT s.id FROM ins s WHERE ins.id IS NULL AND s.correlation_guard = i.correlation_key
+                        ORDER BY s.id LIMIT 1) AS holder_id
                 FROM input i LEFT JOIN ins ON ins.id = i.id
                 ORDER BY i.ord
                 """.formatted(t, schema.statusType(), ROWS.as("u"), schema.claimTokens(),
                 schema.qualify("gen_durable_paused_queues"));
-        // A holder that committed while our insert waited on it is outside the statement's
-        // snapshot; this fresh read finds it (uses gen_durable_correlation).
+        // The holder of a key outside the batch, read after the insert's conflict: a holder that
+        // committed while the insert waited on it is outside the statement's snapshot, and one the
+        // snapshot shows may have ended since; this fresh read finds the live one (uses
+        // gen_durable_correlation).
         this.holdersSql = "SELECT correlation_guard, id FROM " + t + " WHERE correlation_guard = ANY(?::text[])";
         // The lease of rows this transaction's insert claimed, stamped again (fenced by their tokens)
         // when the insert waited long: rows of this transaction, so nothing else holds them.
