@@ -967,7 +967,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         try {
             // The row stays claimed and heartbeated until its outcome's flush ends; this thread does
             // not wait for that flush (ended runs when it does).
-            runner.runThen(run.picked, worker, flusher, this::isRunning, run, run::codeDone, run::ended, run);
+            runner.runThen(run.picked, worker, flusher, this::mayChain, run, run::codeDone, run::ended, run);
         } catch (RuntimeException | Error e) {
             run.ended(null, e);
             if (e instanceof Error error) {
@@ -998,8 +998,12 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         }
     }
 
-    private boolean isRunning() {
-        return running;
+    /**
+     * @return whether a step's next may run inline in this worker: the queue runs and is not paused
+     * (a paused queue's {@code next} waits in it, as operations.md promises: pause is the brake)
+     */
+    private boolean mayChain() {
+        return running && !pauses.isPaused(queue);
     }
 
     /** Extends the leases of every row this scheduler holds (the heartbeat's beat; tests call it directly). */

@@ -188,7 +188,9 @@ public final class StepRunner {
                 finished.finished(Flusher.Result.STALE, null);
                 return;
             }
-            boolean inlineAllowed = inline != null && chained < InlineContinuation.MAX_CHAIN && c.mayChain().getAsBoolean();
+            // asked once the step's code has returned (decide): a queue paused while it ran stops the chain here
+            java.util.function.BooleanSupplier inlineAllowed = inline != null && chained < InlineContinuation.MAX_CHAIN
+                    ? c.mayChain() : () -> false;
             long start = System.nanoTime();
             java.time.Instant startedAt = engine.clock().instant();
             ClaimedRow claimed = current.row();
@@ -360,7 +362,7 @@ public final class StepRunner {
                 h.includeState() && encoded.setsState() ? encoded.stateJson() : null);
     }
 
-    private Transition decide(Picked picked, String worker, boolean inlineAllowed) {
+    private Transition decide(Picked picked, String worker, java.util.function.BooleanSupplier inlineAllowed) {
         ClaimedRow row = picked.row();
         Optional<FsmDefinition> found = registry.find(row.fsm(), row.fsmVersion());
         if (found.isEmpty()) {
@@ -400,7 +402,7 @@ public final class StepRunner {
         }
         try {
             java.time.Instant now = engine.clock().instant();
-            java.time.Instant lease = inlineAllowed && error == null && inline.wanted(def, outcome)
+            java.time.Instant lease = error == null && inlineAllowed.getAsBoolean() && inline.wanted(def, outcome)
                     ? now.plus(leaseTtl) : null;
             return encoder.encode(picked, worker, outcome, now, error, lease);
         } catch (RuntimeException e) {
