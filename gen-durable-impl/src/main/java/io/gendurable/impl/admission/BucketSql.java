@@ -140,7 +140,7 @@ public final class BucketSql {
                 """.formatted(schema.qualify("gen_durable_bucket_configs"), POLICIES.as("p"));
         this.lockKindSql = """
                 SELECT kind, key, shard, capacity, available, last_refill, true AS grabbed FROM %1$s b
-                WHERE kind = ?
+                WHERE kind = ? AND (key > ? OR key = ? AND ?)
                 ORDER BY key, shard
                 LIMIT ?
                 FOR UPDATE OF b SKIP LOCKED
@@ -242,9 +242,22 @@ public final class BucketSql {
 
     /** @return up to {@code limit} shards of one kind, skip-locked, in (key, shard) order */
     public List<Shard> lockKind(Connection c, String kind, int limit) throws SQLException {
+        return lockKind(c, kind, "", true, limit);
+    }
+
+    /**
+     * @param from      where this page of keys starts (a cursor: "" for the first key)
+     * @param inclusive whether the key {@code from} itself is in the page
+     * @param limit     the most shards
+     * @return the shards of the kind from {@code from} on, in (key, shard) order, that no other transaction holds
+     */
+    public List<Shard> lockKind(Connection c, String kind, String from, boolean inclusive, int limit) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(lockKindSql)) {
             ps.setString(1, kind);
-            ps.setInt(2, limit);
+            ps.setString(2, from);
+            ps.setString(3, from);
+            ps.setBoolean(4, inclusive);
+            ps.setInt(5, limit);
             return shards(ps);
         }
     }

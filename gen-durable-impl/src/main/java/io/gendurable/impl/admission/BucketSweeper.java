@@ -32,6 +32,36 @@ import java.util.stream.Collectors;
 public final class BucketSweeper {
     private static final int BATCH = 10_000;
 
+    /**
+     * Where the next pass over a kind's keys starts. Each pass takes at most {@link #batch} shards
+     * from there and moves it on; a short pass (the end reached) starts the next from the first
+     * key. Without it every pass took the first shards in key order, and a key sorted after that
+     * many busy shards was never reconciled (its leaked slots never came back).
+     */
+    private static final class Cursor {
+        String from = "";
+        boolean inclusive = true;
+
+        /** Moves past a pass of {@code shards} (in key order) taken with this cursor and a limit of {@code batch}. */
+        void advance(List<Shard> shards, int batch) {
+            if (shards.size() < batch) {
+                from = "";
+                inclusive = true;
+                return;
+            }
+            String first = shards.get(0).key();
+            String last = shards.get(shards.size() - 1).key();
+            // the last key may have more shards than this pass held: start there again, unless it
+            // was the only key of the pass (then past it, so a pass always moves on)
+            from = last;
+            inclusive = !last.equals(first);
+        }
+    }
+
+    private final Map<String, Cursor> cursors = new java.util.concurrent.ConcurrentHashMap<>();
+    // the most shards a pass takes (tests set fewer)
+    private volatile int batch = BATCH;
+
     private final EngineContext ctx;
     private final LimitsConfig limits;
     private final BucketSql sql;
@@ -64,7 +94,7 @@ public final class BucketSweeper {
     /** @return how many gate shards were corrected, backfilled or deleted */
     public int reconcileGates() {
         return ctx.db().inTransaction(c -> {
-            Map<String, List<Shard>> locked = group(sql.lockKind(c, "conc", BATCH));
+            Map<String, List<Shard>> locked = group(page(c, "conc"));
             if (locked.isEmpty()) {
                 return 0;
             }
@@ -131,13 +161,34 @@ public final class BucketSweeper {
 
     /** The kind's shards we could lock, keeping only keys whose every shard we hold. */
     private Map<String, List<Shard>> lockAll(Connection c, String kind) throws SQLException {
-        Map<String, List<Shard>> byKey = group(sql.lockKind(c, kind, BATCH));
+        Map<String, List<Shard>> byKey = group(page(c, kind));
         if (byKey.isEmpty()) {
             return byKey;
         }
         Map<String, Integer> totals = sql.totals(c, kind, byKey.keySet());
         byKey.entrySet().removeIf(e -> e.getValue().size() != totals.getOrDefault(e.getKey(), 0));
         return byKey;
+    }
+
+    /** The next page of the kind's shards that no other transaction holds; moves the kind's cursor past it. */
+    private List<Shard> page(Connection c, String kind) throws SQLException {
+        Cursor cursor = cursors.computeIfAbsent(kind, k -> new Cursor());
+        int limit = batch;
+        List<Shard> shards = sql.lockKind(c, kind, cursor.from, cursor.inclusive, limit);
+        cursor.advance(shards, limit);
+        return shards;
+    }
+
+    /**
+     * Sets the most shards one pass takes (default 10,000): tests show the cursor's reach with few.
+     *
+     * @param shards at least 1
+     */
+    public void batch(int shards) {
+        if (shards < 1) {
+            throw new IllegalArgumentException("shards must be at least 1, got " + shards);
+        }
+        this.batch = shards;
     }
 
     private static boolean refilled(Shard s, LimitsConfig.RateLimit r, Instant now) {

@@ -47,6 +47,11 @@ public final class Gc implements Background {
         return loop;
     }
 
+    /** @return the sweeper of rate buckets and reconciler of gates */
+    public BucketSweeper buckets() {
+        return buckets;
+    }
+
     /** @return how many idle or orphaned rate-bucket shards were deleted */
     public int sweepRateBuckets() {
         return buckets.sweepRates();
