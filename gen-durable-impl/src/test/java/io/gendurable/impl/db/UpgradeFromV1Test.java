@@ -74,12 +74,16 @@ class UpgradeFromV1Test {
                 """.formatted(fsm, job.formatted("runnable"), job.formatted("claimed"), job.formatted("parked"),
                 job.formatted("parent"), job.formatted("child 1"), job.formatted("child 2")));
 
+        // the migration alone first: the started node's reaper may take the dead claim back at once
+        Flyway.configure(Migrations.class.getClassLoader()).dataSource(h.dataSource()).schemas(h.schema())
+                .defaultSchema(h.schema()).table(Migrations.HISTORY_TABLE)
+                .locations("classpath:db/gendurable").load().migrate();
+        assertThat(h.queryLong("SELECT claim_token FROM gen_durable WHERE id = 2")).as("the old claim was fenced").isPositive();
         Engine e = h.start("new-node", c -> c.queues(Map.of("default", 4))
                 .reaper(new EngineConfig.ReaperConfig(true, Duration.ofMillis(200), 100))
                 .limits(new LimitsConfig(Map.of(), Map.of("api", new LimitsConfig.Gate("api", 2, 1)))),
                 new Upgraded());
         assertThat(h.queryLong("SELECT max(version::int) FROM " + Migrations.HISTORY_TABLE)).as("every version up to the latest").isEqualTo(Long.parseLong(Migrations.EXPECTED_VERSION));
-        assertThat(h.queryLong("SELECT claim_token FROM gen_durable WHERE id = 2")).as("the old claim was fenced").isPositive();
 
         e.signal(SignalTarget.id(3), "go", Map.of());
         await().atMost(Duration.ofSeconds(20)).until(() ->
