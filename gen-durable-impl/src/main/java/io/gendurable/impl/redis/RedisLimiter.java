@@ -33,10 +33,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * PostgreSQL (fenced by their claim token); a stamp that fails gives the slots back (and if that
  * fails too, they lapse with their lease). Credits run after the transaction that frees a slot
  * commits ({@link Limiter.Slot#inBand()} is false), so a failure between the two leaks the slot
- * until its lease lapses, never frees one still held. A Redis that lost its data (restarted
- * without persistence, flushed) is detected by its missing epoch key: before admitting anything,
- * the limiter rebuilds every gate's holders from PostgreSQL's executing gated rows and only then
- * sets the epoch. Rate buckets cannot be rebuilt: they restart full.
+ * until its lease lapses, never frees one still held. A Redis that lost any of its state is
+ * detected by its epoch key, which holds the {@code run_id} of the Redis process that set it:
+ * missing (restarted without persistence, flushed) or naming another process (restarted, perhaps
+ * from an older snapshot, or failed over to a replica), every script refuses to admit until the
+ * limiter has rebuilt every gate's holders from PostgreSQL's executing gated rows and set the
+ * epoch again. Rate buckets cannot be rebuilt: they restart as the server has them.
  */
 public final class RedisLimiter implements Limiter {
     private static final Logger LOG = System.getLogger("io.gendurable.admission");
@@ -47,11 +49,14 @@ public final class RedisLimiter implements Limiter {
 
     // KEYS: epoch, the G gate sets, the R rate hashes. ARGV: ttl ms, G, R, G limits, R (capacity, tokens per
     // ms), the count of candidates, then per candidate: gate index (0: none), rate index (0: none), weight, holder.
-    // Returns one code per candidate (0 gate full, 1 admitted, 2 rate short), or {-1}: the epoch is missing.
+    // Returns one code per candidate (0 gate full, 1 admitted, 2 rate short), or {-1}: the epoch is missing or
+    // was set by another Redis process (its run_id): the server restarted (perhaps from an older snapshot) or
+    // failed over, and holders may be missing.
     // A candidate is a claim not admitted yet: a member of its name can only be a rebuild's placeholder
     // (a rebuild counts every gated claim), removed before counting.
     private static final RedisStore.Script ADMIT = new RedisStore.Script("""
-            if redis.call('EXISTS', KEYS[1]) == 0 then return {-1} end
+            local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+            if redis.call('GET', KEYS[1]) ~= run then return {-1} end
             local t = redis.call('TIME')
             local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
             local ttl = tonumber(ARGV[1])
@@ -126,7 +131,7 @@ public final class RedisLimiter implements Limiter {
             local t = redis.call('TIME')
             local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
             local ttl = tonumber(ARGV[1])
-            local lost = redis.call('EXISTS', KEYS[1]) == 0
+            local lost = redis.call('GET', KEYS[1]) ~= string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
             local missing = {}
             for i = 2, #KEYS do
               if lost then
@@ -147,11 +152,12 @@ public final class RedisLimiter implements Limiter {
             return n
             """);
 
-    // KEYS: epoch, then one gate set per holder. ARGV: ttl ms, epoch value, then the holders. Only when the
-    // epoch is missing: registers every holder, then sets the epoch. Returns 1 when it rebuilt, 0 when another
-    // node had.
+    // KEYS: epoch, then one gate set per holder. ARGV: ttl ms, who rebuilds (for the log), then the holders.
+    // Only when the epoch is missing or names another Redis process: registers every holder, then sets the
+    // epoch to this process's run_id. Returns 1 when it rebuilt, 0 when another node had.
     private static final RedisStore.Script REBUILD = new RedisStore.Script("""
-            if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+            local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+            if redis.call('GET', KEYS[1]) == run then return 0 end
             local t = redis.call('TIME')
             local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
             local ttl = tonumber(ARGV[1])
@@ -159,7 +165,7 @@ public final class RedisLimiter implements Limiter {
               redis.call('ZADD', KEYS[i], now + ttl, ARGV[i + 1])
               redis.call('PEXPIRE', KEYS[i], 2 * ttl)
             end
-            redis.call('SET', KEYS[1], ARGV[2])
+            redis.call('SET', KEYS[1], run)
             return 1
             """);
 
@@ -298,7 +304,7 @@ public final class RedisLimiter implements Limiter {
             }
             if (attempt == ATTEMPTS) {
                 throw new IllegalStateException("gen-durable: the Redis limiter's epoch key " + epochKey
-                        + " vanished again right after " + ATTEMPTS + " rebuilds; nothing was admitted");
+                        + " was lost again right after " + ATTEMPTS + " rebuilds; nothing was admitted");
             }
             rebuild();
         }
@@ -319,8 +325,9 @@ public final class RedisLimiter implements Limiter {
         Long rebuilt = store.eval(REBUILD, ScriptOutputType.INTEGER, keys, args);
         if (rebuilt == 1L) {
             ctx.metrics().bucketsReconciled.add(holders.size());
-            LOG.log(Level.WARNING, "gen-durable: the Redis limiter found no epoch under " + store.prefix()
-                    + " (a new Redis, or one that lost its data): rebuilt " + holders.size()
+            LOG.log(Level.WARNING, "gen-durable: the Redis limiter found no epoch of this Redis process under "
+                    + store.prefix() + " (a new Redis, or one that restarted, was restored or failed over): rebuilt "
+                    + holders.size()
                     + " gate holders from PostgreSQL's executing rows; rate buckets restart full");
         }
     }

@@ -243,6 +243,48 @@ class RedisLimiterTest {
         }
     }
 
+    /**
+     * A Redis restored from an older snapshot (a restart from its periodic RDB, a failover to a
+     * replica that is behind) keeps the epoch and loses the holders admitted after the snapshot.
+     * The limiter rebuilt only when the epoch was missing: it admitted X beside H, two in flight
+     * under a gate of one, until the next renewal. The epoch now names the Redis process that set
+     * it (its {@code run_id}); a restarted or failed-over server has another, and the limiter
+     * rebuilds before admitting.
+     */
+    @Test
+    void a_redis_restored_from_an_older_snapshot_is_rebuilt_before_anything_is_admitted(@org.junit.jupiter.api.io.TempDir
+                                                                                               java.nio.file.Path dir)
+            throws Exception {
+        Holder fsm = new Holder();
+        TestRedis.Server server = TestRedis.startPrivate(dir);
+        try {
+            Engine e = h.start("n1", redisGate(server.url(), 1, Duration.ofSeconds(30), Duration.ofSeconds(10)), fsm);
+            e.insert(task("W"));
+            assertThat(fsm.entered("W").await(10, TimeUnit.SECONDS)).isTrue();
+            fsm.release("W");
+            await().atMost(Duration.ofSeconds(10)).until(() -> done() == 1);
+            var r = redis(server.url()).sync();
+            assertThat(r.save()).isEqualTo("OK");  // the snapshot: the epoch, no holder
+            e.insert(task("H"));
+            assertThat(fsm.entered("H").await(10, TimeUnit.SECONDS)).isTrue();
+            redis.close();
+            client.shutdown();
+            client = null;
+            server.stop();   // SIGKILL; the restart loads the older snapshot
+            server.start();
+            e.insert(task("X"));
+            await("X must wait: the rebuilt gate holds H").during(Duration.ofSeconds(2))
+                    .atMost(Duration.ofSeconds(6)).until(() -> !fsm.started("X"));
+            fsm.release("H");
+            assertThat(fsm.entered("X").await(10, TimeUnit.SECONDS)).isTrue();
+            fsm.release("X");
+            await().atMost(Duration.ofSeconds(10)).until(() -> done() == 3);
+            assertThat(fsm.max.get()).as("never more than the gate's one").isEqualTo(1);
+        } finally {
+            server.stop();
+        }
+    }
+
     @Test
     void redis_configured_without_its_client_is_a_deployment_error_naming_the_key_and_the_artifact() {
         EngineConfig limiter = h.configBuilder("n1").limiter(LimiterBackend.REDIS).build();

@@ -46,7 +46,18 @@ public final class TestRedis {
 
     /** @return a redis-server of the caller's own, on a free port */
     public static Server startPrivate() {
-        Server s = new Server(freePort());
+        Server s = new Server(freePort(), null);
+        s.start();
+        return s;
+    }
+
+    /**
+     * @param dir where it keeps its snapshot ({@code dump.rdb}; written only by {@code SAVE}): a
+     *            restart loads it, as a Redis restored from an older snapshot would
+     * @return a redis-server of the caller's own, on a free port
+     */
+    public static Server startPrivate(Path dir) {
+        Server s = new Server(freePort(), dir);
         s.start();
         return s;
     }
@@ -75,13 +86,15 @@ public final class TestRedis {
         }
     }
 
-    /** A redis-server process: no persistence, on 127.0.0.1. */
+    /** A redis-server process on 127.0.0.1: no persistence, or a snapshot written only by {@code SAVE}. */
     public static final class Server {
         private final int port;
+        private final Path dir;
         private Process process;
 
-        Server(int port) {
+        Server(int port, Path dir) {
             this.port = port;
+            this.dir = dir;
         }
 
         /** @return its URL */
@@ -93,8 +106,12 @@ public final class TestRedis {
         public synchronized void start() {
             try {
                 Path log = Files.createTempFile("gendurable-redis-" + port, ".log");
-                process = new ProcessBuilder(List.of("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
-                        "--save", "", "--appendonly", "no"))
+                List<String> command = new java.util.ArrayList<>(List.of("redis-server", "--port", String.valueOf(port),
+                        "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"));
+                if (dir != null) {
+                    command.addAll(List.of("--dir", dir.toString(), "--dbfilename", "dump.rdb"));
+                }
+                process = new ProcessBuilder(command)
                         .redirectErrorStream(true).redirectOutput(log.toFile()).start();
             } catch (IOException e) {
                 throw new IllegalStateException("no Redis for the tests: nothing answers on 127.0.0.1:6379, "
