@@ -56,6 +56,9 @@ public final class InsertSql {
             boolNotNull("key_blocked", Input::keyBlocked),
             text("claim_by", Input::claimBy));
 
+    // tests only: runs right before the fresh read of the holders of a batch's duplicates
+    static volatile Runnable beforeHolderRead = () -> { };
+
     private final String sql;
     private final String holdersSql;
     private final String stampSql;
@@ -284,6 +287,7 @@ public final class InsertSql {
     private void resolveHolders(Connection c, List<Row> rows, List<Integer> positions, Inserted[] out)
             throws SQLException {
         String[] keys = positions.stream().map(i -> rows.get(i).correlationKey()).distinct().toArray(String[]::new);
+        beforeHolderRead.run();
         java.util.Map<String, Long> holders = new java.util.HashMap<>();
         try (PreparedStatement ps = c.prepareStatement(holdersSql)) {
             ps.setArray(1, Jdbc.texts(c, keys));

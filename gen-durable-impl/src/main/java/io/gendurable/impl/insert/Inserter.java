@@ -27,6 +27,8 @@ import java.util.Set;
  */
 public final class Inserter {
     private static final int HOLDER_RETRIES = 3;
+    // tests only: runs before each round after the first (a key whose holder ended meanwhile is inserted again)
+    static volatile Runnable beforeRetryRound = () -> { };
 
     private final EngineContext ctx;
     private final InstanceRows instanceRows;
@@ -76,31 +78,57 @@ public final class Inserter {
         InsertStarts.Slot[] slots = joined.isPresent() ? null : reserve(rows, now);
         boolean[] started = new boolean[rows.size()];
         boolean own = joined.isEmpty();  // a caller's transaction keeps its session settings (InsertSql.JIT_OFF_ROWS)
+        // every round in ONE transaction (the caller's, or one of the engine's): a batch that
+        // needed a second round (a duplicate's holder ended before it could be read) and then
+        // failed writes nothing, as a rejected batch must; each statement reads afresh (read committed)
+        List<Round> rounds = new ArrayList<>();
         try {
-            List<Integer> todo = java.util.stream.IntStream.range(0, rows.size()).boxed().toList();
-            for (int round = 0; !todo.isEmpty(); round++) {
-                if (round == HOLDER_RETRIES) {
-                    throw new IllegalStateException("could not insert or find the holder of correlation keys "
-                            + todo.stream().map(i -> rows.get(i).correlationKey()).toList() + " after " + round + " tries");
+            Db.Work<Void> work = c -> {
+                rounds.clear();
+                List<Integer> todo = java.util.stream.IntStream.range(0, rows.size()).boxed().toList();
+                for (int round = 0; !todo.isEmpty(); round++) {
+                    if (round == HOLDER_RETRIES) {
+                        List<Integer> left = todo;
+                        throw new IllegalStateException("could not insert or find the holder of correlation keys "
+                                + left.stream().map(i -> rows.get(i).correlationKey()).toList() + " after " + round + " tries");
+                    }
+                    if (round > 0) {
+                        beforeRetryRound.run();
+                    }
+                    List<Integer> positions = todo;
+                    List<InsertSql.Row> batch = positions.stream().map(rows::get).toList();
+                    Leased leased = new Leased();
+                    Round r = new Round(positions, leased);
+                    rounds.add(r);  // before the statement: a lost commit answer gives back what it claimed
+                    leased.insert(c, batch, now, claimBy(slots, positions), own);
+                    List<Integer> again = new ArrayList<>();
+                    for (int k = 0; k < positions.size(); k++) {
+                        if (leased.answers.inserted()[k] == null) {
+                            again.add(positions.get(k));  // the holder terminated meanwhile: insert again
+                        }
+                    }
+                    todo = again;
                 }
-                List<Integer> positions = todo;
-                List<InsertSql.Row> batch = positions.stream().map(rows::get).toList();
-                String[] claimBy = claimBy(slots, positions);
-                Leased leased = new Leased();
-                Db.Work<InsertSql.Answers> work = c -> leased.insert(c, batch, now, claimBy, own);
-                InsertSql.Answers answers;
-                try {
-                    answers = joined.isPresent() ? joined.get().run(work) : ctx.db().inTransaction(work);
-                } catch (io.gendurable.impl.db.UnknownCommitException e) {
-                    unconfirmed(slots, positions, leased.answers, now, rows);
-                    throw e;
+                return null;
+            };
+            try {
+                if (joined.isPresent()) {
+                    joined.get().run(work);
+                } else {
+                    ctx.db().inTransaction(work);
                 }
-                List<Integer> again = new ArrayList<>();
-                for (int k = 0; k < positions.size(); k++) {
-                    int i = positions.get(k);
+            } catch (io.gendurable.impl.db.UnknownCommitException e) {
+                for (Round r : rounds) {
+                    unconfirmed(slots, r.positions(), r.leased().answers, now, rows);
+                }
+                throw e;
+            }
+            for (Round r : rounds) {
+                InsertSql.Answers answers = r.leased().answers;
+                for (int k = 0; k < r.positions().size(); k++) {
+                    int i = r.positions().get(k);
                     if (answers.inserted()[k] == null) {
-                        again.add(i);  // the holder terminated meanwhile: insert again
-                        continue;
+                        continue;  // answered by a later round
                     }
                     out[i] = answers.inserted()[k];
                     if (answers.claimTokens()[k] != 0) {
@@ -108,10 +136,9 @@ public final class Inserter {
                         InsertStarts.Slot slot = slots[i];
                         slots[i] = null;
                         slot.claimed(rows.get(i), out[i].id(), answers.claimTokens()[k], answers.attempts()[k], now,
-                                leased.until);
+                                r.leased().until);
                     }
                 }
-                todo = again;
             }
         } finally {
             release(slots);
@@ -154,6 +181,10 @@ public final class Inserter {
             }
             return answers;
         }
+    }
+
+    /** One statement of a batch's transaction: the positions it inserted, and its answers and lease. */
+    private record Round(List<Integer> positions, Leased leased) {
     }
 
     /** The commit answer was lost: rows the statement claimed go back by their tokens, their slots are freed. */
