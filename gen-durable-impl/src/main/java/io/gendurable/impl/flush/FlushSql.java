@@ -89,6 +89,9 @@ public final class FlushSql {
             text("error", StepHistory::error),
             text("state", StepHistory::stateJson));
 
+    // rounds of a fan-out's insert for children whose key's holder ended mid-statement (then: not landed)
+    private static final int FAN_OUT_ROUNDS = 3;
+
     private final String historySql;
     private final String lockSql;
     private final String updateSql;
@@ -493,11 +496,17 @@ public final class FlushSql {
             return;
         }
         List<Long> landedIds = new ArrayList<>();
-        if (!children.isEmpty()) {
-            io.gendurable.Inserted[] answers = insertSql.insert(c, children, now);
+        // a child whose key's holder ended between its conflict and the holder's read (a null answer)
+        // is inserted again, in this transaction, as the public insert does (a few rounds at most)
+        List<InsertSql.Row> pending = children;
+        for (int round = 0; round < FAN_OUT_ROUNDS && !pending.isEmpty(); round++) {
+            io.gendurable.Inserted[] answers = insertSql.insert(c, pending, now);
+            List<InsertSql.Row> again = new ArrayList<>();
             for (int i = 0; i < answers.length; i++) {
-                if (answers[i] != null && !answers[i].duplicate()) {
-                    InsertSql.Row child = children.get(i);
+                InsertSql.Row child = pending.get(i);
+                if (answers[i] == null) {
+                    again.add(child);
+                } else if (!answers[i].duplicate()) {
                     landed.merge(child.parentId(), 1, Integer::sum);
                     landedIds.add(answers[i].id());
                     if (!child.eligibleAt().isAfter(now)) {
@@ -505,6 +514,7 @@ public final class FlushSql {
                     }
                 }
             }
+            pending = again;
         }
         rewoken.putAll(childrenSql.park(c, landed, landedIds));
     }
