@@ -75,7 +75,11 @@ public final class BucketSweeper {
 
     /** @return how many rate-bucket shards were deleted */
     public int sweepRates() {
-        Instant now = ctx.clock().instant();
+        // Refills are stamped with the admitting nodes' clocks and judged here with this node's: a
+        // bucket goes only once it was full a lease margin ago, the clock skew the engine tolerates
+        // (lease-ttl - heartbeat-interval, reliability.md). Deleted early, it would be minted full.
+        var lease = ctx.config().lease();
+        Instant now = ctx.clock().instant().minus(lease.ttl().minus(lease.heartbeatInterval()));
         return ctx.db().inTransaction(c -> {
             Map<String, List<Shard>> byKey = lockAll(c, "rate");
             List<String> drop = new ArrayList<>();

@@ -52,4 +52,33 @@ class ReconcilerReachTest {
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable_buckets WHERE kind = 'conc' AND available = 0"))
                 .as("the busy keys are left as they are").isEqualTo(100);
     }
+
+    /**
+     * A rate bucket's fullness is judged with the GC node's clock while its refills are stamped with
+     * the admitting nodes' clocks: a GC node whose clock runs ahead deleted a bucket not yet full,
+     * which the next admission then minted full (over-admission up to skew x rate). The sweep now
+     * deletes a bucket only once it was full a lease margin ago by its clock ({@code lease-ttl} -
+     * {@code heartbeat-interval}: the skew the engine tolerates for leases, reliability.md).
+     */
+    @Test
+    void a_rate_bucket_full_by_a_clock_ahead_of_its_refills_by_less_than_the_lease_margin_is_kept(EngineHarness h) {
+        java.time.Instant refilled = java.time.Instant.parse("2026-06-01T12:00:00Z");
+        java.util.concurrent.atomic.AtomicReference<java.time.Instant> clock = new java.util.concurrent.atomic.AtomicReference<>();
+        clock.set(refilled);
+        Engine e = h.start("gc-node", c -> c.queues(Map.of())
+                .lease(java.time.Duration.ofSeconds(30), java.time.Duration.ofSeconds(10))  // margin 20 s
+                .gc(new io.gendurable.impl.config.EngineConfig.GcConfig(false, java.time.Duration.ofHours(1),
+                        java.time.Duration.ofDays(1), java.time.Duration.ofDays(7), 1000))
+                .limits(new LimitsConfig(Map.of("api", new LimitsConfig.RateLimit("api", 1, java.time.Duration.ofSeconds(10), 1, 1)),
+                        Map.of())), clock::get);
+        h.exec("INSERT INTO gen_durable_buckets (kind, key, shard, capacity, available, last_refill) VALUES "
+                + "('rate', 'api:t', 0, 1, 0, '" + refilled + "')");  // one token taken at 'refilled' by an admitting node
+        BucketSweeper sweeper = EngineInternals.gc(e).buckets();
+        clock.set(refilled.plusSeconds(15));  // full by this clock (10 s a token), 15 s ahead of the admitting one
+        sweeper.sweepRates();
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable_buckets WHERE key = 'api:t'")).as("kept").isEqualTo(1);
+        clock.set(refilled.plusSeconds(31));  // full a lease margin ago
+        sweeper.sweepRates();
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable_buckets WHERE key = 'api:t'")).as("deleted").isZero();
+    }
 }
