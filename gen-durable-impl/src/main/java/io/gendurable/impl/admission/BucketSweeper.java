@@ -133,7 +133,14 @@ public final class BucketSweeper {
                 }
                 for (Shard s : shards) {
                     if (s.shard() >= g.shards()) {
-                        continue;  // beyond a shards decrease: never drawn from, deleted with the key when idle
+                        // beyond this node's shards: it never draws from it, and its holders came off
+                        // the other shards above. A node still on a larger shards value would draw its
+                        // stale free slots beside them (over the limit): it is emptied; the slots its
+                        // holders give back return to it, once each. Deleted with the key when idle.
+                        if (s.available() != 0) {
+                            updates.add(new Shard("conc", key, s.shard(), s.capacity(), 0, null, true));
+                        }
+                        continue;
                     }
                     double capacity = g.shardCapacity(s.shard());
                     double free = Math.max(0, capacity - inUse.getOrDefault(s.shard(), 0L));

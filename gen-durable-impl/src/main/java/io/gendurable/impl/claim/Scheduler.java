@@ -730,6 +730,16 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         }
     }
 
+    /** Tests only: one claim and admission of up to {@code demand} rows, as a fill runs it; nothing is buffered or run. */
+    List<Picked> pickForTest(int demand) {
+        return picker.pick(demand);
+    }
+
+    /** Tests only: gives claimed rows back, as a drain or a paused queue does (their gate slots too). */
+    int releaseForTest(List<Picked> rows) {
+        return releases.release(worker, rows);
+    }
+
     /** Tests only: takes the claim flag, as a claim riding a flush does. */
     void beginClaimForTest() {
         claiming.set(true);
