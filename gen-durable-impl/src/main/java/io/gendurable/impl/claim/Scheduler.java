@@ -108,8 +108,6 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     private final AtomicBoolean claiming = new AtomicBoolean();
     // tests only: runs right after a fill found a claim under way (forces the race with its end)
     volatile Runnable claimBusyHook;
-    // tests only: runs in a fill's claim, after its demand was read and before its statement
-    volatile Runnable demandReadHook;
     private volatile long idleDelayMillis;
     private ScheduledFuture<?> nextPoll;
     private ScheduledFuture<?> heartbeat;
@@ -319,14 +317,10 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
                 return null;
             }
             if (inFlight.compareAndSet(n, n + 1)) {
-                if (claiming.get()) {
-                    // A claim may have read its demand before this slot was taken and would buffer
-                    // a row for it too (one beyond the prefetch). Slot first, then the flag; a claim
-                    // takes the flag, then reads the demand: one of the two sees the other.
-                    inFlight.decrementAndGet();
-                    requestFill();  // a poke that saw the slot taken meanwhile was dropped
-                    return null;
-                }
+                // (a claim under way may have read its demand before this slot was taken: it then
+                // buffers a row for this slot too, one beyond the prefetch until a slot frees; the
+                // concurrency holds, and refusing the reservation would cost start-at-insert its
+                // latency whenever a claim is in flight)
                 reservations.incrementAndGet();
                 return new ReservedSlot();
             }
@@ -600,10 +594,6 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         List<Picked> rows;
         try {
             demand = demand();
-            Runnable hook = demandReadHook;
-            if (hook != null) {
-                hook.run();
-            }
             rows = demand < minDemand() ? List.of() : picker.pick(demand);
         } catch (RuntimeException e) {
             schedulePoll(backoff());
