@@ -162,7 +162,7 @@ public class DurableBean implements GenDurable, DurableOperations {
                     .resolve(named ? java.util.Optional.empty() : DataSourceResolver.bean(applicationDataSource));
             ContainerEvents events = named ? ContainerEvents.withoutMetrics(cdiEvents) : ContainerEvents.create(cdiEvents,
                     MetricsChoice.read(settings.reader()));
-            LOG.log(Level.INFO, "gen-durable " + (named ? "engine " + engineName + " (schema "
+            LOG.log(Level.INFO, "gen-durable" + (named ? " engine " + engineName + " (schema "
                     + settings.config().schema().name() + ")" : "") + " uses " + ds.origin() + "; executors " + ex.origin() + "; "
                     + events.metricsOrigin());
             e = Engine.builder().config(settings.config()).dataSource(ds.dataSource()).registry(extension.registry(engineName))

@@ -10,9 +10,10 @@ import java.sql.SQLException;
 import java.util.function.Function;
 
 /**
- * The engine's own access to PostgreSQL: short resource-local transactions on the engine's
- * persistence unit, never a caller's JTA transaction. Hot statements run as static native SQL
- * on the transaction's connection ({@code Session.doReturningWork}) because they bind JDBC arrays.
+ * The engine's own access to PostgreSQL: short resource-local transactions, never a caller's JTA
+ * transaction. {@link #inTransaction} runs plain JDBC on a connection of the engine's DataSource
+ * (statements are static SQL binding JDBC arrays); the persistence unit serves the entity reads
+ * (the operations API's search) and, without a DataSource, the transactions through its session.
  */
 public final class Db implements AutoCloseable {
     private final EntityManagerFactory emf;

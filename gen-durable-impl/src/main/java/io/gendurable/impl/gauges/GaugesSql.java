@@ -20,10 +20,9 @@ import java.util.List;
  *       eligible_at) WHERE status = 'runnable' AND NOT key_blocked}), already grouped by queue, and
  *       one of {@code gen_durable_key_blocked} (the rows blocked behind their K = 1 key);</li>
  *   <li>{@code executing}: {@code gen_durable_lease}, the claims in flight (few);</li>
- *   <li>{@code awaiting_signal}, {@code awaiting_children}: no index of schema version 2 holds
- *       these statuses alone, so this branch scans the table; an index on {@code status} (such as
- *       the operations API's search indexes) turns it into a scan of the parked rows only. The
- *       literal status list lets the planner match a partial index's predicate.</li>
+ *   <li>{@code awaiting_signal}, {@code awaiting_children}: an index leading with {@code status}
+ *       (the operations API's search indexes of schema version 3) makes this branch a scan of the
+ *       parked rows only. The literal status list lets the planner match a partial index's predicate.</li>
  * </ul>
  * Paused queues: when queues get a table of their own (with a {@code paused} flag), a fourth
  * branch reads it here and {@link Row} gains the flag; {@link QueueGauges} already carries it

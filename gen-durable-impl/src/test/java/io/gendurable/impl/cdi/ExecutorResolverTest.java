@@ -70,6 +70,20 @@ class ExecutorResolverTest {
         assertThatThrownBy(() -> resolver(Map.of("gendurable.executor", "concurrent/missing"), Map.of()).resolve())
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("gendurable.executor=concurrent/missing");
+        assertThatThrownBy(() -> resolver(Map.of("gendurable.thread-factory", "concurrent/noFactory"), Map.of()).resolve())
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("gendurable.thread-factory=concurrent/noFactory");
+    }
+
+    @Test
+    void the_readiness_probe_gets_the_managed_thread_factory_or_daemon_threads() {
+        java.util.concurrent.ThreadFactory managed = Thread::new;
+        EngineExecutors found = resolver(Map.of(), Map.of("java:comp/DefaultManagedThreadFactory", managed)).resolve();
+        assertThat(found.probeThreads()).isSameAs(managed);
+        found.close();
+        EngineExecutors own = resolver(Map.of(), Map.of()).resolve();
+        assertThat(own.probeThreads().newThread(() -> { }).isDaemon()).isTrue();
+        own.close();
     }
 
     @Test
