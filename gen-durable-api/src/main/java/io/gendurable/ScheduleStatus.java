@@ -26,7 +26,23 @@ import java.time.Instant;
 public record ScheduleStatus(String name, String fsm, String cron, String zone, MisfirePolicy misfire, int maxCatchUp,
                              String origin, Instant nextFireAt, Instant lastFireAt, Long lastInstanceId,
                              boolean paused, String pausedBy, String reason, String cannotFire) {
-    /** A schedule that fires: {@code cannotFire} null. */
+    /**
+     * A schedule that fires ({@code cannotFire} null).
+     *
+     * @param name           its name
+     * @param fsm            the FSM it inserts
+     * @param cron           its cron expression
+     * @param zone           the zone the expression is read in
+     * @param misfire        what a missed fire time does
+     * @param maxCatchUp     with catch-up, at most this many missed fire times
+     * @param origin         {@code annotation} or {@code api}
+     * @param nextFireAt     the next fire time
+     * @param lastFireAt     the last fire time that inserted an instance, or null
+     * @param lastInstanceId the instance that fire time inserted, or null
+     * @param paused         whether it is paused
+     * @param pausedBy       who paused it, or null
+     * @param reason         the reason given, or null
+     */
     public ScheduleStatus(String name, String fsm, String cron, String zone, MisfirePolicy misfire, int maxCatchUp,
                           String origin, Instant nextFireAt, Instant lastFireAt, Long lastInstanceId,
                           boolean paused, String pausedBy, String reason) {
@@ -34,7 +50,10 @@ public record ScheduleStatus(String name, String fsm, String cron, String zone, 
                 pausedBy, reason, null);
     }
 
-    /** @param why why it cannot fire, or null @return this status with {@code cannotFire} set */
+    /**
+     * @param why why it cannot fire, or null
+     * @return this status with {@code cannotFire} set
+     */
     public ScheduleStatus withCannotFire(String why) {
         return new ScheduleStatus(name, fsm, cron, zone, misfire, maxCatchUp, origin, nextFireAt, lastFireAt,
                 lastInstanceId, paused, pausedBy, reason, why);

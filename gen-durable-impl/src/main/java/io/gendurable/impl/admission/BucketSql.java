@@ -246,6 +246,8 @@ public final class BucketSql {
     }
 
     /**
+     * @param c         the transaction
+     * @param kind      {@code conc} or {@code rate}
      * @param from      where this page of keys starts (a cursor: "" for the first key)
      * @param inclusive whether the key {@code from} itself is in the page
      * @param limit     the most shards
