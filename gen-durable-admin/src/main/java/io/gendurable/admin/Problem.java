@@ -29,6 +29,13 @@ public record Problem(String type, String title, int status, String detail, Stri
     public static final String TYPE_CORRELATION_KEY_HELD = "urn:gendurable:problem:correlation-key-held";
     /** 404: no schedule has that name. */
     public static final String TYPE_NO_SUCH_SCHEDULE = "urn:gendurable:problem:no-such-schedule";
+    /**
+     * 403: an action without {@code X-Requested-With} or this server's {@code Origin}, or with
+     * another site's {@code Origin}: what a cross-site page would send.
+     */
+    public static final String TYPE_CROSS_SITE = "urn:gendurable:problem:cross-site-request";
+    /** 415: an action's body not sent as {@code Content-Type: application/json}. */
+    public static final String TYPE_UNSUPPORTED_MEDIA_TYPE = "urn:gendurable:problem:unsupported-media-type";
     /** 503: the engine is stopping or stopped (undeploy, shutdown). */
     public static final String TYPE_ENGINE_STOPPED = "urn:gendurable:problem:engine-stopped";
 }

@@ -54,7 +54,7 @@ public class QueuesResource {
 
     /**
      * @param queue the queue
-     * @param body  {@link Requests.Pause}, optional
+     * @param body  {@link Requests.Pause}
      * @return the pause as recorded
      */
     @PUT
@@ -62,7 +62,7 @@ public class QueuesResource {
     @Operation(summary = "Pause a queue",
             description = "No node claims from it any more (within one poll), running steps finish; survives restarts. "
                     + "Pausing a paused queue updates its reason.")
-    @RequestBody(required = false, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
             schema = @Schema(implementation = Requests.Pause.class)))
     @APIResponse(responseCode = "200", description = "paused",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = PausedQueue.class)))

@@ -660,6 +660,53 @@ class SampleIT {
         assertTrue(r.body().contains("gendurable-basic"), "the security scheme is documented");
     }
 
+    @Test
+    @Order(16)
+    @RunAsClient
+    void adminActionsTakeOnlyOneJsonObjectWithAHeaderACrossSitePageCannotSend() throws Exception {
+        long id = parkedOrder("adm-xs-rest");
+        String cancel = AdminHttp.ADMIN + "/instances/" + id + "/cancel";
+        String admin = AdminHttp.ADMIN_USER;
+        String json = "application/json";
+        // what a form or a no-cors fetch of another site makes a browser send, with the admin's credentials
+        AdminHttp.problem(AdminHttp.raw("POST", cancel, admin, "{\"reason\":\"x\"}", "Content-Type", "text/plain"),
+                403, "cross-site-request", "X-Requested-With");
+        AdminHttp.problem(AdminHttp.raw("POST", cancel, admin, "", "Content-Type", "application/x-www-form-urlencoded",
+                "Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site"), 403, "cross-site-request", "X-Requested-With");
+        AdminHttp.problem(AdminHttp.raw("POST", AdminHttp.ADMIN + "/instances/bulk/cancel?correlationKeyPrefix=order:adm-xs-",
+                admin, "", "Content-Type", "application/x-www-form-urlencoded"), 403, "cross-site-request", "X-Requested-With");
+        // another site's Origin, even with the header and JSON
+        AdminHttp.problem(AdminHttp.raw("POST", cancel, admin, "{}", "X-Requested-With", "x", "Content-Type", json,
+                "Origin", "http://evil.example"), 403, "cross-site-request", "Origin");
+        // the header, but not declared JSON
+        AdminHttp.problem(AdminHttp.raw("POST", cancel, admin, "{}", "X-Requested-With", "x", "Content-Type", "text/plain"),
+                415, "unsupported-media-type", "application/json");
+        AdminHttp.problem(AdminHttp.raw("POST", AdminHttp.ADMIN + "/instances/" + id + "/run-now", admin, null,
+                "X-Requested-With", "x"), 415, "unsupported-media-type", "application/json");
+        // JSON and the header, but not exactly one object
+        for (String body : new String[]{"", "{}{}", "{\"reason\":\"a\",\"reason\":\"b\"}", "{\"reason\":\"a\"} x", "[]"}) {
+            AdminHttp.problem(AdminHttp.raw("POST", cancel, admin, body, "X-Requested-With", "x", "Content-Type", json),
+                    400, "invalid-input", "the body ");
+        }
+        assertEquals("AWAITING_SIGNAL", AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/instances/" + id, AdminHttp.VIEWER_USER))
+                .getJsonObject("instance").getString("status"), "none of these ran");
+        // the server's own Origin alone is enough (a browser on the console's page); so is the header alone (curl)
+        AdminHttp.problem(AdminHttp.raw("POST", AdminHttp.ADMIN + "/instances/" + id + "/run-now", admin, "{}",
+                "Content-Type", json, "Origin", "http://localhost:" + System.getProperty("it.http.port", "9081")),
+                409, "instance-state", "AWAITING_SIGNAL");
+        JsonObject cancelled = AdminHttp.ok(AdminHttp.raw("POST", cancel, admin, "{\"reason\":\"it: the header\"}",
+                "Content-Type", json, "X-Requested-With", "curl"));
+        assertEquals("CANCELLED", cancelled.getJsonObject("instance").getString("status"));
+    }
+
+    /** {@link CrossSiteScenarios#aCrossSitePageInTheAdminsBrowserRunsNoAction}. */
+    @Test
+    @Order(16)
+    @RunAsClient
+    void aCrossSitePageInTheAdminsBrowserRunsNoAction() throws Exception {
+        CrossSiteScenarios.aCrossSitePageInTheAdminsBrowserRunsNoAction(SampleIT::parkedOrder);
+    }
+
     private static JsonObject queueLine(JsonObject summary, String queue) {
         return summary.getJsonArray("queues").stream().map(jakarta.json.JsonValue::asJsonObject)
                 .filter(q -> q.getString("queue").equals(queue)).findFirst()
