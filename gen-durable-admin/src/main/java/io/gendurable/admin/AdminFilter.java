@@ -9,12 +9,21 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.Provider;
 
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.SequenceInputStream;
+import java.security.Principal;
+import java.util.Set;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
 /**
  * What every request to the admin API (a path under {@value GenDurableAdmin#PATH}) goes through,
  * and nothing else: the application's own resources are left as they are.
  * <ul>
  *   <li>an action (a method other than GET, HEAD, OPTIONS) that a cross-site page could have sent
  *       is answered with a problem and never runs ({@link CrossSiteCheck});</li>
+ *   <li>every action, run or refused, leaves one audit record ({@link AdminAudit}).</li>
  * </ul>
  * It runs at {@link Priorities#USER}, after the role checks a JAX-RS runtime makes in its own
  * filters (RESTEasy's on WildFly); on Open Liberty a refused action without credentials gets this
@@ -23,11 +32,22 @@ import jakarta.ws.rs.ext.Provider;
 @Provider
 @Priority(Priorities.USER)
 public class AdminFilter implements ContainerRequestFilter, ContainerResponseFilter {
+    private static final Set<String> SAFE = Set.of("GET", "HEAD", "OPTIONS");
+    /** The request property holding the start of an action's body. */
+    private static final String BODY = AdminFilter.class.getName() + ".body";
+    /** How much of an action's body the audit record may see (the resources read it all). */
+    private static final int BODY_KEPT = 4 * JsonBody.MAX_LENGTH + 1;
 
     @Override
-    public void filter(ContainerRequestContext request) {
+    public void filter(ContainerRequestContext request) throws IOException {
         if (!admin(request)) {
             return;
+        }
+        if (action(request) && request.hasEntity()) {
+            // kept for the audit record, and given back to the resource as it came
+            byte[] body = request.getEntityStream().readNBytes(BODY_KEPT);
+            request.setProperty(BODY, body);
+            request.setEntityStream(new SequenceInputStream(new ByteArrayInputStream(body), request.getEntityStream()));
         }
         CrossSiteCheck.refusal(request.getMethod(), request::getHeaderString, request.getUriInfo().getRequestUri())
                 .ifPresent(p -> request.abortWith(Response.status(p.status()).type(Problem.MEDIA_TYPE)
@@ -36,7 +56,33 @@ public class AdminFilter implements ContainerRequestFilter, ContainerResponseFil
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-        // nothing yet
+        if (!admin(request)) {
+            return;
+        }
+        if (action(request)) {
+            audit(request, response);
+        }
+    }
+
+    private static void audit(ContainerRequestContext request, ContainerResponseContext response) {
+        try {
+            Principal p = request.getSecurityContext() == null ? null : request.getSecurityContext().getUserPrincipal();
+            String problem = null;
+            if (response.getStatus() >= 400 && response.getEntity() instanceof String s && s.startsWith("{\"type\":\"")) {
+                problem = s.substring(9, Math.max(9, s.indexOf('"', 9)));
+            }
+            Object body = request.getProperty(BODY);
+            AdminAudit.log(request.getMethod(), request.getUriInfo().getRequestUri().getRawPath(),
+                    request.getUriInfo().getRequestUri().getRawQuery(), p == null ? null : p.getName(), response.getStatus(),
+                    problem, body instanceof byte[] bytes ? bytes : null);
+        } catch (RuntimeException e) {
+            Logger.getLogger(AdminAudit.LOGGER).log(Level.WARNING, "gen-durable-admin: an action could not be audited", e);
+        }
+    }
+
+    /** @return whether the request is an action (it may change something) */
+    private static boolean action(ContainerRequestContext request) {
+        return !SAFE.contains(request.getMethod());
     }
 
     /** @return whether the request is for the admin API */

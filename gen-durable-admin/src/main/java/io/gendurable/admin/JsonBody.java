@@ -152,14 +152,17 @@ final class JsonBody {
         return object.containsKey(field) && object.get(field).getValueType() != JsonValue.ValueType.NULL;
     }
 
-    /** @return the field's text, or null when absent or null */
+    /**
+     * @return the field's text, or null when absent or null
+     * @throws AdminProblem when it holds a control character ({@link Input#text})
+     */
     String string(String field) {
         if (!has(field)) {
             return null;
         }
         JsonValue v = object.get(field);
         if (v instanceof JsonString s) {
-            return s.getString();
+            return Input.text(field, s.getString());
         }
         throw AdminProblem.invalidInput(field + " must be a string, got " + kind(v));
     }

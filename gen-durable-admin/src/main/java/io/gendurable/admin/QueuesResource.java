@@ -69,6 +69,7 @@ public class QueuesResource {
     @APIResponse(responseCode = "400", description = "bad queue name or reason",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public PausedQueue pause(@Parameter(description = "queue name") @PathParam("queue") String queue, String body) {
+        Input.text("queue", queue);
         JsonBody b = JsonBody.parse(body, Requests.Pause.FIELDS);
         engines.operations().pauseQueue(queue, b.string("reason"));
         return engines.operations().pausedQueues().stream().filter(p -> p.queue().equals(queue)).findFirst()
@@ -88,6 +89,7 @@ public class QueuesResource {
     @APIResponse(responseCode = "400", description = "bad queue name",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public Views.Resumed resume(@Parameter(description = "queue name") @PathParam("queue") String queue) {
+        Input.text("queue", queue);
         return new Views.Resumed(queue, engines.operations().resumeQueue(queue));
     }
 }

@@ -115,6 +115,7 @@ public class SchedulesResource {
     }
 
     private void requireExists(String name) {
+        Input.text("name", name);
         if (engines.operations().schedules().stream().noneMatch(s -> s.name().equals(name))) {
             throw new AdminProblem(Problem.TYPE_NO_SUCH_SCHEDULE, "No such schedule", 404,
                     "no schedule is named '" + name + "'", Map.of("name", String.valueOf(name)), null);

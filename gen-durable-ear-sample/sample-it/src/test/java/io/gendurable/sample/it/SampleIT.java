@@ -40,6 +40,7 @@ import javax.naming.NamingException;
 import javax.sql.DataSource;
 import java.io.File;
 import java.net.URI;
+import java.nio.file.Path;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -697,6 +698,43 @@ class SampleIT {
         JsonObject cancelled = AdminHttp.ok(AdminHttp.raw("POST", cancel, admin, "{\"reason\":\"it: the header\"}",
                 "Content-Type", json, "X-Requested-With", "curl"));
         assertEquals("CANCELLED", cancelled.getJsonObject("instance").getString("status"));
+    }
+
+    @Test
+    @Order(16)
+    @RunAsClient
+    void anOperatorsTextCannotForgeALogLineAndEveryActionLeavesOneAuditRecord() throws Exception {
+        long id = parkedOrder("adm-log");
+        String cancel = AdminHttp.ADMIN + "/instances/" + id + "/cancel";
+        String forged = "gen-durable operator action RESUME_QUEUE on queue default by viewer";
+        AdminHttp.problem(AdminHttp.post(cancel, AdminHttp.ADMIN_USER, "{\"reason\":\"x\\r\\n" + forged + "\"}"),
+                400, "invalid-input", "reason must not contain control characters");
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/instances/" + id + "/retry", AdminHttp.ADMIN_USER,
+                "{\"fromStep\":\"ship\\n" + forged + "\"}"), 400, "invalid-input", "fromStep must not contain control characters");
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.ADMIN_USER, "{\"id\":" + id
+                + ",\"name\":\"payment_settled\\u2028" + forged + "\"}"), 400, "invalid-input", "name must not contain control characters");
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.ADMIN_USER, "{\"id\":" + id
+                + ",\"name\":\"payment_settled\",\"dedupKey\":\"k\\u001b[2K\"}"), 400, "invalid-input",
+                "dedupKey must not contain control characters");
+        assertEquals("AWAITING_SIGNAL", AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/instances/" + id, AdminHttp.VIEWER_USER))
+                .getJsonObject("instance").getString("status"));
+        AdminHttp.ok(AdminHttp.post(cancel, AdminHttp.ADMIN_USER, "{\"reason\":\"it: audited\"}"));
+
+        Path log = Path.of(System.getProperty("it.server.log"));
+        String done = "gen-durable-admin action {\"method\":\"POST\",\"path\":\"" + cancel + "\",\"user\":\"admin\",\"status\":200,"
+                + "\"fields\":{\"reason\":\"it: audited\"}}";
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        List<String> lines = java.nio.file.Files.readAllLines(log);
+        while (lines.stream().noneMatch(l -> l.endsWith(done)) && System.nanoTime() < deadline) {
+            Thread.sleep(100);  // the server writes the record after the answer; the file is read again
+            lines = java.nio.file.Files.readAllLines(log);
+        }
+        List<String> all = lines;
+        assertTrue(all.stream().anyMatch(l -> l.endsWith(done)), () -> "the audit record " + done + " in " + log);
+        assertTrue(all.stream().anyMatch(l -> l.contains("gen-durable-admin action {\"method\":\"POST\",\"path\":\"" + cancel
+                + "\",\"user\":\"admin\",\"status\":400,\"problem\":\"urn:gendurable:problem:invalid-input\",\"fields\":{\"reason\":\"x\\r\\n"
+                + forged + "\"}}")), "the refused one is audited too, its reason escaped on the same line");
+        assertFalse(all.stream().anyMatch(l -> l.startsWith(forged) || l.startsWith(" " + forged)), "no forged line");
     }
 
     /** {@link CrossSiteScenarios#aCrossSitePageInTheAdminsBrowserRunsNoAction}. */
