@@ -6,13 +6,16 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.Provider;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.SequenceInputStream;
+import java.lang.annotation.Annotation;
 import java.security.Principal;
+import java.util.Locale;
 import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -23,7 +26,10 @@ import java.util.logging.Logger;
  * <ul>
  *   <li>an action (a method other than GET, HEAD, OPTIONS) that a cross-site page could have sent
  *       is answered with a problem and never runs ({@link CrossSiteCheck});</li>
- *   <li>every action, run or refused, leaves one audit record ({@link AdminAudit}).</li>
+ *   <li>every action, run or refused, leaves one audit record ({@link AdminAudit});</li>
+ *   <li>no answer carries a header named after an exception (a server's own error mappers add
+ *       them), and an error answer that no resource wrote (no such path, a wrong method) becomes
+ *       a problem with a fixed detail.</li>
  * </ul>
  * It runs at {@link Priorities#USER}, after the role checks a JAX-RS runtime makes in its own
  * filters (RESTEasy's on WildFly); on Open Liberty a refused action without credentials gets this
@@ -59,9 +65,30 @@ public class AdminFilter implements ContainerRequestFilter, ContainerResponseFil
         if (!admin(request)) {
             return;
         }
+        // headers a server adds on its own to an error answer, naming the exception and its
+        // message (Open Liberty's MicroProfile Metrics: "io.openliberty….MetricsRestfulWsEMCallbackImpl.Exception")
+        response.getHeaders().keySet().removeIf(AdminFilter::leaky);
+        if (response.getStatus() >= 400 && !Problem.MEDIA_TYPE.equals(String.valueOf(response.getMediaType()))) {
+            // an answer of the runtime, not of a resource (no such path, a wrong method…): a
+            // problem with a fixed detail instead of whatever page or text it had
+            AdminProblem p = AdminProblem.forStatus(response.getStatus(), null);
+            if (p.problemId() != null) {
+                Logger.getLogger("io.gendurable.admin").log(Level.SEVERE, "gen-durable-admin: problem " + p.problemId()
+                        + ": the server answered " + response.getStatus() + " to " + request.getMethod() + " "
+                        + request.getUriInfo().getRequestUri().getRawPath());
+            }
+            response.getHeaders().remove("Content-Length");
+            response.setEntity(p.toJson(request.getUriInfo().getRequestUri().getRawPath()), new Annotation[0],
+                    MediaType.valueOf(Problem.MEDIA_TYPE));
+        }
         if (action(request)) {
             audit(request, response);
         }
+    }
+
+    /** @return whether a response header is named after an exception (what a server's exception mapper callbacks add) */
+    static boolean leaky(String name) {
+        return name != null && name.toLowerCase(Locale.ROOT).contains("exception");
     }
 
     private static void audit(ContainerRequestContext request, ContainerResponseContext response) {

@@ -3,7 +3,6 @@ package io.gendurable.admin;
 import jakarta.annotation.security.PermitAll;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.core.CacheControl;
@@ -59,7 +58,14 @@ public class ConsoleResource {
     @Path("{file}")
     @Operation(summary = "A static file of the web console", hidden = true)
     public Response file(@PathParam("file") String name, @Context Request request) {
-        ConsoleAssets.Asset asset = assets.find(name).orElseThrow(NotFoundException::new);
+        ConsoleAssets.Asset asset = assets.find(name).orElse(null);
+        if (asset == null) {
+            // answered here: a NotFoundException would go to the server's own exception mapper,
+            // which may add headers naming it
+            AdminProblem p = new AdminProblem(Problem.TYPE_NOT_FOUND, "Not found", 404, "the console has no such file", null, null);
+            return Response.status(404).type(Problem.MEDIA_TYPE).entity(p.toJson(null))
+                    .header("X-Content-Type-Options", "nosniff").build();
+        }
         CacheControl cache = new CacheControl();
         cache.setNoCache(true);
         EntityTag tag = new EntityTag(asset.etag());

@@ -9,9 +9,12 @@ import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 import jakarta.json.bind.JsonbException;
+import jakarta.ws.rs.WebApplicationException;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 /**
@@ -24,7 +27,10 @@ import java.util.stream.Collectors;
  *   <li>{@link CorrelationKeyHeldException} → 409 {@value Problem#TYPE_CORRELATION_KEY_HELD};</li>
  *   <li>{@link EngineStoppedException} → 503 {@value Problem#TYPE_ENGINE_STOPPED}.</li>
  * </ul>
- * Anything else goes on unchanged (a 500 from the server). The translation happens here, not in
+ * Anything else becomes a problem whose detail is fixed (nothing of its message reaches the
+ * client, not even in a header): the status of a {@link WebApplicationException}, else 500
+ * {@value Problem#TYPE_INTERNAL_ERROR} with a {@code problemId} that names the log record
+ * ({@code io.gendurable.admin}, SEVERE) holding the exception. The translation happens here, not in
  * application-wide exception mappers, so that the application's own resources keep answering as
  * they did. Enabled for the whole application by its {@code @Priority}.
  */
@@ -32,6 +38,7 @@ import java.util.stream.Collectors;
 @Interceptor
 @Priority(Interceptor.Priority.LIBRARY_BEFORE + 500)
 public class ProblemTranslator {
+    private static final Logger LOG = Logger.getLogger("io.gendurable.admin");
 
     /**
      * @param ic the resource method's invocation
@@ -49,7 +56,7 @@ public class ProblemTranslator {
 
     /**
      * @param e an exception thrown by an admin resource
-     * @return the problem it stands for, or {@code e} itself when it is none of the known kinds
+     * @return the problem it stands for
      */
     static RuntimeException translate(RuntimeException e) {
         if (e instanceof AdminProblem) {
@@ -81,6 +88,11 @@ public class ProblemTranslator {
         if (e instanceof IllegalArgumentException || e instanceof JsonbException) {
             return new AdminProblem(Problem.TYPE_INVALID_INPUT, "Invalid input", 400, e.getMessage(), null, e);
         }
-        return e;
+        AdminProblem p = AdminProblem.forStatus(e instanceof WebApplicationException w && w.getResponse() != null
+                ? w.getResponse().getStatus() : 500, e);
+        if (p.status() >= 500) {
+            LOG.log(Level.SEVERE, "gen-durable-admin: problem " + p.problemId() + ": an admin resource failed", e);
+        }
+        return p;
     }
 }

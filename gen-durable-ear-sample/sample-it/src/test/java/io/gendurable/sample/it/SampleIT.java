@@ -633,6 +633,17 @@ class SampleIT {
             assertEquals(503, down.statusCode(), down.body());
             assertTrue(down.body().replaceAll("\\s", "").contains("\"status\":\"DOWN\""), down.body());
             assertEquals(200, get("/health/live").statusCode(), "a database outage makes the node unready, not dead");
+            // an admin read meanwhile: a 5xx problem with a fixed detail and the id of the log record
+            // holding the cause (before: the server's 500, with "JDBCConnectionException … 127.0.0.1:… refused" in a header)
+            HttpResponse<String> failed = AdminHttp.get(AdminHttp.ADMIN + "/instances/1", AdminHttp.VIEWER_USER);
+            JsonObject problem = AdminHttp.object(failed.body());
+            assertTrue(failed.statusCode() >= 500, failed::body);
+            assertEquals("urn:gendurable:problem:internal-error", problem.getString("type"), failed.body());
+            String id = problem.getString("problemId");
+            assertEquals("the server could not complete the request; its log has the cause under problem id " + id,
+                    problem.getString("detail"));
+            assertLeaksNothing(failed);
+            assertTrue(logShows("gen-durable-admin: problem " + id), "the log names the problem id " + id);
         } finally {
             link.mode(TcpProxy.Mode.FORWARD);
         }
@@ -720,21 +731,61 @@ class SampleIT {
                 .getJsonObject("instance").getString("status"));
         AdminHttp.ok(AdminHttp.post(cancel, AdminHttp.ADMIN_USER, "{\"reason\":\"it: audited\"}"));
 
-        Path log = Path.of(System.getProperty("it.server.log"));
         String done = "gen-durable-admin action {\"method\":\"POST\",\"path\":\"" + cancel + "\",\"user\":\"admin\",\"status\":200,"
                 + "\"fields\":{\"reason\":\"it: audited\"}}";
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        List<String> lines = java.nio.file.Files.readAllLines(log);
-        while (lines.stream().noneMatch(l -> l.endsWith(done)) && System.nanoTime() < deadline) {
-            Thread.sleep(100);  // the server writes the record after the answer; the file is read again
-            lines = java.nio.file.Files.readAllLines(log);
-        }
-        List<String> all = lines;
-        assertTrue(all.stream().anyMatch(l -> l.endsWith(done)), () -> "the audit record " + done + " in " + log);
+        assertTrue(logShows(done), () -> "the audit record " + done + " in the server's log");
+        List<String> all = java.nio.file.Files.readAllLines(Path.of(System.getProperty("it.server.log")));
         assertTrue(all.stream().anyMatch(l -> l.contains("gen-durable-admin action {\"method\":\"POST\",\"path\":\"" + cancel
                 + "\",\"user\":\"admin\",\"status\":400,\"problem\":\"urn:gendurable:problem:invalid-input\",\"fields\":{\"reason\":\"x\\r\\n"
                 + forged + "\"}}")), "the refused one is audited too, its reason escaped on the same line");
         assertFalse(all.stream().anyMatch(l -> l.startsWith(forged) || l.startsWith(" " + forged)), "no forged line");
+    }
+
+    @Test
+    @Order(16)
+    @RunAsClient
+    void adminErrorsAreProblemsWithFixedDetailsAndNoHeaderNamesAnException() throws Exception {
+        // before: Open Liberty's MicroProfile Metrics added "io.openliberty….MetricsRestfulWsEMCallbackImpl.Exception:
+        // <class: message>" to every answer of its own exception mapper, anonymous 404s included
+        List<HttpResponse<String>> answers = List.of(
+                AdminHttp.get(AdminHttp.ADMIN + "/console/nope.js", null),
+                AdminHttp.get(AdminHttp.ADMIN + "/nope", null),
+                AdminHttp.get(AdminHttp.ADMIN + "/instances/1/nope", AdminHttp.VIEWER_USER),
+                AdminHttp.raw("DELETE", AdminHttp.ADMIN + "/summary", AdminHttp.VIEWER_USER, null, "X-Requested-With", "it"));
+        for (HttpResponse<String> r : answers) {
+            assertTrue(r.statusCode() == 404 || r.statusCode() == 405, () -> r.request().uri() + ": " + r.statusCode() + " " + r.body());
+            assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"),
+                    () -> r.request().uri() + ": " + r.headers().map() + " " + r.body());
+            assertLeaksNothing(r);
+        }
+    }
+
+    /**
+     * @return whether a line of the server's messages.log contains {@code text}, reading it again
+     * for up to 30 s (the server may write a record just after its answer)
+     */
+    private static boolean logShows(String text) throws Exception {
+        Path log = Path.of(System.getProperty("it.server.log"));
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            if (java.nio.file.Files.readAllLines(log).stream().anyMatch(l -> l.contains(text))) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Asserts that no header is named after an exception or holds one, and that the body names none. */
+    private static void assertLeaksNothing(HttpResponse<String> r) {
+        r.headers().map().forEach((name, values) -> {
+            assertFalse(name.toLowerCase(java.util.Locale.ROOT).contains("exception"), () -> r.request().uri() + ": " + name + ": " + values);
+            values.forEach(v -> assertFalse(v.contains("Exception") || v.contains("54329"), () -> r.request().uri() + ": " + name + ": " + v));
+        });
+        assertFalse(r.body().contains("Exception") || r.body().contains("54329") || r.body().contains("127.0.0.1"),
+                () -> r.request().uri() + ": " + r.body());
     }
 
     /** {@link CrossSiteScenarios#aCrossSitePageInTheAdminsBrowserRunsNoAction}. */
