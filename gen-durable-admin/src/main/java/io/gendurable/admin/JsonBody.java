@@ -26,6 +26,11 @@ import java.util.TreeSet;
 final class JsonBody {
     /** The largest body accepted, in characters. */
     static final int MAX_LENGTH = 1 << 20;
+    /**
+     * The deepest nesting of objects and arrays accepted, the body's own object being level 1:
+     * below the JSON parser's own limit (Parsson's is 1,000), and deep enough for any state.
+     */
+    static final int MAX_DEPTH = 100;
 
     private final JsonObject object;
 
@@ -144,6 +149,9 @@ final class JsonBody {
     }
 
     private static int deeper(int depth) {
+        if (depth >= MAX_DEPTH) {
+            throw AdminProblem.invalidInput("the body nests objects and arrays more than " + MAX_DEPTH + " levels deep");
+        }
         return depth + 1;
     }
 

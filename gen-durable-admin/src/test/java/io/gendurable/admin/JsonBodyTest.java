@@ -89,4 +89,17 @@ class JsonBodyTest {
         assertThatThrownBy(() -> JsonBody.parse("{\"n\":3000000000}", FIELDS).intNumber("n"))
                 .isInstanceOf(AdminProblem.class).hasMessageContaining("n is out of range, got 3000000000");
     }
+
+    @Test
+    void deepNestingIsABadRequestNotAServerError() {
+        // before: nesting past the JSON parser's own limit (1,000 in Parsson) was a 500
+        for (int depth : new int[]{JsonBody.MAX_DEPTH, 1_001, 100_000}) {
+            String deep = "{\"state\":" + "[".repeat(depth) + "]".repeat(depth) + "}";
+            assertThatThrownBy(() -> JsonBody.parse(deep, FIELDS)).as("depth " + depth)
+                    .isInstanceOfSatisfying(AdminProblem.class, p -> assertThat(p.status()).isEqualTo(400))
+                    .hasMessage("the body nests objects and arrays more than " + JsonBody.MAX_DEPTH + " levels deep");
+        }
+        String fine = "{\"state\":" + "[".repeat(JsonBody.MAX_DEPTH - 1) + "]".repeat(JsonBody.MAX_DEPTH - 1) + "}";
+        assertThat(JsonBody.parse(fine, FIELDS).value("state")).isPresent();
+    }
 }

@@ -696,7 +696,9 @@ class SampleIT {
         AdminHttp.problem(AdminHttp.raw("POST", AdminHttp.ADMIN + "/instances/" + id + "/run-now", admin, null,
                 "X-Requested-With", "x"), 415, "unsupported-media-type", "application/json");
         // JSON and the header, but not exactly one object
-        for (String body : new String[]{"", "{}{}", "{\"reason\":\"a\",\"reason\":\"b\"}", "{\"reason\":\"a\"} x", "[]"}) {
+        // (nesting 1,001 deep: before, past the parser's own limit, a 500)
+        for (String body : new String[]{"", "{}{}", "{\"reason\":\"a\",\"reason\":\"b\"}", "{\"reason\":\"a\"} x", "[]",
+                "{\"reason\":" + "[".repeat(1_001) + "]".repeat(1_001) + "}"}) {
             AdminHttp.problem(AdminHttp.raw("POST", cancel, admin, body, "X-Requested-With", "x", "Content-Type", json),
                     400, "invalid-input", "the body ");
         }
