@@ -8,6 +8,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.core.CacheControl;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.EntityTag;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Request;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
@@ -19,8 +20,8 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * JavaScript, CSS) from this jar, open to everyone ({@code @PermitAll}); every data call the
  * console makes goes to the admin API beside it and needs one of the {@link AdminRoles}.
  *
- * <p>{@code GET console} redirects to {@code console/} so that the page's relative API calls
- * ({@code ../summary}) resolve. Files are revalidated on each load ({@code Cache-Control: no-cache}
+ * <p>{@code GET console} redirects to {@code console/} (a relative {@code Location}) so that the
+ * page's relative API calls ({@code ../summary}) resolve. Files are revalidated on each load ({@code Cache-Control: no-cache}
  * with an {@code ETag}), so a new jar's console is picked up at once.
  */
 @Path(GenDurableAdmin.PATH + "/console")
@@ -43,8 +44,9 @@ public class ConsoleResource {
     @Operation(summary = "The web console's page", hidden = true)
     public Response index(@Context UriInfo uri, @Context Request request) {
         if (!uri.getRequestUri().getRawPath().endsWith("/")) {
-            return Response.seeOther(uri.getRequestUriBuilder().replacePath(uri.getRequestUri().getRawPath() + "/")
-                    .build()).build();
+            // relative to the request (…/gendurable/console → …/gendurable/console/), written as is:
+            // an absolute one would be built from the request's Host header, which the client chooses
+            return Response.status(Response.Status.SEE_OTHER).header(HttpHeaders.LOCATION, "console/").build();
         }
         return file("index.html", request);
     }

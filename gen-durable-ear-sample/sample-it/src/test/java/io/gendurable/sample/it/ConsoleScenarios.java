@@ -57,8 +57,10 @@ final class ConsoleScenarios {
     static void theConsoleIsServedAndMeAnswersWithoutABasicChallenge() throws Exception {
         HttpResponse<String> bare = AdminHttp.get(AdminHttp.ADMIN + "/console", null);
         assertEquals(303, bare.statusCode(), bare.body());
-        assertTrue(bare.headers().firstValue("Location").orElse("").endsWith(AdminHttp.ADMIN + "/console/"),
-                () -> "redirect to the folder: " + bare.headers().map());
+        // to the folder, relative to the request (a Location built from the Host header would follow
+        // whatever host the client named: SampleIT.theConsoleRedirectIgnoresTheHostHeader)
+        assertEquals(AdminHttp.ADMIN + "/console/", bare.request().uri().resolve(bare.headers().firstValue("Location")
+                .orElse("")).getRawPath(), () -> "redirect to the folder: " + bare.headers().map());
         HttpResponse<String> index = AdminHttp.get(ConsoleBrowser.CONSOLE, null);
         assertEquals(200, index.statusCode());
         assertEquals("text/html;charset=utf-8", index.headers().firstValue("Content-Type").orElse("").replace(" ", "").toLowerCase());

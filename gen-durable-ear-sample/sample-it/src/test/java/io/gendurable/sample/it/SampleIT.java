@@ -790,6 +790,24 @@ class SampleIT {
                 () -> r.request().uri() + ": " + r.body());
     }
 
+    @Test
+    @Order(16)
+    @RunAsClient
+    void theConsoleRedirectIgnoresTheHostHeader() throws Exception {
+        // before: Location: http://evil.example/sample/api/gendurable/console/ (built from the Host header)
+        String answer;
+        try (java.net.Socket s = new java.net.Socket("localhost", Integer.parseInt(System.getProperty("it.http.port", "9081")))) {
+            s.setSoTimeout(30_000);
+            s.getOutputStream().write(("GET " + AdminHttp.ADMIN + "/console HTTP/1.1\r\nHost: evil.example\r\n"
+                    + "Connection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            answer = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+        String head = answer.substring(0, Math.max(0, answer.indexOf("\r\n\r\n")));
+        assertTrue(head.startsWith("HTTP/1.1 303"), head);
+        assertTrue(head.lines().anyMatch(l -> l.equalsIgnoreCase("Location: console/")), head);
+        assertFalse(head.contains("evil.example"), head);
+    }
+
     /** {@link CrossSiteScenarios#aCrossSitePageInTheAdminsBrowserRunsNoAction}. */
     @Test
     @Order(16)
