@@ -29,7 +29,9 @@ import java.util.logging.Logger;
  *   <li>every action, run or refused, leaves one audit record ({@link AdminAudit});</li>
  *   <li>no answer carries a header named after an exception (a server's own error mappers add
  *       them), and an error answer that no resource wrote (no such path, a wrong method) becomes
- *       a problem with a fixed detail.</li>
+ *       a problem with a fixed detail;</li>
+ *   <li>every answer carries {@code X-Content-Type-Options: nosniff}, and every answer but the
+ *       console's files {@code Cache-Control: no-store}.</li>
  * </ul>
  * It runs at {@link Priorities#USER}, after the role checks a JAX-RS runtime makes in its own
  * filters (RESTEasy's on WildFly); on Open Liberty a refused action without credentials gets this
@@ -81,9 +83,21 @@ public class AdminFilter implements ContainerRequestFilter, ContainerResponseFil
             response.setEntity(p.toJson(request.getUriInfo().getRequestUri().getRawPath()), new Annotation[0],
                     MediaType.valueOf(Problem.MEDIA_TYPE));
         }
+        response.getHeaders().putSingle("X-Content-Type-Options", "nosniff");
+        if (!console(request)) {
+            // the console's files have their own policy (revalidated, with an ETag); the API's
+            // answers are never kept by a browser or a proxy
+            response.getHeaders().putSingle("Cache-Control", "no-store");
+        }
         if (action(request)) {
             audit(request, response);
         }
+    }
+
+    private static boolean console(ContainerRequestContext request) {
+        String path = request.getUriInfo().getPath();
+        path = path.startsWith("/") ? path.substring(1) : path;
+        return path.startsWith(GenDurableAdmin.PATH + "/console");
     }
 
     /** @return whether a response header is named after an exception (what a server's exception mapper callbacks add) */

@@ -13,6 +13,7 @@ import jakarta.ws.rs.WebApplicationException;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
@@ -20,8 +21,10 @@ import java.util.stream.Collectors;
 /**
  * Turns what the engine throws at an admin resource into an {@link AdminProblem}:
  * <ul>
- *   <li>{@link IllegalArgumentException} (bad input, naming the field; also a state or payload
- *       JSON-B cannot write) → 400 {@value Problem#TYPE_INVALID_INPUT};</li>
+ *   <li>{@link IllegalArgumentException} (bad input, naming the field) → 400
+ *       {@value Problem#TYPE_INVALID_INPUT}; one with a cause, or a {@link JsonbException} (a state
+ *       or payload JSON-B cannot read or write, whose message names the application's classes),
+ *       the same with a fixed detail and a {@code problemId} naming the log record of the cause;</li>
  *   <li>{@link NoSuchInstanceException} → 404 {@value Problem#TYPE_NO_SUCH_INSTANCE};</li>
  *   <li>{@link InstanceStateException} → 409 {@value Problem#TYPE_INSTANCE_STATE};</li>
  *   <li>{@link CorrelationKeyHeldException} → 409 {@value Problem#TYPE_CORRELATION_KEY_HELD};</li>
@@ -85,7 +88,16 @@ public class ProblemTranslator {
         if (e instanceof EngineStoppedException) {
             return new AdminProblem(Problem.TYPE_ENGINE_STOPPED, "Engine stopped", 503, e.getMessage(), null, e);
         }
-        if (e instanceof IllegalArgumentException || e instanceof JsonbException) {
+        if (e instanceof JsonbException || (e instanceof IllegalArgumentException && e.getCause() != null)) {
+            // a value JSON-B could not read or write: its message names the application's classes
+            // (the FSM's state type, a payload's) and quotes the value; the log keeps it
+            String id = UUID.randomUUID().toString();
+            LOG.log(Level.INFO, "gen-durable-admin: problem " + id + ": a value was refused", e);
+            return new AdminProblem(Problem.TYPE_INVALID_INPUT, "Invalid input", 400, "a value in the body does not read "
+                    + "as the type it must have (for a retry's state: the FSM's state type); the server's log has why under "
+                    + "problem id " + id, Map.of("problemId", id), e);
+        }
+        if (e instanceof IllegalArgumentException) {
             return new AdminProblem(Problem.TYPE_INVALID_INPUT, "Invalid input", 400, e.getMessage(), null, e);
         }
         AdminProblem p = AdminProblem.forStatus(e instanceof WebApplicationException w && w.getResponse() != null

@@ -117,8 +117,14 @@ public class SchedulesResource {
     private void requireExists(String name) {
         Input.text("name", name);
         if (engines.operations().schedules().stream().noneMatch(s -> s.name().equals(name))) {
-            throw new AdminProblem(Problem.TYPE_NO_SUCH_SCHEDULE, "No such schedule", 404,
-                    "no schedule is named '" + name + "'", Map.of("name", String.valueOf(name)), null);
+            throw noSuchSchedule(name);
         }
+    }
+
+    /** @return the 404 for a name no schedule has, which quotes at most the name's start */
+    static AdminProblem noSuchSchedule(String name) {
+        String shown = Input.shown(name);
+        return new AdminProblem(Problem.TYPE_NO_SUCH_SCHEDULE, "No such schedule", 404,
+                "no schedule is named " + shown, Map.of("name", shown.substring(1, shown.length() - 1)), null);
     }
 }

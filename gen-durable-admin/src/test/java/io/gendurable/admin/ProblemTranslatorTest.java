@@ -40,6 +40,33 @@ class ProblemTranslatorTest {
     }
 
     @Test
+    void aValueJsonbCannotReadIsA400ThatNamesNoClass() {
+        // before: the detail was the exception's message, naming the application's classes
+        String leak = "retry of instance 5: the replacement state does not read as io.example.secret.OrderState, the state "
+                + "type of order v1: Unable to deserialize property 'parcels' because of: Cannot cast java.lang.String";
+        for (RuntimeException e : new RuntimeException[]{new IllegalArgumentException(leak, new JsonbException("x")),
+                new JsonbException("Unable to deserialize property 'x' of io.example.secret.OrderState")}) {
+            JsonObject j = json(problem(e));
+            assertThat(j.getInt("status")).isEqualTo(400);
+            assertThat(j.getString("type")).isEqualTo(Problem.TYPE_INVALID_INPUT);
+            assertThat(j.toString()).doesNotContain("io.example").doesNotContain("java.lang").doesNotContain("OrderState");
+            assertThat(j.getString("detail")).endsWith("problem id " + j.getString("problemId"));
+        }
+    }
+
+    @Test
+    void anUnknownSchedulesNameIsQuotedOnlyInPart() {
+        // before: a 5,000-character name came back whole, twice
+        String name = "x".repeat(5_000) + "\n";
+        AdminProblem p = SchedulesResource.noSuchSchedule(name);
+        assertThat(p.status()).isEqualTo(404);
+        assertThat(p.toJson(null).length()).isLessThan(600);
+        assertThat(p.getMessage()).isEqualTo("no schedule is named '" + "x".repeat(80) + "…'");
+        assertThat(SchedulesResource.noSuchSchedule("nightly").getMessage()).isEqualTo("no schedule is named 'nightly'");
+        assertThat(SchedulesResource.noSuchSchedule("nightly").extensions()).containsEntry("name", "nightly");
+    }
+
+    @Test
     void anUnknownInstanceIs404WithItsId() {
         JsonObject j = json(problem(new NoSuchInstanceException(5)));
         assertThat(j.getInt("status")).isEqualTo(404);

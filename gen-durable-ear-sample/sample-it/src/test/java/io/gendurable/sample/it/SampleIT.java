@@ -756,6 +756,7 @@ class SampleIT {
                 AdminHttp.raw("DELETE", AdminHttp.ADMIN + "/summary", AdminHttp.VIEWER_USER, null, "X-Requested-With", "it"));
         for (HttpResponse<String> r : answers) {
             assertTrue(r.statusCode() == 404 || r.statusCode() == 405, () -> r.request().uri() + ": " + r.statusCode() + " " + r.body());
+            assertEquals("nosniff", r.headers().firstValue("X-Content-Type-Options").orElse(null), r.headers().map()::toString);
             assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"),
                     () -> r.request().uri() + ": " + r.headers().map() + " " + r.body());
             assertLeaksNothing(r);
@@ -806,6 +807,23 @@ class SampleIT {
         assertTrue(head.startsWith("HTTP/1.1 303"), head);
         assertTrue(head.lines().anyMatch(l -> l.equalsIgnoreCase("Location: console/")), head);
         assertFalse(head.contains("evil.example"), head);
+    }
+
+    @Test
+    @Order(16)
+    @RunAsClient
+    void adminAnswersAreNeitherSniffedNorStoredAndQuoteLittle() throws Exception {
+        HttpResponse<String> summary = AdminHttp.get(AdminHttp.ADMIN + "/summary", AdminHttp.VIEWER_USER);
+        assertEquals(200, summary.statusCode());
+        assertEquals("nosniff", summary.headers().firstValue("X-Content-Type-Options").orElse(null), summary.headers().map()::toString);
+        assertEquals("no-store", summary.headers().firstValue("Cache-Control").orElse(null), summary.headers().map()::toString);
+        HttpResponse<String> js = AdminHttp.get(AdminHttp.ADMIN + "/console/console.js", null);
+        assertEquals("no-cache", js.headers().firstValue("Cache-Control").orElse(null), "the console's files are revalidated");
+        String name = "n".repeat(5_000);
+        JsonObject unknown = AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/schedules/" + name + "/trigger",
+                AdminHttp.ADMIN_USER, null), 404, "no-such-schedule", "no schedule is named");
+        assertTrue(unknown.getString("detail").length() < 200, () -> "the name is not echoed whole: " + unknown.getString("detail"));
+        assertEquals("n".repeat(80) + "…", unknown.getString("name"));
     }
 
     /** {@link CrossSiteScenarios#aCrossSitePageInTheAdminsBrowserRunsNoAction}. */
