@@ -70,7 +70,10 @@ public class AdminFilter implements ContainerRequestFilter, ContainerResponseFil
         // headers a server adds on its own to an error answer, naming the exception and its
         // message (Open Liberty's MicroProfile Metrics: "io.openliberty….MetricsRestfulWsEMCallbackImpl.Exception")
         response.getHeaders().keySet().removeIf(AdminFilter::leaky);
-        if (response.getStatus() >= 400 && !Problem.MEDIA_TYPE.equals(String.valueOf(response.getMediaType()))) {
+        MediaType type = response.getMediaType();
+        boolean problem = type != null && type.getType().equalsIgnoreCase("application")
+                && type.getSubtype().equalsIgnoreCase("problem+json");
+        if (response.getStatus() >= 400 && !problem) {
             // an answer of the runtime, not of a resource (no such path, a wrong method…): a
             // problem with a fixed detail instead of whatever page or text it had
             AdminProblem p = AdminProblem.forStatus(response.getStatus(), null);
