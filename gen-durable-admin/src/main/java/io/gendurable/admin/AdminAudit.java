@@ -22,8 +22,8 @@ import java.util.logging.Logger;
  * {@code problem} (the problem type) when it was refused, and {@code fields} the body's top-level
  * fields ({@code state} and {@code payload} as {@code "(given)"}), or {@code body} saying why
  * there were none. Every value is JSON-escaped, so a record is always one line: no text an
- * operator sends can start a line of its own. The record's parameters hold the same values, in
- * that order, for a log handler that writes structured output.
+ * operator sends can start a line of its own. The record has no parameters (Open Liberty would
+ * print each on a line of its own after the message).
  */
 final class AdminAudit {
     /** The logger's name. */
@@ -47,7 +47,6 @@ final class AdminAudit {
         JsonObject r = record(method, path, query, user, status, problemType, body);
         LogRecord record = new LogRecord(Level.INFO, PREFIX + r);
         record.setLoggerName(LOGGER);
-        record.setParameters(new Object[]{method, path, query, user, status, problemType, r.get(r.containsKey("fields") ? "fields" : "body").toString()});
         LOG.log(record);
     }
 

@@ -741,6 +741,8 @@ class SampleIT {
                 + "\",\"user\":\"admin\",\"status\":400,\"problem\":\"urn:gendurable:problem:invalid-input\",\"fields\":{\"reason\":\"x\\r\\n"
                 + forged + "\"}}")), "the refused one is audited too, its reason escaped on the same line");
         assertFalse(all.stream().anyMatch(l -> l.startsWith(forged) || l.startsWith(" " + forged)), "no forged line");
+        int at = all.indexOf(all.stream().filter(l -> l.contains(done)).findFirst().orElseThrow());
+        assertTrue(at == all.size() - 1 || all.get(at + 1).startsWith("["), () -> "the record is one line: " + all.get(at + 1));
     }
 
     @Test
@@ -818,7 +820,7 @@ class SampleIT {
         assertEquals("nosniff", summary.headers().firstValue("X-Content-Type-Options").orElse(null), summary.headers().map()::toString);
         assertEquals("no-store", summary.headers().firstValue("Cache-Control").orElse(null), summary.headers().map()::toString);
         HttpResponse<String> js = AdminHttp.get(AdminHttp.ADMIN + "/console/console.js", null);
-        assertEquals("no-cache", js.headers().firstValue("Cache-Control").orElse(null), "the console's files are revalidated");
+        assertTrue(js.headers().firstValue("Cache-Control").orElse("").startsWith("no-cache"), "the console's files are revalidated");
         String name = "n".repeat(5_000);
         JsonObject unknown = AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/schedules/" + name + "/trigger",
                 AdminHttp.ADMIN_USER, null), 404, "no-such-schedule", "no schedule is named");
