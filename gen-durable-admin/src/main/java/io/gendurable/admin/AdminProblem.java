@@ -5,6 +5,7 @@ import jakarta.json.JsonObjectBuilder;
 
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 
 /**
  * An error of the admin API on its way to the client: {@link ProblemTranslator} turns the
@@ -46,6 +47,42 @@ public final class AdminProblem extends RuntimeException {
      */
     public static AdminProblem invalidInput(String detail) {
         return new AdminProblem(Problem.TYPE_INVALID_INPUT, "Invalid input", 400, detail, null, null);
+    }
+
+    /**
+     * A problem whose detail is fixed by its status, for an answer whose own text must not reach
+     * the client (an exception's message, a runtime's error page): 404, 405, 415, another 4xx, or
+     * a 5xx with a new {@code problemId}, which the caller logs with the cause.
+     *
+     * @param status the HTTP status
+     * @param cause  what it stands for, or null
+     * @return the problem
+     */
+    static AdminProblem forStatus(int status, Throwable cause) {
+        return switch (status) {
+            case 404 -> new AdminProblem(Problem.TYPE_NOT_FOUND, "Not found", 404,
+                    "no admin resource is at this path", null, cause);
+            case 405 -> new AdminProblem(Problem.TYPE_METHOD_NOT_ALLOWED, "Method not allowed", 405,
+                    "this path does not take this method", null, cause);
+            case 415 -> new AdminProblem(Problem.TYPE_UNSUPPORTED_MEDIA_TYPE, "Unsupported media type", 415,
+                    "an action's body must be sent as Content-Type: application/json", null, cause);
+            default -> {
+                if (status >= 500) {
+                    String id = UUID.randomUUID().toString();
+                    yield new AdminProblem(Problem.TYPE_INTERNAL_ERROR, "Internal error", status,
+                            "the server could not complete the request; its log has the cause under problem id " + id,
+                            Map.of("problemId", id), cause);
+                }
+                yield new AdminProblem(Problem.TYPE_REFUSED, "Request refused", status, "the server refused the request "
+                        + "(HTTP " + status + ")", null, cause);
+            }
+        };
+    }
+
+    /** @return the problem id of a 5xx problem (its log record names it), or null */
+    String problemId() {
+        Object id = extensions.get("problemId");
+        return id == null ? null : id.toString();
     }
 
     /** @return the HTTP status */

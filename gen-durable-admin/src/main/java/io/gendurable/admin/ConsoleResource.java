@@ -3,12 +3,12 @@ package io.gendurable.admin;
 import jakarta.annotation.security.PermitAll;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.core.CacheControl;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.EntityTag;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Request;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
@@ -20,8 +20,8 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * JavaScript, CSS) from this jar, open to everyone ({@code @PermitAll}); every data call the
  * console makes goes to the admin API beside it and needs one of the {@link AdminRoles}.
  *
- * <p>{@code GET console} redirects to {@code console/} so that the page's relative API calls
- * ({@code ../summary}) resolve. Files are revalidated on each load ({@code Cache-Control: no-cache}
+ * <p>{@code GET console} redirects to {@code console/} (a relative {@code Location}) so that the
+ * page's relative API calls ({@code ../summary}) resolve. Files are revalidated on each load ({@code Cache-Control: no-cache}
  * with an {@code ETag}), so a new jar's console is picked up at once.
  */
 @Path(GenDurableAdmin.PATH + "/console")
@@ -44,8 +44,9 @@ public class ConsoleResource {
     @Operation(summary = "The web console's page", hidden = true)
     public Response index(@Context UriInfo uri, @Context Request request) {
         if (!uri.getRequestUri().getRawPath().endsWith("/")) {
-            return Response.seeOther(uri.getRequestUriBuilder().replacePath(uri.getRequestUri().getRawPath() + "/")
-                    .build()).build();
+            // relative to the request (…/gendurable/console → …/gendurable/console/), written as is:
+            // an absolute one would be built from the request's Host header, which the client chooses
+            return Response.status(Response.Status.SEE_OTHER).header(HttpHeaders.LOCATION, "console/").build();
         }
         return file("index.html", request);
     }
@@ -59,7 +60,14 @@ public class ConsoleResource {
     @Path("{file}")
     @Operation(summary = "A static file of the web console", hidden = true)
     public Response file(@PathParam("file") String name, @Context Request request) {
-        ConsoleAssets.Asset asset = assets.find(name).orElseThrow(NotFoundException::new);
+        ConsoleAssets.Asset asset = assets.find(name).orElse(null);
+        if (asset == null) {
+            // answered here: a NotFoundException would go to the server's own exception mapper,
+            // which may add headers naming it
+            AdminProblem p = new AdminProblem(Problem.TYPE_NOT_FOUND, "Not found", 404, "the console has no such file", null, null);
+            return Response.status(404).type(Problem.MEDIA_TYPE).entity(p.toJson(null))
+                    .header("X-Content-Type-Options", "nosniff").build();
+        }
         CacheControl cache = new CacheControl();
         cache.setNoCache(true);
         EntityTag tag = new EntityTag(asset.etag());

@@ -23,10 +23,10 @@ public final class GenDurableAdmin {
     private GenDurableAdmin() {
     }
 
-    /** @return the JAX-RS classes of the admin API: its resources (the web console's included) and its problem mapper */
+    /** @return the JAX-RS classes of the admin API: its resources (the web console's included), its problem mapper and its request filter */
     public static Set<Class<?>> classes() {
         return Set.of(InstancesResource.class, QueuesResource.class, SummaryResource.class, SignalsResource.class,
                 SchedulesResource.class, NodesResource.class, EnginesResource.class, MeResource.class, ConsoleResource.class,
-                ProblemMapper.class);
+                ProblemMapper.class, AdminFilter.class);
     }
 }

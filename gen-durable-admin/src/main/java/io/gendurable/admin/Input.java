@@ -65,11 +65,56 @@ final class Input {
         }
     }
 
-    /** @return the text quoted and cut short for a message */
+    /**
+     * An operator's text (a reason, a step, a signal's name, a key, a queue's or a schedule's
+     * name), which ends up in log lines and in the console: control characters (line breaks, tabs,
+     * escape sequences, the C1 controls), line and paragraph separators and the bidirectional
+     * overrides are refused, so that no value can start a line of its own or disguise itself.
+     *
+     * @param field the field's name
+     * @param text  the text, or null
+     * @return it
+     * @throws AdminProblem (400) naming the field and the character's position
+     */
+    static String text(String field, String text) {
+        if (text == null) {
+            return null;
+        }
+        for (int i = 0; i < text.length(); ) {
+            int c = text.codePointAt(i);
+            if (refused(c)) {
+                throw AdminProblem.invalidInput(field + " must not contain control characters (line breaks, tabs, "
+                        + "escapes, bidirectional overrides), got U+" + String.format("%04X", c) + " at position " + (i + 1));
+            }
+            i += Character.charCount(c);
+        }
+        return text;
+    }
+
+    private static boolean refused(int c) {
+        int type = Character.getType(c);
+        return type == Character.CONTROL || type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR
+                || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0x200E || c == 0x200F
+                || c == 0x061C;
+    }
+
+    /**
+     * @return the text quoted and cut short for a message, every character {@link #text} refuses
+     * shown as a backslash, u and its four hex digits
+     */
     static String shown(String text) {
         if (text == null) {
             return "nothing";
         }
-        return "'" + (text.length() > SHOWN ? text.substring(0, SHOWN) + "…" : text) + "'";
+        String cut = text.length() > SHOWN ? text.substring(0, SHOWN) + "…" : text;
+        StringBuilder b = new StringBuilder(cut.length() + 2).append('\'');
+        cut.codePoints().forEach(c -> {
+            if (refused(c)) {
+                b.append(String.format("\\u%04X", c));
+            } else {
+                b.appendCodePoint(c);
+            }
+        });
+        return b.append('\'').toString();
     }
 }

@@ -132,11 +132,13 @@ public class InstancesResource {
 
     /**
      * @param uri  the request: the search's filters as query parameters (at least one)
-     * @param body {@link Requests.Cancel}, optional ({@code withDescendants} is not accepted here)
+     * @param body {@link Requests.BulkCancel}
      * @return how many matched and how many were cancelled
      */
     @POST
     @Path("bulk/cancel")
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            schema = @Schema(implementation = Requests.BulkCancel.class)))
     @Operation(summary = "Cancel every live instance a search finds",
             description = "Page by page (pageSize is the batch, one transaction each), as a single cancel does; "
                     + "a search without any filter is refused")
@@ -145,16 +147,19 @@ public class InstancesResource {
     @APIResponse(responseCode = "400", description = "no filter, or a parameter or body field not accepted",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public BulkResult cancelAll(@Context UriInfo uri, String body) {
-        JsonBody b = JsonBody.parse(body, java.util.Set.of("reason"));
+        JsonBody b = JsonBody.parse(body, Requests.BulkCancel.FIELDS);
         return engines.operations().cancelAll(SearchParams.query(uri.getQueryParameters(), Set.of()), b.string("reason"));
     }
 
     /**
-     * @param uri the request: the search's filters as query parameters (at least one)
+     * @param uri  the request: the search's filters as query parameters (at least one)
+     * @param body {@link Requests.Empty}
      * @return how many matched and how many were retried
      */
     @POST
     @Path("bulk/retry")
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            schema = @Schema(implementation = Requests.Empty.class)))
     @Operation(summary = "Retry every failed or cancelled instance a search finds",
             description = "Each in its own transaction, page by page; one whose correlation key another live instance "
                     + "holds is skipped; a search without any filter is refused")
@@ -162,16 +167,20 @@ public class InstancesResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = BulkResult.class)))
     @APIResponse(responseCode = "400", description = "no filter, or a parameter not accepted",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    public BulkResult retryAll(@Context UriInfo uri) {
+    public BulkResult retryAll(@Context UriInfo uri, String body) {
+        JsonBody.parse(body, Set.of());
         return engines.operations().retryAll(SearchParams.query(uri.getQueryParameters(), Set.of()));
     }
 
     /**
-     * @param uri the request: the search's filters as query parameters (at least one)
+     * @param uri  the request: the search's filters as query parameters (at least one)
+     * @param body {@link Requests.Empty}
      * @return how many matched and how many were deleted
      */
     @POST
     @Path("bulk/purge")
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            schema = @Schema(implementation = Requests.Empty.class)))
     @Operation(summary = "Delete every ended instance a search finds",
             description = "Done, failed and cancelled ones, with their inbox, page by page; a finished child whose parent "
                     + "has not finished is kept; a search without any filter is refused")
@@ -179,13 +188,14 @@ public class InstancesResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = BulkResult.class)))
     @APIResponse(responseCode = "400", description = "no filter, or a parameter not accepted",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    public BulkResult purge(@Context UriInfo uri) {
+    public BulkResult purge(@Context UriInfo uri, String body) {
+        JsonBody.parse(body, Set.of());
         return engines.operations().purge(SearchParams.query(uri.getQueryParameters(), Set.of()));
     }
 
     /**
      * @param id   the instance id
-     * @param body {@link Requests.Cancel}, optional
+     * @param body {@link Requests.Cancel}
      * @return what was cancelled
      */
     @POST
@@ -193,7 +203,7 @@ public class InstancesResource {
     @Operation(summary = "Cancel a live instance",
             description = "It ends CANCELLED with the reason as its last error; a step running for it commits nothing; "
                     + "withDescendants also cancels its live descendants in the same transaction")
-    @RequestBody(required = false, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
             schema = @Schema(implementation = Requests.Cancel.class)))
     @APIResponse(responseCode = "200", description = "cancelled",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = Views.Cancelled.class)))
@@ -211,7 +221,7 @@ public class InstancesResource {
 
     /**
      * @param id   the instance id
-     * @param body {@link Requests.Retry}, optional
+     * @param body {@link Requests.Retry}
      * @return the instance, runnable
      */
     @POST
@@ -219,7 +229,7 @@ public class InstancesResource {
     @Operation(summary = "Retry a failed or cancelled instance",
             description = "Runnable again, due now, attempts from 1: from the step it ended in or fromStep, with its state "
                     + "or the replacement state (checked against the FSM's state type); its correlation key is taken again")
-    @RequestBody(required = false, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
             schema = @Schema(implementation = Requests.Retry.class)))
     @APIResponse(responseCode = "200", description = "runnable again",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = Views.Instance.class)))
@@ -248,11 +258,14 @@ public class InstancesResource {
     }
 
     /**
-     * @param id the instance id
+     * @param id   the instance id
+     * @param body {@link Requests.Empty}
      * @return the instance, due now
      */
     @POST
     @Path("{id}/run-now")
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            schema = @Schema(implementation = Requests.Empty.class)))
     @Operation(summary = "Make a runnable instance due now")
     @APIResponse(responseCode = "200", description = "due now",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = Views.Instance.class)))
@@ -262,8 +275,10 @@ public class InstancesResource {
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     @APIResponse(responseCode = "409", description = "it is not runnable",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    public Views.Instance runNow(@Parameter(description = "instance id") @PathParam("id") String id) {
-        return Views.Instance.of(engines.operations().runNow(Input.id("id", id)));
+    public Views.Instance runNow(@Parameter(description = "instance id") @PathParam("id") String id, String body) {
+        long n = Input.id("id", id);
+        JsonBody.parse(body, Set.of());
+        return Views.Instance.of(engines.operations().runNow(n));
     }
 
     /**

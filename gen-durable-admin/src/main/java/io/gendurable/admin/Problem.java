@@ -29,6 +29,24 @@ public record Problem(String type, String title, int status, String detail, Stri
     public static final String TYPE_CORRELATION_KEY_HELD = "urn:gendurable:problem:correlation-key-held";
     /** 404: no schedule has that name. */
     public static final String TYPE_NO_SUCH_SCHEDULE = "urn:gendurable:problem:no-such-schedule";
+    /**
+     * 403: an action without {@code X-Requested-With} or this server's {@code Origin}, or with
+     * another site's {@code Origin}: what a cross-site page would send.
+     */
+    public static final String TYPE_CROSS_SITE = "urn:gendurable:problem:cross-site-request";
+    /** 415: an action's body not sent as {@code Content-Type: application/json}. */
+    public static final String TYPE_UNSUPPORTED_MEDIA_TYPE = "urn:gendurable:problem:unsupported-media-type";
+    /**
+     * 500: something the server did not expect; {@code detail} is fixed and {@code problemId}
+     * names the log record that holds the cause.
+     */
+    public static final String TYPE_INTERNAL_ERROR = "urn:gendurable:problem:internal-error";
+    /** 404: no admin resource at that path (or no console file of that name). */
+    public static final String TYPE_NOT_FOUND = "urn:gendurable:problem:not-found";
+    /** 405: the path does not take that method. */
+    public static final String TYPE_METHOD_NOT_ALLOWED = "urn:gendurable:problem:method-not-allowed";
+    /** Any other refusal by the JAX-RS runtime or the server (406, 401, 403…); {@code status} tells which. */
+    public static final String TYPE_REFUSED = "urn:gendurable:problem:request-refused";
     /** 503: the engine is stopping or stopped (undeploy, shutdown). */
     public static final String TYPE_ENGINE_STOPPED = "urn:gendurable:problem:engine-stopped";
 }

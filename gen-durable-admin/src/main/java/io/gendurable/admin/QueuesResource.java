@@ -54,7 +54,7 @@ public class QueuesResource {
 
     /**
      * @param queue the queue
-     * @param body  {@link Requests.Pause}, optional
+     * @param body  {@link Requests.Pause}
      * @return the pause as recorded
      */
     @PUT
@@ -62,13 +62,14 @@ public class QueuesResource {
     @Operation(summary = "Pause a queue",
             description = "No node claims from it any more (within one poll), running steps finish; survives restarts. "
                     + "Pausing a paused queue updates its reason.")
-    @RequestBody(required = false, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
             schema = @Schema(implementation = Requests.Pause.class)))
     @APIResponse(responseCode = "200", description = "paused",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = PausedQueue.class)))
     @APIResponse(responseCode = "400", description = "bad queue name or reason",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public PausedQueue pause(@Parameter(description = "queue name") @PathParam("queue") String queue, String body) {
+        Input.text("queue", queue);
         JsonBody b = JsonBody.parse(body, Requests.Pause.FIELDS);
         engines.operations().pauseQueue(queue, b.string("reason"));
         return engines.operations().pausedQueues().stream().filter(p -> p.queue().equals(queue)).findFirst()
@@ -88,6 +89,7 @@ public class QueuesResource {
     @APIResponse(responseCode = "400", description = "bad queue name",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
     public Views.Resumed resume(@Parameter(description = "queue name") @PathParam("queue") String queue) {
+        Input.text("queue", queue);
         return new Views.Resumed(queue, engines.operations().resumeQueue(queue));
     }
 }

@@ -6,7 +6,9 @@ import java.time.Instant;
 import java.util.Set;
 
 /**
- * The request bodies of the admin API, as the OpenAPI document describes them. The resources read
+ * The request bodies of the admin API, as the OpenAPI document describes them. Every {@code POST}
+ * and {@code PUT} carries one, as {@code Content-Type: application/json}: exactly one JSON object,
+ * {@code {}} when there is nothing to say. The resources read
  * bodies field by field ({@link JsonBody}) so that a wrong field is answered with a 400 naming it;
  * these records are its documentation, and their field names are the accepted ones.
  */
@@ -15,7 +17,25 @@ public final class Requests {
     }
 
     /**
-     * {@code POST …/instances/{id}/cancel}; the body is optional.
+     * The body of an action that takes no field ({@code run-now}, {@code bulk/retry},
+     * {@code bulk/purge}, a schedule's {@code trigger}): {@code {}}.
+     */
+    @Schema(name = "EmptyRequest", description = "{}: the action takes no field")
+    public record Empty() {
+    }
+
+    /**
+     * {@code POST …/instances/bulk/cancel}; {@code {}} for the default reason.
+     *
+     * @param reason why (kept as each instance's last error); default "cancelled by an operator"
+     */
+    @Schema(name = "BulkCancelRequest")
+    public record BulkCancel(String reason) {
+        static final Set<String> FIELDS = Set.of("reason");
+    }
+
+    /**
+     * {@code POST …/instances/{id}/cancel}; {@code {}} for the defaults.
      *
      * @param reason          why (kept as the instance's last error); default "cancelled by an operator"
      * @param withDescendants also cancel its live children, their children and so on; default false
@@ -26,7 +46,7 @@ public final class Requests {
     }
 
     /**
-     * {@code POST …/instances/{id}/retry}; the body is optional.
+     * {@code POST …/instances/{id}/retry}; {@code {}} for the defaults.
      *
      * @param fromStep the step to run from; default the step it ended in
      * @param state    a replacement state (any JSON the FSM's state type reads); default its state
@@ -57,7 +77,7 @@ public final class Requests {
     }
 
     /**
-     * {@code PUT …/queues/{queue}/pause}; the body is optional.
+     * {@code PUT …/queues/{queue}/pause} and {@code PUT …/schedules/{name}/pause}; {@code {}} for no reason.
      *
      * @param reason why, or nothing
      */

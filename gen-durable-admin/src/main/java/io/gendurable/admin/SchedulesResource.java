@@ -26,6 +26,7 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Recurring schedules, under {@code <application path>/gendurable/schedules}: the list needs
@@ -57,14 +58,14 @@ public class SchedulesResource {
 
     /**
      * @param name the schedule
-     * @param body {@link Requests.Pause}, optional
+     * @param body {@link Requests.Pause}
      * @return the schedule, paused
      */
     @PUT
     @Path("{name}/pause")
     @Operation(summary = "Pause a schedule", description = "No fire time inserts an instance until it is resumed; "
             + "what is missed meanwhile follows its misfire policy. Pausing a paused schedule updates its reason.")
-    @RequestBody(required = false, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
             schema = @Schema(implementation = Requests.Pause.class)))
     @APIResponse(responseCode = "200", description = "paused",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ScheduleStatus.class)))
@@ -94,25 +95,36 @@ public class SchedulesResource {
 
     /**
      * @param name the schedule
+     * @param body {@link Requests.Empty}
      * @return the inserted instance
      */
     @POST
     @Path("{name}/trigger")
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            schema = @Schema(implementation = Requests.Empty.class)))
     @Operation(summary = "Insert one instance of a schedule now",
             description = "Outside its fire times (correlation key schedule:<name>:manual:<now>); the next fire time does not move.")
     @APIResponse(responseCode = "200", description = "the inserted instance (id, duplicate)",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = Inserted.class)))
     @APIResponse(responseCode = "404", description = "no such schedule",
             content = @Content(mediaType = Problem.MEDIA_TYPE, schema = @Schema(implementation = Problem.class)))
-    public Inserted trigger(@Parameter(description = "schedule name") @PathParam("name") String name) {
+    public Inserted trigger(@Parameter(description = "schedule name") @PathParam("name") String name, String body) {
+        JsonBody.parse(body, Set.of());
         requireExists(name);
         return engines.operations().triggerSchedule(name);
     }
 
     private void requireExists(String name) {
+        Input.text("name", name);
         if (engines.operations().schedules().stream().noneMatch(s -> s.name().equals(name))) {
-            throw new AdminProblem(Problem.TYPE_NO_SUCH_SCHEDULE, "No such schedule", 404,
-                    "no schedule is named '" + name + "'", Map.of("name", String.valueOf(name)), null);
+            throw noSuchSchedule(name);
         }
+    }
+
+    /** @return the 404 for a name no schedule has, which quotes at most the name's start */
+    static AdminProblem noSuchSchedule(String name) {
+        String shown = Input.shown(name);
+        return new AdminProblem(Problem.TYPE_NO_SUCH_SCHEDULE, "No such schedule", 404,
+                "no schedule is named " + shown, Map.of("name", shown.substring(1, shown.length() - 1)), null);
     }
 }

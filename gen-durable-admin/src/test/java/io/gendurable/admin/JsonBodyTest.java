@@ -24,14 +24,32 @@ class JsonBodyTest {
     }
 
     @Test
-    void anEmptyBodyHasNoField() {
-        for (String body : new String[]{null, "", "  \n"}) {
-            JsonBody b = JsonBody.parse(body, FIELDS);
-            assertThat(b.string("reason")).isNull();
-            assertThat(b.bool("flag", true)).isTrue();
-            assertThat(b.wholeNumber("n")).isNull();
-            assertThat(b.value("state")).isEmpty();
-        }
+    void theBodyIsExactlyOneObject() {
+        // before: an empty body counted as {}, and whatever followed the object was ignored
+        rejected(null, "the body must be a JSON object ({} when there is nothing to say), got nothing");
+        rejected("", "got nothing");
+        rejected("  \n", "got nothing");
+        rejected("{\"reason\":\"why\"}{\"reason\":\"other\"}", "the body must be a JSON object");
+        rejected("{\"reason\":\"why\"} x", "the body must be a JSON object");
+        rejected("{\"reason\":\"why\"},", "the body must be a JSON object");
+        rejected("{}[]", "the body must be a JSON object");
+        assertThat(JsonBody.parse(" {} \n", FIELDS).string("reason")).isNull();
+    }
+
+    @Test
+    void aKeyTwiceIsRefusedAtAnyDepth() {
+        // before: the last one won (another reader may keep the first)
+        rejected("{\"reason\":\"a\",\"reason\":\"b\"}", "the body has the key 'reason' twice in one object");
+        rejected("{\"state\":{\"x\":1,\"y\":[{\"z\":1,\"z\":2}]}}", "the key 'z' twice");
+        JsonBody b = JsonBody.parse("{\"state\":{\"x\":{\"x\":1},\"y\":[{\"x\":2},{\"x\":3}]}}", FIELDS);
+        assertThat(b.value("state")).get().extracting(JsonValue::toString).isEqualTo("{\"x\":{\"x\":1},\"y\":[{\"x\":2},{\"x\":3}]}");
+    }
+
+    @Test
+    void theParsersMessageIsNotEchoed() {
+        assertThatThrownBy(() -> JsonBody.parse("{\"reason\": secret-token-abc}", FIELDS))
+                .isInstanceOf(AdminProblem.class).hasMessageNotContaining("secret-token-abc")
+                .hasMessageContaining("not JSON at line 1");
     }
 
     @Test
@@ -70,5 +88,18 @@ class JsonBodyTest {
     void anIntFieldOutsideTheIntRangeIsRefused() {
         assertThatThrownBy(() -> JsonBody.parse("{\"n\":3000000000}", FIELDS).intNumber("n"))
                 .isInstanceOf(AdminProblem.class).hasMessageContaining("n is out of range, got 3000000000");
+    }
+
+    @Test
+    void deepNestingIsABadRequestNotAServerError() {
+        // before: nesting past the JSON parser's own limit (1,000 in Parsson) was a 500
+        for (int depth : new int[]{JsonBody.MAX_DEPTH, 1_001, 100_000}) {
+            String deep = "{\"state\":" + "[".repeat(depth) + "]".repeat(depth) + "}";
+            assertThatThrownBy(() -> JsonBody.parse(deep, FIELDS)).as("depth " + depth)
+                    .isInstanceOfSatisfying(AdminProblem.class, p -> assertThat(p.status()).isEqualTo(400))
+                    .hasMessage("the body nests objects and arrays more than " + JsonBody.MAX_DEPTH + " levels deep");
+        }
+        String fine = "{\"state\":" + "[".repeat(JsonBody.MAX_DEPTH - 1) + "]".repeat(JsonBody.MAX_DEPTH - 1) + "}";
+        assertThat(JsonBody.parse(fine, FIELDS).value("state")).isPresent();
     }
 }

@@ -126,6 +126,9 @@ async function api(path, {method = 'GET', body, credentials} = {}) {
   const headers = {'Accept': 'application/json', 'X-Requested-With': 'XMLHttpRequest'};
   const authorization = credentials !== undefined ? credentials : auth;
   if (authorization) headers.Authorization = authorization;
+  // every action but DELETE carries a JSON object ({} when it has nothing to say); the server
+  // refuses an action without X-Requested-With (its defence against cross-site requests)
+  if (body === undefined && method !== 'GET' && method !== 'DELETE') body = '{}';
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let r;
   try {

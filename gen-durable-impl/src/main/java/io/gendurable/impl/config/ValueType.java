@@ -26,9 +26,40 @@ public record ValueType<T>(BiFunction<String, String, T> parser, Function<T, Str
     /** Text as written. */
     public static final ValueType<String> TEXT = new ValueType<>((k, v) -> v, String::valueOf);
 
-    /** A URL that may carry a password ({@code redis://user:secret@host}): the password is masked when printed. */
-    public static final ValueType<String> URL = new ValueType<>((k, v) -> v,
-            v -> v.replaceFirst("^([a-z]+://[^:@/]*:)[^@/]*@", "$1***@"));
+    /**
+     * A URL that may carry credentials: printed with the password masked in every form the Redis
+     * client reads one from ({@code redis://user:secret@host}, {@code redis://:secret@host}, and
+     * {@code redis://secret@host}, a password alone), a user name kept; see {@link #maskCredentials}.
+     */
+    public static final ValueType<String> URL = new ValueType<>((k, v) -> v, ValueType::maskCredentials);
+
+    /**
+     * @param url a URL
+     * @return it with whatever stands between {@code ://} and the last {@code @} before its query
+     * replaced by {@code ***}, or by {@code user:***} when that holds a colon after a user name (a
+     * password may itself hold {@code @} or {@code :}); a URL without {@code @} there as it is
+     */
+    static String maskCredentials(String url) {
+        int start = url.indexOf("://");
+        if (start < 0) {
+            return url;
+        }
+        start += 3;
+        int end = url.length();
+        for (char c : new char[]{'?', '#'}) {
+            int i = url.indexOf(c, start);
+            if (i >= 0 && i < end) {
+                end = i;
+            }
+        }
+        int at = url.lastIndexOf('@', end - 1);
+        if (at < start) {
+            return url;
+        }
+        String userInfo = url.substring(start, at);
+        int colon = userInfo.indexOf(':');
+        return url.substring(0, start) + (colon > 0 ? userInfo.substring(0, colon) + ":***" : "***") + url.substring(at);
+    }
 
     /** ISO-8601 ({@code PT60S}, {@code P1D}) or plain milliseconds; see {@link Durations}. */
     public static final ValueType<Duration> DURATION = new ValueType<>(Durations::parse, Duration::toString);

@@ -316,6 +316,17 @@ class WildFlyIT {
         assertTrue(summary.body().contains("\"queue\":\"default\""), summary.body());
         assertEquals(403, call("PUT", admin + "/queues/default/pause", "viewer", "viewer-sample-only").statusCode(),
                 "the viewer reads but may not act");
+        // what a cross-site page can make a browser send runs nothing, even with the admin's credentials
+        HttpResponse<String> form = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + System.getProperty("it.http.port", "8180") + admin + "/queues/default/pause"))
+                .timeout(Duration.ofSeconds(60)).PUT(HttpRequest.BodyPublishers.ofString("{}"))
+                .header("Content-Type", "text/plain").header("Origin", "http://evil.example")
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
+                        "admin:admin-sample-only".getBytes(StandardCharsets.UTF_8))).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(403, form.statusCode(), form.body());
+        assertTrue(form.body().contains("urn:gendurable:problem:cross-site-request"), form.body());
+        HttpResponse<String> unpaused = call("GET", admin + "/queues/paused", "admin", "admin-sample-only");
+        assertFalse(unpaused.body().contains("\"default\""), "nothing was paused: " + unpaused.body());
         try {
             HttpResponse<String> paused = call("PUT", admin + "/queues/default/pause", "admin", "admin-sample-only");
             assertEquals(200, paused.statusCode(), paused.body());
@@ -567,7 +578,17 @@ class WildFlyIT {
     private static HttpResponse<String> call(String method, String path, String user, String password) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
                         + System.getProperty("it.http.port", "8180") + path))
-                .timeout(Duration.ofSeconds(60)).method(method, HttpRequest.BodyPublishers.noBody());
+                .timeout(Duration.ofSeconds(60));
+        if (path.contains("/gendurable/") && (method.equals("POST") || method.equals("PUT"))) {
+            // an admin action: one JSON object, and the header a cross-site page cannot send
+            b.method(method, HttpRequest.BodyPublishers.ofString("{}")).header("Content-Type", "application/json")
+                    .header("X-Requested-With", "gen-durable-it");
+        } else {
+            b.method(method, HttpRequest.BodyPublishers.noBody());
+            if (path.contains("/gendurable/")) {
+                b.header("X-Requested-With", "gen-durable-it");
+            }
+        }
         if (user != null) {
             b.header("Authorization", "Basic " + Base64.getEncoder()
                     .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));

@@ -38,10 +38,14 @@ final class AdminHttp {
      * @return the response
      */
     static HttpResponse<String> call(String method, String path, String user, String body) throws Exception {
+        if (body == null && (method.equals("POST") || method.equals("PUT"))) {
+            body = "{}";  // every action carries one JSON object
+        }
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:"
                         + System.getProperty("it.http.port", "9081") + path))
                 .timeout(Duration.ofSeconds(60))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .header("X-Requested-With", "gen-durable-it");  // what a scripted client sends with an action
         if (body != null) {
             b.header("Content-Type", "application/json");
         }
@@ -49,6 +53,27 @@ final class AdminHttp {
             String password = user + "-sample-only";  // the defaults of liberty-config's server.xml
             b.header("Authorization", "Basic " + Base64.getEncoder()
                     .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * A request as the caller builds it: no header added, no body filled in.
+     *
+     * @param user    {@link #VIEWER_USER}, {@link #ADMIN_USER}, or null for no credentials
+     * @param headers name, value, name, value…
+     */
+    static HttpResponse<String> raw(String method, String path, String user, String body, String... headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:"
+                        + System.getProperty("it.http.port", "9081") + path))
+                .timeout(Duration.ofSeconds(60))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        if (user != null) {
+            b.header("Authorization", "Basic " + Base64.getEncoder()
+                    .encodeToString((user + ":" + user + "-sample-only").getBytes(StandardCharsets.UTF_8)));
         }
         return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }

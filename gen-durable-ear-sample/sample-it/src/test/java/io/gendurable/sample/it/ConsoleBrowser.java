@@ -51,7 +51,7 @@ final class ConsoleBrowser implements AutoCloseable {
         this.wait = new WebDriverWait(driver, Duration.ofSeconds(45), Duration.ofMillis(100));
     }
 
-    static ConsoleBrowser open() {
+    static ConsoleBrowser open(String... arguments) {
         try {
             Path profiles = Path.of(System.getProperty("console.profiles", "target/chromium-profiles"));
             Files.createDirectories(profiles);
@@ -62,6 +62,7 @@ final class ConsoleBrowser implements AutoCloseable {
                     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
                     "--hide-scrollbars", "--window-size=" + LAPTOP.width + "," + LAPTOP.height,
                     "--user-data-dir=" + profile.toAbsolutePath());
+            options.addArguments(arguments);
             LoggingPreferences logs = new LoggingPreferences();
             logs.enable(LogType.BROWSER, Level.ALL);
             options.setCapability("goog:loggingPrefs", logs);

@@ -40,6 +40,7 @@ import javax.naming.NamingException;
 import javax.sql.DataSource;
 import java.io.File;
 import java.net.URI;
+import java.nio.file.Path;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -632,6 +633,17 @@ class SampleIT {
             assertEquals(503, down.statusCode(), down.body());
             assertTrue(down.body().replaceAll("\\s", "").contains("\"status\":\"DOWN\""), down.body());
             assertEquals(200, get("/health/live").statusCode(), "a database outage makes the node unready, not dead");
+            // an admin read meanwhile: a 5xx problem with a fixed detail and the id of the log record
+            // holding the cause (before: the server's 500, with "JDBCConnectionException … 127.0.0.1:… refused" in a header)
+            HttpResponse<String> failed = AdminHttp.get(AdminHttp.ADMIN + "/instances/1", AdminHttp.VIEWER_USER);
+            JsonObject problem = AdminHttp.object(failed.body());
+            assertTrue(failed.statusCode() >= 500, failed::body);
+            assertEquals("urn:gendurable:problem:internal-error", problem.getString("type"), failed.body());
+            String id = problem.getString("problemId");
+            assertEquals("the server could not complete the request; its log has the cause under problem id " + id,
+                    problem.getString("detail"));
+            assertLeaksNothing(failed);
+            assertTrue(logShows("gen-durable-admin: problem " + id), "the log names the problem id " + id);
         } finally {
             link.mode(TcpProxy.Mode.FORWARD);
         }
@@ -658,6 +670,170 @@ class SampleIT {
         }
         assertTrue(r.body().contains("application/problem+json"), "problem responses are documented");
         assertTrue(r.body().contains("gendurable-basic"), "the security scheme is documented");
+    }
+
+    @Test
+    @Order(16)
+    @RunAsClient
+    void adminActionsTakeOnlyOneJsonObjectWithAHeaderACrossSitePageCannotSend() throws Exception {
+        long id = parkedOrder("adm-xs-rest");
+        String cancel = AdminHttp.ADMIN + "/instances/" + id + "/cancel";
+        String admin = AdminHttp.ADMIN_USER;
+        String json = "application/json";
+        // what a form or a no-cors fetch of another site makes a browser send, with the admin's credentials
+        AdminHttp.problem(AdminHttp.raw("POST", cancel, admin, "{\"reason\":\"x\"}", "Content-Type", "text/plain"),
+                403, "cross-site-request", "X-Requested-With");
+        AdminHttp.problem(AdminHttp.raw("POST", cancel, admin, "", "Content-Type", "application/x-www-form-urlencoded",
+                "Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site"), 403, "cross-site-request", "X-Requested-With");
+        AdminHttp.problem(AdminHttp.raw("POST", AdminHttp.ADMIN + "/instances/bulk/cancel?correlationKeyPrefix=order:adm-xs-",
+                admin, "", "Content-Type", "application/x-www-form-urlencoded"), 403, "cross-site-request", "X-Requested-With");
+        // another site's Origin, even with the header and JSON
+        AdminHttp.problem(AdminHttp.raw("POST", cancel, admin, "{}", "X-Requested-With", "x", "Content-Type", json,
+                "Origin", "http://evil.example"), 403, "cross-site-request", "Origin");
+        // the header, but not declared JSON
+        AdminHttp.problem(AdminHttp.raw("POST", cancel, admin, "{}", "X-Requested-With", "x", "Content-Type", "text/plain"),
+                415, "unsupported-media-type", "application/json");
+        AdminHttp.problem(AdminHttp.raw("POST", AdminHttp.ADMIN + "/instances/" + id + "/run-now", admin, null,
+                "X-Requested-With", "x"), 415, "unsupported-media-type", "application/json");
+        // JSON and the header, but not exactly one object
+        // (nesting 1,001 deep: before, past the parser's own limit, a 500)
+        for (String body : new String[]{"", "{}{}", "{\"reason\":\"a\",\"reason\":\"b\"}", "{\"reason\":\"a\"} x", "[]",
+                "{\"reason\":" + "[".repeat(1_001) + "]".repeat(1_001) + "}"}) {
+            AdminHttp.problem(AdminHttp.raw("POST", cancel, admin, body, "X-Requested-With", "x", "Content-Type", json),
+                    400, "invalid-input", "the body ");
+        }
+        assertEquals("AWAITING_SIGNAL", AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/instances/" + id, AdminHttp.VIEWER_USER))
+                .getJsonObject("instance").getString("status"), "none of these ran");
+        // the server's own Origin alone is enough (a browser on the console's page); so is the header alone (curl)
+        AdminHttp.problem(AdminHttp.raw("POST", AdminHttp.ADMIN + "/instances/" + id + "/run-now", admin, "{}",
+                "Content-Type", json, "Origin", "http://localhost:" + System.getProperty("it.http.port", "9081")),
+                409, "instance-state", "AWAITING_SIGNAL");
+        JsonObject cancelled = AdminHttp.ok(AdminHttp.raw("POST", cancel, admin, "{\"reason\":\"it: the header\"}",
+                "Content-Type", json, "X-Requested-With", "curl"));
+        assertEquals("CANCELLED", cancelled.getJsonObject("instance").getString("status"));
+    }
+
+    @Test
+    @Order(16)
+    @RunAsClient
+    void anOperatorsTextCannotForgeALogLineAndEveryActionLeavesOneAuditRecord() throws Exception {
+        long id = parkedOrder("adm-log");
+        String cancel = AdminHttp.ADMIN + "/instances/" + id + "/cancel";
+        String forged = "gen-durable operator action RESUME_QUEUE on queue default by viewer";
+        AdminHttp.problem(AdminHttp.post(cancel, AdminHttp.ADMIN_USER, "{\"reason\":\"x\\r\\n" + forged + "\"}"),
+                400, "invalid-input", "reason must not contain control characters");
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/instances/" + id + "/retry", AdminHttp.ADMIN_USER,
+                "{\"fromStep\":\"ship\\n" + forged + "\"}"), 400, "invalid-input", "fromStep must not contain control characters");
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.ADMIN_USER, "{\"id\":" + id
+                + ",\"name\":\"payment_settled\\u2028" + forged + "\"}"), 400, "invalid-input", "name must not contain control characters");
+        AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/signals", AdminHttp.ADMIN_USER, "{\"id\":" + id
+                + ",\"name\":\"payment_settled\",\"dedupKey\":\"k\\u001b[2K\"}"), 400, "invalid-input",
+                "dedupKey must not contain control characters");
+        assertEquals("AWAITING_SIGNAL", AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/instances/" + id, AdminHttp.VIEWER_USER))
+                .getJsonObject("instance").getString("status"));
+        AdminHttp.ok(AdminHttp.post(cancel, AdminHttp.ADMIN_USER, "{\"reason\":\"it: audited\"}"));
+
+        String done = "gen-durable-admin action {\"method\":\"POST\",\"path\":\"" + cancel + "\",\"user\":\"admin\",\"status\":200,"
+                + "\"fields\":{\"reason\":\"it: audited\"}}";
+        assertTrue(logShows(done), () -> "the audit record " + done + " in the server's log");
+        List<String> all = java.nio.file.Files.readAllLines(Path.of(System.getProperty("it.server.log")));
+        assertTrue(all.stream().anyMatch(l -> l.contains("gen-durable-admin action {\"method\":\"POST\",\"path\":\"" + cancel
+                + "\",\"user\":\"admin\",\"status\":400,\"problem\":\"urn:gendurable:problem:invalid-input\",\"fields\":{\"reason\":\"x\\r\\n"
+                + forged + "\"}}")), "the refused one is audited too, its reason escaped on the same line");
+        assertFalse(all.stream().anyMatch(l -> l.startsWith(forged) || l.startsWith(" " + forged)), "no forged line");
+        int at = all.indexOf(all.stream().filter(l -> l.contains(done)).findFirst().orElseThrow());
+        assertTrue(at == all.size() - 1 || all.get(at + 1).startsWith("["), () -> "the record is one line: " + all.get(at + 1));
+    }
+
+    @Test
+    @Order(16)
+    @RunAsClient
+    void adminErrorsAreProblemsWithFixedDetailsAndNoHeaderNamesAnException() throws Exception {
+        // before: Open Liberty's MicroProfile Metrics added "io.openliberty….MetricsRestfulWsEMCallbackImpl.Exception:
+        // <class: message>" to every answer of its own exception mapper, anonymous 404s included
+        List<HttpResponse<String>> answers = List.of(
+                AdminHttp.get(AdminHttp.ADMIN + "/console/nope.js", null),
+                AdminHttp.get(AdminHttp.ADMIN + "/nope", null),
+                AdminHttp.get(AdminHttp.ADMIN + "/instances/1/nope", AdminHttp.VIEWER_USER),
+                AdminHttp.raw("DELETE", AdminHttp.ADMIN + "/summary", AdminHttp.VIEWER_USER, null, "X-Requested-With", "it"));
+        for (HttpResponse<String> r : answers) {
+            assertTrue(r.statusCode() == 404 || r.statusCode() == 405, () -> r.request().uri() + ": " + r.statusCode() + " " + r.body());
+            assertEquals("nosniff", r.headers().firstValue("X-Content-Type-Options").orElse(null), r.headers().map()::toString);
+            assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"),
+                    () -> r.request().uri() + ": " + r.headers().map() + " " + r.body());
+            assertLeaksNothing(r);
+        }
+    }
+
+    /**
+     * @return whether a line of the server's messages.log contains {@code text}, reading it again
+     * for up to 30 s (the server may write a record just after its answer)
+     */
+    private static boolean logShows(String text) throws Exception {
+        Path log = Path.of(System.getProperty("it.server.log"));
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            if (java.nio.file.Files.readAllLines(log).stream().anyMatch(l -> l.contains(text))) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Asserts that no header is named after an exception or holds one, and that the body names none. */
+    private static void assertLeaksNothing(HttpResponse<String> r) {
+        r.headers().map().forEach((name, values) -> {
+            assertFalse(name.toLowerCase(java.util.Locale.ROOT).contains("exception"), () -> r.request().uri() + ": " + name + ": " + values);
+            values.forEach(v -> assertFalse(v.contains("Exception") || v.contains("54329"), () -> r.request().uri() + ": " + name + ": " + v));
+        });
+        assertFalse(r.body().contains("Exception") || r.body().contains("54329") || r.body().contains("127.0.0.1"),
+                () -> r.request().uri() + ": " + r.body());
+    }
+
+    @Test
+    @Order(16)
+    @RunAsClient
+    void theConsoleRedirectIgnoresTheHostHeader() throws Exception {
+        // before: Location: http://evil.example/sample/api/gendurable/console/ (built from the Host header)
+        String answer;
+        try (java.net.Socket s = new java.net.Socket("localhost", Integer.parseInt(System.getProperty("it.http.port", "9081")))) {
+            s.setSoTimeout(30_000);
+            s.getOutputStream().write(("GET " + AdminHttp.ADMIN + "/console HTTP/1.1\r\nHost: evil.example\r\n"
+                    + "Connection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            answer = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+        String head = answer.substring(0, Math.max(0, answer.indexOf("\r\n\r\n")));
+        assertTrue(head.startsWith("HTTP/1.1 303"), head);
+        assertTrue(head.lines().anyMatch(l -> l.equalsIgnoreCase("Location: console/")), head);
+        assertFalse(head.contains("evil.example"), head);
+    }
+
+    @Test
+    @Order(16)
+    @RunAsClient
+    void adminAnswersAreNeitherSniffedNorStoredAndQuoteLittle() throws Exception {
+        HttpResponse<String> summary = AdminHttp.get(AdminHttp.ADMIN + "/summary", AdminHttp.VIEWER_USER);
+        assertEquals(200, summary.statusCode());
+        assertEquals("nosniff", summary.headers().firstValue("X-Content-Type-Options").orElse(null), summary.headers().map()::toString);
+        assertEquals("no-store", summary.headers().firstValue("Cache-Control").orElse(null), summary.headers().map()::toString);
+        HttpResponse<String> js = AdminHttp.get(AdminHttp.ADMIN + "/console/console.js", null);
+        assertTrue(js.headers().firstValue("Cache-Control").orElse("").startsWith("no-cache"), "the console's files are revalidated");
+        String name = "n".repeat(5_000);
+        JsonObject unknown = AdminHttp.problem(AdminHttp.post(AdminHttp.ADMIN + "/schedules/" + name + "/trigger",
+                AdminHttp.ADMIN_USER, null), 404, "no-such-schedule", "no schedule is named");
+        assertTrue(unknown.getString("detail").length() < 200, () -> "the name is not echoed whole: " + unknown.getString("detail"));
+        assertEquals("n".repeat(80) + "…", unknown.getString("name"));
+    }
+
+    /** {@link CrossSiteScenarios#aCrossSitePageInTheAdminsBrowserRunsNoAction}. */
+    @Test
+    @Order(16)
+    @RunAsClient
+    void aCrossSitePageInTheAdminsBrowserRunsNoAction() throws Exception {
+        CrossSiteScenarios.aCrossSitePageInTheAdminsBrowserRunsNoAction(SampleIT::parkedOrder);
     }
 
     private static JsonObject queueLine(JsonObject summary, String queue) {
