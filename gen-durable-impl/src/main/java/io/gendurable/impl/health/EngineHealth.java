@@ -42,6 +42,7 @@ import java.util.function.Supplier;
  * </ul>
  */
 public final class EngineHealth {
+    private static final System.Logger LOG = System.getLogger("io.gendurable.health");
     /** The loop names below are those the components give {@code Loops.guarded}; {@code HealthTest} checks each ticks. */
     static final String REAPER = "reaper";
     static final String GC = "gc";
@@ -189,7 +190,7 @@ public final class EngineHealth {
                         try {
                             next.complete(probeNow());
                         } catch (RuntimeException | Error e) {
-                            next.complete(down("the probe failed: " + e));
+                            next.complete(down("the probe failed", e));
                         }
                     });
                 } catch (RejectedExecutionException e) {
@@ -212,11 +213,29 @@ public final class EngineHealth {
         } catch (TimeoutException e) {
             return down("no answer within " + config.health().timeout());
         } catch (ExecutionException e) {
-            return down(String.valueOf(e.getCause()));
+            return down("the probe failed", e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return down("interrupted");
         }
+    }
+
+    // the last cause logged, so an outage logs its detail once, not at every check
+    private volatile String lastLogged;
+
+    /**
+     * DOWN, with a text that names no host, port, user or driver message: readiness data is public
+     * ({@code /health/ready} answers anonymous callers). The cause goes to the log, once per change.
+     */
+    private Check down(String what, Throwable cause) {
+        String state = cause instanceof SQLException s && s.getSQLState() != null ? " (SQLState " + s.getSQLState() + ")" : "";
+        String detail = String.valueOf(cause);
+        if (!detail.equals(lastLogged)) {
+            lastLogged = detail;
+            LOG.log(System.Logger.Level.WARNING, "gen-durable readiness: " + what + ": " + detail);
+        }
+        return down(what + ": " + (cause == null ? "unknown" : cause.getClass().getSimpleName()) + state
+                + "; the node's log has the detail");
     }
 
     private static Check down(String why) {
@@ -246,7 +265,7 @@ public final class EngineHealth {
                 }
             }
         } catch (SQLException e) {
-            return down(e.getClass().getSimpleName() + ": " + e.getMessage());
+            return down("the database did not answer", e);
         }
     }
 

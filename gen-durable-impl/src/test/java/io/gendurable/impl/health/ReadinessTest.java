@@ -142,6 +142,41 @@ class ReadinessTest {
         assertThat(notChecked.data().get("schema version")).startsWith("not checked");
     }
 
+    /**
+     * Readiness data is public ({@code /health/ready} answers anonymous callers): a refused
+     * connection is reported DOWN without the driver's text, which names the host and port. A
+     * DataSource without a pool fails at once, with that text (a server's pool answered the same).
+     */
+    @Test
+    void a_refused_database_is_reported_down_naming_no_host_or_port(EngineHarness h) throws Exception {
+        ScheduledExecutorService timer = Executors.newScheduledThreadPool(2);
+        ExecutorService steps = Executors.newCachedThreadPool();
+        try (TcpProxy proxy = TcpProxy.to(SharedTestDatabase.url())) {
+            org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
+            ds.setURL(proxy.rewrite(SharedTestDatabase.url()));
+            if (!SharedTestDatabase.url().contains("user=")) {
+                ds.setUser("postgres");
+            }
+            Engine e = Engine.builder().dataSource(ds).registry(new FsmRegistry()).timer(timer).steps(steps)
+                    .config(quiet(h.configBuilder("refused")).build()).build();
+            e.start();
+            try {
+                assertThat(e.health().readiness().up()).isTrue();
+                proxy.close();  // nothing listens on its port any more: the driver says "Connection to host:port refused"
+                EngineHealth.Check c = e.health().readiness();
+                assertThat(c.up()).isFalse();
+                assertThat(c.data().get("database")).startsWith("DOWN");
+                assertThat(c.data().toString()).as(c.toString()).doesNotContain("127.0.0.1")
+                        .doesNotContain(String.valueOf(proxy.port())).doesNotContain("refused");
+            } finally {
+                e.stop();
+            }
+        } finally {
+            timer.shutdownNow();
+            steps.shutdownNow();
+        }
+    }
+
     @Test
     void a_cut_database_is_reported_down_in_time_and_up_again_once_it_is_back(EngineHarness h) throws Exception {
         ScheduledExecutorService timer = Executors.newScheduledThreadPool(4);
@@ -168,6 +203,9 @@ class ReadinessTest {
                                 .isLessThan(TIMEOUT.plusMillis(500));
                         assertThat(c.up()).as(cut + ": " + c).isFalse();
                         assertThat(c.data().get("database")).startsWith("DOWN");
+                        // the readiness data is public (/health/ready): no host, port or driver text
+                        assertThat(c.data().toString()).as(cut + ": " + c).doesNotContain("127.0.0.1")
+                                .doesNotContain(String.valueOf(proxy.port()));
                     }
                     // the loops go on trying: an outage is not a dead node
                     EngineHealth.Check live = e.health().liveness();
