@@ -55,8 +55,10 @@ class GateShardsBackAndForthTest {
         db.close();
     }
 
+    private int limit = 3;
+
     private EngineContext node(int shards) {
-        LimitsConfig limits = new LimitsConfig(Map.of(), Map.of("api", new LimitsConfig.Gate("api", 3, shards)));
+        LimitsConfig limits = new LimitsConfig(Map.of(), Map.of("api", new LimitsConfig.Gate("api", limit, shards)));
         EngineConfig config = h.configBuilder("n").limits(limits).build();
         return new EngineContext(config, new FsmRegistry(), db, new Statements(new SchemaName(h.schema())),
                 InstantSource.system(), new EngineMetrics(), EngineEvents.NONE, new Json(), null, null);
@@ -110,5 +112,66 @@ class GateShardsBackAndForthTest {
         assertThat(admitted(raised, claimed())).as("a fourth after the raised shards' reconcile").isFalse();
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'executing' AND concurrency_shard >= 0"))
                 .isEqualTo(3);
+    }
+
+    /** The holder of {@code shard} ends: its outcome's flush credits the shard it drew from. */
+    private void ends(int shard) {
+        long id = h.queryLong("SELECT id FROM gen_durable WHERE status = 'executing' AND concurrency_shard = " + shard
+                + " ORDER BY id LIMIT 1");
+        db.inTransaction(c -> {
+            new BucketSql(new SchemaName(h.schema())).credit(c, List.of(new Limiter.Slot("api:t", shard)));
+            return null;
+        });
+        h.exec("UPDATE gen_durable SET status = 'done', locked_by = NULL, lease_expires_at = NULL, claim_token = NULL, "
+                + "concurrency_shard = NULL WHERE id = " + id);
+    }
+
+    /** A reconciler pass while another transaction (an admission) holds {@code shard}'s counter row. */
+    private void passWhileHeld(BucketSweeper sweeper, int shard) throws Exception {
+        try (java.sql.Connection c = h.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            try (var st = c.createStatement()) {
+                st.execute("SELECT 1 FROM " + h.schema() + ".gen_durable_buckets WHERE key = 'api:t' AND shard = " + shard
+                        + " FOR UPDATE");
+                sweeper.reconcileGates();
+            }
+            c.rollback();
+        }
+    }
+
+    /**
+     * The same through passes that never hold every shard of the key (an admission holds the
+     * retired one each time), found by {@link AdmissionModelTest} after the fix above: gate of 2 in
+     * 2 shards, a holder on each; lowered to 1 shard. A pass without shard 1 resized shard 0 to the
+     * whole limit minus both holders (0 free); shard 1's holder ended and credited shard 1 (retired,
+     * never emptied: no pass held it); the next such pass freed its share on shard 0 too, a row was
+     * admitted there; raised to 2 shards again, shard 1's slot admitted a third row under a gate of
+     * 2. A pass that does not hold every shard of a key now leaves a key whose shape changed
+     * (shards or limit) as it is: the reshape is one pass's, over every shard.
+     */
+    @Test
+    void a_pass_that_holds_only_some_shards_of_a_resharded_key_leaves_it_to_one_that_holds_them_all() throws Exception {
+        limit = 2;
+        PostgresLimiter two = new PostgresLimiter(node(2));
+        for (int i = 0; i < 2; i++) {
+            assertThat(admitted(two, claimed())).as("holder " + i).isTrue();
+        }
+        assertThat(h.queryLong("SELECT count(DISTINCT concurrency_shard) FROM gen_durable")).as("one on each shard").isEqualTo(2);
+        EngineContext one = node(1);
+        PostgresLimiter limiter1 = new PostgresLimiter(one);
+        BucketSweeper sweeper1 = new BucketSweeper(one);
+        passWhileHeld(sweeper1, 1);
+        ends(1);
+        passWhileHeld(sweeper1, 1);
+        admitted(limiter1, claimed());  // admitted or not: the limit is what counts below
+        PostgresLimiter raised = new PostgresLimiter(node(2));
+        admitted(raised, claimed());
+        admitted(raised, claimed());
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'executing' AND concurrency_shard >= 0"))
+                .as("in flight under a gate of 2").isLessThanOrEqualTo(2);
+        new BucketSweeper(node(2)).reconcileGates();
+        admitted(raised, claimed());
+        assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'executing' AND concurrency_shard >= 0"))
+                .as("in flight under a gate of 2, after a whole pass").isEqualTo(2);
     }
 }
