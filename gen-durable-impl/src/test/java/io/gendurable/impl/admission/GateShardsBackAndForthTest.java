@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Lowering a gate's {@code shards} and raising it again never admits beyond the limit (found by
- * {@link AdmissionModelTest}). Gate {@code api} of 3 in 3 shards of 1, a holder on each. Lowered to
+ * {@link LimiterModelTest}). Gate {@code api} of 3 in 3 shards of 1, a holder on each. Lowered to
  * 1 shard: the reconciler sizes shard 0 to the whole limit and takes the two holders of the retired
  * shards 1 and 2 off its free slots (0 free). The holder of shard 2 ends: its credit went back to
  * retired shard 2 (1 free there, nowhere drawn), the next pass frees its share on shard 0, and a
@@ -141,7 +141,7 @@ class GateShardsBackAndForthTest {
 
     /**
      * The same through passes that never hold every shard of the key (an admission holds the
-     * retired one each time), found by {@link AdmissionModelTest} after the fix above: gate of 2 in
+     * retired one each time), found by {@link LimiterModelTest} after the fix above: gate of 2 in
      * 2 shards, a holder on each; lowered to 1 shard. A pass without shard 1 resized shard 0 to the
      * whole limit minus both holders (0 free); shard 1's holder ended and credited shard 1 (retired,
      * never emptied: no pass held it); the next such pass freed its share on shard 0 too, a row was
