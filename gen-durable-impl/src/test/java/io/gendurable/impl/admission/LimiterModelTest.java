@@ -636,7 +636,7 @@ class LimiterModelTest {
         if (claims.isEmpty()) {
             return;
         }
-        Set<Long> unrenewed = w.limiter.renew(QUEUE, claims.keySet());
+        Set<Long> unrenewed = w.limiter.renew(QUEUE, Map.copyOf(claims));
         if (server == null) {
             assertThat(unrenewed).as(where + "a counter slot needs no renewal").isEmpty();
         }
