@@ -123,6 +123,13 @@ public final class BucketSweeper {
                 if (g == null) {
                     continue;  // orphaned but still held: swept once its holders finish
                 }
+                if (!whole && !shaped(g, shards, totals.getOrDefault(key, 0))) {
+                    // Its shards or limit changed: the reshape is one pass's, over every shard. A pass
+                    // holding some (an admission holds the others) resized them to the new shares while
+                    // the others kept their old ones, and a retired shard it never held kept the slots
+                    // its holders returned: raised again, the key admitted beyond its limit.
+                    continue;
+                }
                 // Holders the current shards cannot account for: those on shards beyond a shards
                 // decrease, and those over a shard's new share after a resize. They still run, so their
                 // count comes off the free slots of the other shards (the limit holds for the whole key).
@@ -168,6 +175,15 @@ public final class BucketSweeper {
             ctx.metrics().bucketsReconciled.add(n);
             return n;
         });
+    }
+
+    /**
+     * @return whether the key's counters have the gate's current shape: exactly its shards, each
+     *         sized to its share (so a pass may correct the shards it holds one by one)
+     */
+    private static boolean shaped(LimitsConfig.Gate g, List<Shard> locked, int total) {
+        return total == g.shards() && locked.stream().allMatch(s -> s.shard() < g.shards()
+                && s.capacity() == g.shardCapacity(s.shard()));
     }
 
     /** The kind's shards we could lock, keeping only keys whose every shard we hold. */

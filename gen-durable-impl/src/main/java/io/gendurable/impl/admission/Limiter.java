@@ -82,9 +82,10 @@ public interface Limiter {
      * that are no longer held.
      *
      * @param queue the heartbeating queue
-     * @param held  the rows its scheduler still holds
+     * @param held  the rows its scheduler still holds → the token of its claim on each (an inline
+     *              continue's, which keeps the slot its chain was admitted with)
      * @return the rows whose slot could not be renewed: the heartbeat leaves their leases to lapse,
      *         so a row never outlives its slot
      */
-    Set<Long> renew(String queue, Set<Long> held);
+    Set<Long> renew(String queue, Map<Long, Long> held);
 }

@@ -260,7 +260,7 @@ public final class PostgresLimiter implements Limiter {
     }
 
     @Override
-    public Set<Long> renew(String queue, Set<Long> held) {
+    public Set<Long> renew(String queue, Map<Long, Long> held) {
         return Set.of();  // counters do not expire: nothing to renew
     }
 }

@@ -1023,7 +1023,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
     private java.util.Set<Long> renew(Map<Long, Lease> presented) {
         Map<Long, Long> claims = new java.util.HashMap<>(presented.size() * 2);
         presented.forEach((id, l) -> claims.put(id, l.token()));
-        java.util.Set<Long> unrenewed = limiter.renew(queue, java.util.Set.copyOf(claims.keySet()));
+        java.util.Set<Long> unrenewed = limiter.renew(queue, Map.copyOf(claims));
         claims.keySet().removeAll(unrenewed);
         if (claims.isEmpty()) {
             return java.util.Set.of();

@@ -122,11 +122,14 @@ public final class RedisLimiter implements Limiter {
             return out
             """);
 
-    // KEYS: the epoch, then one gate set per holder. ARGV: ttl ms, then the holders. Renews only holders still
-    // registered (ZADD XX): a holder pruned by an admission after its lease lapsed may have had its slot granted
-    // to another row, so it is not re-added; its index is returned and its row's lease lapses too. With the epoch
-    // gone (Redis lost its state), every holder is registered again, as a rebuild would. Returns the 1-based
-    // indexes of the holders not renewed.
+    // KEYS: the epoch, then one gate set per holder. ARGV: ttl ms, then per holder: the holder and its row's
+    // current claim ("<id>:<token>", or '' when it is the holder's own). Renews only holders still registered
+    // (ZADD XX): a holder pruned by an admission after its lease lapsed may have had its slot granted to another
+    // row, so it is not re-added; its index is returned and its row's lease lapses too. A holder missing while
+    // its row's current claim is registered was rebuilt under that name (a rebuild reads the rows' current
+    // tokens, and an inline continue keeps its chain's admitted slot under a new token): that member becomes
+    // the holder again. With the epoch gone (Redis lost its state), every holder is registered again, as a
+    // rebuild would. Returns the 1-based indexes of the holders not renewed.
     private static final RedisStore.Script RENEW = new RedisStore.Script("""
             local t = redis.call('TIME')
             local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -134,10 +137,15 @@ public final class RedisLimiter implements Limiter {
             local lost = redis.call('GET', KEYS[1]) ~= string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
             local missing = {}
             for i = 2, #KEYS do
+              local holder, current = ARGV[2 * i - 2], ARGV[2 * i - 1]
               if lost then
-                redis.call('ZADD', KEYS[i], now + ttl, ARGV[i])
-              elseif redis.call('ZADD', KEYS[i], 'XX', 'CH', now + ttl, ARGV[i]) == 0
-                  and redis.call('ZSCORE', KEYS[i], ARGV[i]) == false then
+                redis.call('ZADD', KEYS[i], now + ttl, holder)
+              elseif redis.call('ZADD', KEYS[i], 'XX', 'CH', now + ttl, holder) == 1
+                  or redis.call('ZSCORE', KEYS[i], holder) ~= false then
+                if current ~= '' then redis.call('ZREM', KEYS[i], current) end  -- a rebuild's second name for it
+              elseif current ~= '' and redis.call('ZREM', KEYS[i], current) == 1 then
+                redis.call('ZADD', KEYS[i], now + ttl, holder)
+              else
                 missing[#missing + 1] = i - 1
               end
               redis.call('PEXPIRE', KEYS[i], 2 * ttl)
@@ -362,7 +370,8 @@ public final class RedisLimiter implements Limiter {
     }
 
     @Override
-    public Set<Long> renew(String queue, Set<Long> stillHeld) {
+    public Set<Long> renew(String queue, Map<Long, Long> claims) {
+        Set<Long> stillHeld = claims.keySet();
         Map<Long, Held> mine = held.get(queue);
         if (mine == null || mine.isEmpty()) {
             return Set.of();
@@ -380,6 +389,9 @@ public final class RedisLimiter implements Limiter {
         mine.forEach((id, h) -> {
             keys.add(gateKey(h.slot().key()));
             args.add(h.slot().holder());
+            Long token = claims.get(id);
+            String current = token == null ? "" : holder(id, token);
+            args.add(current.equals(h.slot().holder()) ? "" : current);
             order.add(id);
             renewing.add(id);
         });
