@@ -149,32 +149,29 @@ class ReadinessTest {
      */
     @Test
     void a_refused_database_is_reported_down_naming_no_host_or_port(EngineHarness h) throws Exception {
-        ScheduledExecutorService timer = Executors.newScheduledThreadPool(2);
-        ExecutorService steps = Executors.newCachedThreadPool();
-        try (TcpProxy proxy = TcpProxy.to(SharedTestDatabase.url())) {
-            org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
-            ds.setURL(proxy.rewrite(SharedTestDatabase.url()));
-            if (!SharedTestDatabase.url().contains("user=")) {
-                ds.setUser("postgres");
-            }
-            Engine e = Engine.builder().dataSource(ds).registry(new FsmRegistry()).timer(timer).steps(steps)
-                    .config(quiet(h.configBuilder("refused")).build()).build();
-            e.start();
-            try {
-                assertThat(e.health().readiness().up()).isTrue();
-                proxy.close();  // nothing listens on its port any more: the driver says "Connection to host:port refused"
-                EngineHealth.Check c = e.health().readiness();
-                assertThat(c.up()).isFalse();
-                assertThat(c.data().get("database")).startsWith("DOWN");
-                assertThat(c.data().toString()).as(c.toString()).doesNotContain("127.0.0.1")
-                        .doesNotContain(String.valueOf(proxy.port())).doesNotContain("refused");
-            } finally {
-                e.stop();
-            }
-        } finally {
-            timer.shutdownNow();
-            steps.shutdownNow();
-        }
+        java.util.concurrent.atomic.AtomicBoolean refuse = new java.util.concurrent.atomic.AtomicBoolean();
+        // the engine's DataSource, refusing as the driver does when nothing listens on the database's port
+        h.wrapDataSource(ds -> (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                ReadinessTest.class.getClassLoader(), new Class<?>[] {javax.sql.DataSource.class}, (proxy, m, args) -> {
+                    if (refuse.get() && m.getName().equals("getConnection")) {
+                        throw new java.sql.SQLException("Connection to 127.0.0.1:54329 refused. Check that the hostname"
+                                + " and port are correct and that the postmaster is accepting TCP/IP connections.", "08001");
+                    }
+                    try {
+                        return m.invoke(ds, args);
+                    } catch (java.lang.reflect.InvocationTargetException ex) {
+                        throw ex.getCause();
+                    }
+                }));
+        Engine e = h.start("refused", ReadinessTest::quiet);
+        assertThat(e.health().readiness().up()).isTrue();
+        refuse.set(true);
+        EngineHealth.Check c = e.health().readiness();
+        assertThat(c.up()).isFalse();
+        assertThat(c.data().get("database")).startsWith("DOWN").contains("SQLState 08001");
+        assertThat(c.data().toString()).as(c.toString()).doesNotContain("127.0.0.1").doesNotContain("54329")
+                .doesNotContain("refused");
+        refuse.set(false);
     }
 
     @Test
