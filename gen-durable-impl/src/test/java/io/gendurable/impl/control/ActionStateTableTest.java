@@ -199,24 +199,7 @@ class ActionStateTableTest {
         return id;
     }
 
-    private interface Work<T> {
-        T run(Connection c) throws SQLException;
-    }
-
-    private <T> T tx(Work<T> work) throws SQLException {
-        try (Connection c = h.dataSource().getConnection()) {
-            c.setAutoCommit(false);
-            try (var s = c.createStatement()) {
-                s.execute("SET LOCAL search_path TO " + h.schema());
-            }
-            try {
-                T out = work.run(c);
-                c.commit();
-                return out;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            }
-        }
+    private <T> T tx(EngineHarness.Work<T> work) throws SQLException {
+        return h.inTransaction(work);
     }
 }

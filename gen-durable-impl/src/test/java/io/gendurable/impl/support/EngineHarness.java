@@ -135,6 +135,34 @@ public final class EngineHarness implements AutoCloseable {
         return executor;
     }
 
+    /** Work on one connection, inside its transaction. @param <T> what it answers */
+    @FunctionalInterface
+    public interface Work<T> {
+        /** @param c the connection, this harness's schema on its search path @return the answer */
+        T run(java.sql.Connection c) throws java.sql.SQLException;
+    }
+
+    /**
+     * Runs {@code work} in one transaction with this harness's schema on the search path, as the
+     * engine's own statements expect: committed when it returns, rolled back when it throws.
+     */
+    public <T> T inTransaction(Work<T> work) throws java.sql.SQLException {
+        try (java.sql.Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try (var s = c.createStatement()) {
+                s.execute("SET LOCAL search_path TO " + schema);
+            }
+            try {
+                T out = work.run(c);
+                c.commit();
+                return out;
+            } catch (java.sql.SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
     /** Runs SQL against this harness's schema (it is on the search path). */
     public void exec(String sql) {
         SharedTestDatabase.exec(dataSource, "SET search_path TO " + schema + "; " + sql);
