@@ -86,7 +86,7 @@ public final class ClaimSql {
                 -- fence: takes a new claim, stamping a fresh token
                 SET status = 'executing', locked_by = ?, lease_expires_at = ?, updated_at = ?,
                     claim_token = nextval('%2$s')
-                WHERE g.id = ? AND g.status = 'runnable' AND NOT g.key_blocked AND g.eligible_at <= ?
+                WHERE g.id = ? AND g.status::text = 'runnable' AND NOT g.key_blocked AND g.eligible_at <= ?
                   AND g.concurrency_key IS NULL AND g.rate_limit IS NULL
                   AND NOT EXISTS (SELECT 1 FROM %3$s pq WHERE pq.queue = g.queue)
                 %4$s""".formatted(schema.instances(), schema.claimTokens(), schema.qualify("gen_durable_paused_queues"),
@@ -153,7 +153,9 @@ public final class ClaimSql {
      * Claims one row by id for {@code worker}: a row a signal has just woken, in the signal's
      * transaction (start-at-insert's counterpart for a wake-up). Only a row that needs no claim's
      * checks is taken: due, runnable, not blocked, without a concurrency key or a rate limit on its
-     * step, its queue not paused cluster-wide. One primary-key update. {@code queue} is the queue
+     * step, its queue not paused cluster-wide. One primary-key update (the status is compared as
+     * text so that no partial index over runnable rows matches: on a small table the planner would
+     * rather walk the pick index than probe the primary key). {@code queue} is the queue
      * the delivery read from the row it locked (and still holds locked), not re-checked here.
      *
      * @return the claimed row, or null when the row is not claimable so

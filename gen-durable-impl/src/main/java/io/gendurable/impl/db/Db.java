@@ -14,6 +14,14 @@ import java.util.function.Function;
  * transaction. {@link #inTransaction} runs plain JDBC on a connection of the engine's DataSource
  * (statements are static SQL binding JDBC arrays); the persistence unit serves the entity reads
  * (the operations API's search) and, without a DataSource, the transactions through its session.
+ *
+ * <p>Every transaction of {@link #inTransaction} first turns sequential scans off for its own
+ * statements ({@link #PLANNER_SETTINGS}, transaction-local). The driver prepares the engine's
+ * statements on the server, and PostgreSQL then settles on a generic plan that the pool's
+ * connection keeps for its life; planned while the table held a few rows (a first deployment,
+ * a fresh schema), that plan scans the table, and nothing replans it until an {@code ANALYZE}.
+ * With sequential scans off, every plan reaches rows through the indexes whatever the table's
+ * size when it was planned ({@code EmptyTablePlanTest}).
  */
 public final class Db implements AutoCloseable {
     private final EntityManagerFactory emf;
@@ -34,6 +42,12 @@ public final class Db implements AutoCloseable {
         this.dataSource = dataSource;
     }
 
+    /**
+     * The planner settings of the engine's transactions, for the rest of each transaction:
+     * sequential scans off (an index path wins wherever one exists). One statement that cannot fail.
+     */
+    public static final String PLANNER_SETTINGS = "SELECT set_config('enable_seqscan', 'off', true)";
+
     /** Work on the transaction's connection. */
     @FunctionalInterface
     public interface Work<T> {
@@ -48,12 +62,32 @@ public final class Db implements AutoCloseable {
      * (expected K = 1 contention is not an error) and logs them in its own categories.
      */
     public <T> T inTransaction(Work<T> work) {
+        return inTransaction(work, true);
+    }
+
+    /**
+     * {@link #inTransaction} without the engine's {@link #PLANNER_SETTINGS}: for a transaction whose
+     * statements reach rows only through unique-index probes (an insert), where the settings'
+     * statement would be one round trip more per call for nothing.
+     *
+     * @param work the transaction's work
+     * @return what {@code work} returned
+     */
+    public <T> T inPlainTransaction(Work<T> work) {
+        return inTransaction(work, false);
+    }
+
+    private <T> T inTransaction(Work<T> work, boolean planned) {
+        Work<T> w = planned ? c -> {
+            applyPlannerSettings(c);
+            return work.run(c);
+        } : work;
         if (dataSource != null) {
-            return onConnection(work);
+            return onConnection(w);
         }
         return withEntityManager(em -> em.unwrap(Session.class).doReturningWork(c -> {
             try {
-                return work.run(c);
+                return w.run(c);
             } catch (SQLException e) {
                 throw new SqlFailure(e);
             }
@@ -102,6 +136,18 @@ public final class Db implements AutoCloseable {
             }
         } catch (SQLException e) {
             throw new SqlFailure(e);  // getConnection or close
+        }
+    }
+
+    /**
+     * Applies {@link #PLANNER_SETTINGS} to the rest of the connection's current transaction.
+     *
+     * @param c a connection in a transaction
+     * @throws SQLException when the statement fails
+     */
+    public static void applyPlannerSettings(Connection c) throws SQLException {
+        try (java.sql.PreparedStatement ps = c.prepareStatement(PLANNER_SETTINGS)) {
+            ps.execute();
         }
     }
 

@@ -235,6 +235,11 @@ public final class InsertSql {
             }
         }
         if (!unresolved.isEmpty()) {
+            if (ownTransaction) {
+                // a lookup by an array of keys: planned without sequential scans, as the engine's
+                // other transactions are (a caller's transaction keeps its own settings)
+                io.gendurable.impl.db.Db.applyPlannerSettings(c);
+            }
             resolveHolders(c, rows, unresolved, out);
         }
         return new Answers(out, tokens, attempts);

@@ -115,7 +115,8 @@ public final class Inserter {
                 if (joined.isPresent()) {
                     joined.get().run(work);
                 } else {
-                    ctx.db().inTransaction(work);
+                    // unique-index probes only; a dedup conflict's holder read applies the planner settings itself
+                    ctx.db().inPlainTransaction(work);
                 }
             } catch (io.gendurable.impl.db.UnknownCommitException e) {
                 for (Round r : rounds) {

@@ -47,4 +47,25 @@ public final class PlanNodes {
     public static List<String> indexesOn(JsonObject plan, String relation) {
         return scans(plan, relation).stream().filter(n -> n.containsKey("Index Name")).map(n -> n.getString("Index Name")).toList();
     }
+
+    /**
+     * The partial indexes over executing rows only: a walk of one reads at most the running rows
+     * (the queues' concurrency over all nodes), never the table's backlog or history.
+     */
+    public static final java.util.Set<String> RUNNING_ONLY = java.util.Set.of("gen_durable_lease", "gen_durable_concurrency_active");
+
+    /**
+     * @return the scans of {@code relation} that read it whole: a sequential scan, or an index
+     *         scan with no index condition (a walk of the whole index, as a hashed sub-plan's),
+     *         but for a walk of an index in {@link #RUNNING_ONLY}
+     */
+    public static List<JsonObject> fullScans(JsonObject plan, String relation) {
+        return nodes(plan).stream()
+                .filter(n -> relation.equals(n.getString("Relation Name", null)))
+                .filter(n -> !RUNNING_ONLY.contains(n.getString("Index Name", "")))
+                .filter(n -> n.getString("Node Type").equals("Seq Scan")
+                        || (n.getString("Node Type").startsWith("Index") && !n.containsKey("Index Cond"))
+                        || (n.getString("Node Type").equals("Bitmap Heap Scan") && !n.containsKey("Recheck Cond")))
+                .toList();
+    }
 }
