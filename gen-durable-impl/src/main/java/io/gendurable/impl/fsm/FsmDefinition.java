@@ -69,11 +69,16 @@ public record FsmDefinition(String name, int version, String initialStep, String
         if (text.isEmpty()) {
             return null;
         }
+        Duration d;
         try {
-            return Duration.parse(text.trim());
+            d = Duration.parse(text.trim());
         } catch (DateTimeParseException e) {
             throw badTimeout(beanClass, text);
         }
+        if (!d.isZero() && !acceptedTimeout(d)) {
+            throw badTimeout(beanClass, text);
+        }
+        return d;
     }
 
     /** @return whether the class overrides {@link Fsm#stepTimeout(String)} */

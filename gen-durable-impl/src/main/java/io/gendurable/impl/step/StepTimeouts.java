@@ -35,8 +35,32 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class StepTimeouts {
     private static final Logger LOG = System.getLogger("io.gendurable.step");
 
-    /** Tests only: run by the sweep with a due watch's instance id, right before the timeout tries to take the step. */
-    static volatile java.util.function.LongConsumer beforeFire = id -> { };
+    /** Tests only: told by the sweep around the atomic that decides a due watch (forces both orders of the race). */
+    interface FireHook {
+        /** @param id the instance whose step's timeout is due, right before the timeout tries to take the step */
+        void before(long id);
+
+        /** @param id the instance @param took whether the timeout took the step (false: its code had returned first) */
+        void after(long id, boolean took);
+    }
+
+    private static final FireHook NO_HOOK = new FireHook() {
+        @Override
+        public void before(long id) {
+        }
+
+        @Override
+        public void after(long id, boolean took) {
+        }
+    };
+
+    /** Tests only: see {@link FireHook}. */
+    static volatile FireHook fireHook = NO_HOOK;
+
+    /** Tests only: removes the hook. */
+    static void clearFireHook() {
+        fireHook = NO_HOOK;
+    }
 
     private final EngineContext ctx;
     private final ScheduledExecutorService timer;
@@ -210,15 +234,18 @@ public final class StepTimeouts {
         private boolean due() {
             int s = state.get();
             if (s == RUNNING) {
-                beforeFire.accept(row.id());
+                FireHook hook = fireHook;
+                hook.before(row.id());
                 synchronized (this) {
                     if (!state.compareAndSet(RUNNING, TIMED_OUT)) {
+                        hook.after(row.id(), false);
                         return false;  // the step's code returned first: its outcome stands
                     }
                     deadline = System.nanoTime() + graceNanos;
                     thread.interrupt();
                 }
                 timedOut();
+                hook.after(row.id(), true);
                 return true;
             }
             if (s == TIMED_OUT && state.compareAndSet(TIMED_OUT, GIVEN_UP)) {
