@@ -241,6 +241,7 @@ public final class StepTimeouts {
                         hook.after(row.id(), false);
                         return false;  // the step's code returned first: its outcome stands
                     }
+                    ctx.metrics().stepTimedOut(row.fsm(), row.step());  // counted before the step can go on
                     deadline = System.nanoTime() + graceNanos;
                     thread.interrupt();
                 }
@@ -259,7 +260,6 @@ public final class StepTimeouts {
         }
 
         private void timedOut() {
-            ctx.metrics().stepTimedOut(row.fsm(), row.step());
             LOG.log(Level.INFO, "gen-durable: the step '" + row.step() + "' of instance " + row.id() + " (" + row.fsm()
                     + ") timed out after " + timeout + "; its thread is interrupted");
             try {
