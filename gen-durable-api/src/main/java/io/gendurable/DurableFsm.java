@@ -37,6 +37,16 @@ public @interface DurableFsm {
     int maxAttempts() default 20;
 
     /**
+     * @return the longest a step of this FSM may run, as an ISO-8601 duration ({@code "PT30S"},
+     * {@code "PT5M"}): past it the step's thread is interrupted and the step ends as a
+     * {@link StepTimeoutException} handed to {@link Fsm#onError} (by default a retry with backoff until
+     * {@link #maxAttempts()}). {@code "PT0S"}: no timeout, whatever {@code gendurable.step-timeout}
+     * says. Empty (the default): {@code gendurable.step-timeout}. {@link Fsm#stepTimeout(String)} and
+     * {@link InsertOptions#stepTimeout()} override it; a negative or unparsable value fails the deployment.
+     */
+    String stepTimeout() default "";
+
+    /**
      * @return whether each committed step of its instances is recorded in the step history
      * ({@link InstanceDetails#history()}), whatever {@code gendurable.history.enabled} says
      */

@@ -38,4 +38,18 @@ public interface Fsm<S> {
         }
         return Outcome.stop(Backoff.describe(error));
     }
+
+    /**
+     * The longest one step may run before its thread is interrupted and it ends as a
+     * {@link StepTimeoutException} (handed to {@link #onError}). Asked before each run of a step, only
+     * when the FSM's class overrides this method. The default returns null.
+     *
+     * @param step the step about to run
+     * @return its timeout (positive), {@link java.time.Duration#ZERO} for none, or null for the FSM's
+     * ({@link DurableFsm#stepTimeout()}, else {@code gendurable.step-timeout}); an instance inserted
+     * with {@link InsertOptions#stepTimeout()} keeps that one for every step
+     */
+    default java.time.Duration stepTimeout(String step) {
+        return null;
+    }
 }

@@ -22,16 +22,20 @@ import java.util.Set;
  *                         key's name, the part before ':', is a configured gate)
  * @param rateLimit        the rate-limit key of the first step: {@code name} or {@code name:partition}
  * @param weight           the tokens the first step takes from its rate limit; 1 or more
+ * @param stepTimeout      the longest each step of this instance may run ({@link StepTimeoutException}
+ *                         past it), overriding the FSM's and the step's; zero for none; null (the
+ *                         default) for {@link Fsm#stepTimeout(String)}, {@link DurableFsm#stepTimeout()}
+ *                         or {@code gendurable.step-timeout}
  */
 public record InsertOptions(String queue, int priority, Instant scheduledAt, String step,
                             String correlationKey, Set<Status> correlationScope, String concurrencyKey,
-                            String rateLimit, int weight) {
+                            String rateLimit, int weight, Duration stepTimeout) {
 
     /** The statuses that hold a correlation key by default: every non-terminal one. */
     public static final Set<Status> LIVE_STATUSES = Collections.unmodifiableSet(EnumSet.of(
             Status.RUNNABLE, Status.EXECUTING, Status.AWAITING_SIGNAL, Status.AWAITING_CHILDREN));
 
-    private static final InsertOptions DEFAULTS = new InsertOptions(null, 0, null, null, null, null, null, null, 1);
+    private static final InsertOptions DEFAULTS = new InsertOptions(null, 0, null, null, null, null, null, null, 1, null);
 
     /**
      * Validates every field.
@@ -46,6 +50,7 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
      *                       (K = 1 unless the key's name, the part before ':', is a configured gate)
      * @param rateLimit the rate-limit key of the first step: {@code name} or {@code name:partition}
      * @param weight the tokens the first step takes from its rate limit; 1 or more
+     * @param stepTimeout the longest each step may run; zero for none; null for the FSM's default
      */
     public InsertOptions {
         Validation.optionalQueue(queue);
@@ -76,6 +81,26 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
         if (weight < 1) {
             throw new IllegalArgumentException("weight must be 1 or more, got " + weight);
         }
+        Validation.stepTimeout("stepTimeout", stepTimeout);
+    }
+
+    /**
+     * Options without a step timeout of their own: the fields as the canonical constructor's.
+     *
+     * @param queue the queue; default {@link DurableFsm#queue()}
+     * @param priority lower runs first; 0 or more; default 0
+     * @param scheduledAt not picked before this instant; default now
+     * @param step the first step; default {@link DurableFsm#initialStep()}
+     * @param correlationKey a business key that addresses the instance and deduplicates inserts
+     * @param correlationScope the statuses in which the key is held; default the non-terminal ones
+     * @param concurrencyKey at most K instances with this key execute at once, cluster-wide
+     * @param rateLimit the rate-limit key of the first step: {@code name} or {@code name:partition}
+     * @param weight the tokens the first step takes from its rate limit; 1 or more
+     */
+    public InsertOptions(String queue, int priority, Instant scheduledAt, String step, String correlationKey,
+                         Set<Status> correlationScope, String concurrencyKey, String rateLimit, int weight) {
+        this(queue, priority, scheduledAt, step, correlationKey, correlationScope, concurrencyKey, rateLimit, weight,
+                null);
     }
 
     /** @return options with every default */
@@ -105,6 +130,7 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
         private String concurrencyKey;
         private String rateLimit;
         private int weight = 1;
+        private Duration stepTimeout;
 
         private Builder() {
         }
@@ -223,11 +249,22 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
             return this;
         }
 
+        /**
+         * @param timeout the longest each step of this instance may run before it is interrupted and
+         *                ends as a {@link StepTimeoutException}, whatever its FSM declares; zero: no
+         *                timeout; null: the FSM's (validated by {@link #build()}: zero, or 1 ms to 1,000 years)
+         * @return this builder
+         */
+        public Builder stepTimeout(Duration timeout) {
+            this.stepTimeout = timeout;
+            return this;
+        }
+
         /** @return the options */
         public InsertOptions build() {
             Instant at = scheduleIn != null ? Instant.now().plus(scheduleIn) : scheduledAt;
             return new InsertOptions(queue, priority, at, step, correlationKey, correlationScope, concurrencyKey,
-                    rateLimit, weight);
+                    rateLimit, weight, stepTimeout);
         }
     }
 }

@@ -44,6 +44,19 @@ final class Validation {
         return value;
     }
 
+    /**
+     * A step timeout: null (not set), zero (none), or from 1 ms (the engine's timer counts in
+     * milliseconds) to {@link #MAX_DELAY}.
+     */
+    static java.time.Duration stepTimeout(String field, java.time.Duration value) {
+        if (value != null && !value.isZero()
+                && (value.isNegative() || value.compareTo(java.time.Duration.ofMillis(1)) < 0 || value.compareTo(MAX_DELAY) > 0)) {
+            throw new IllegalArgumentException(field + " must be zero (no timeout) or a duration from 1 ms to 1,000 years, got "
+                    + value);
+        }
+        return value;
+    }
+
     /** Queue names travel in configuration lists ({@code name:concurrency,…}), so they keep to a safe alphabet. */
     static final java.util.regex.Pattern QUEUE = java.util.regex.Pattern.compile("[A-Za-z0-9_.\\-]{1,255}");
 

@@ -130,6 +130,13 @@ final class ContainerEvents implements EngineEvents {
     }
 
     @Override
+    public void stepTimedOut(long id, String fsm, String step, String queue) {
+        if (metrics != null) {
+            metrics.stepTimedOut(id, fsm, step, queue);
+        }
+    }
+
+    @Override
     public void operated(io.gendurable.events.OperatorAction action) {
         if (cdi != null) {
             cdi.fire(action);
@@ -190,6 +197,13 @@ final class ContainerEvents implements EngineEvents {
                                  boolean stale) {
             for (MetricsBackend b : all) {
                 b.stepFinished(id, fsm, step, queue, outcome, nanos, error, stale);
+            }
+        }
+
+        @Override
+        public void stepTimedOut(long id, String fsm, String step, String queue) {
+            for (MetricsBackend b : all) {
+                b.stepTimedOut(id, fsm, step, queue);
             }
         }
 

@@ -66,6 +66,15 @@ final class MetricsEvents implements MetricsBackend {
     }
 
     @Override
+    public void stepTimedOut(long id, String fsm, String step, String queue) {
+        if (registry != null) {
+            registry.counter(Metadata.builder().withName("gendurable.step.timeouts")
+                    .withDescription("Steps that ran past their timeout, by FSM and step").build(),
+                    new Tag("fsm", fsm), new Tag("step", step)).inc();
+        }
+    }
+
+    @Override
     public void picked(String queue, int count) {
         if (registry != null) {
             Counter[] c = pickCounters.computeIfAbsent(queue, q -> new Counter[]{

@@ -66,6 +66,12 @@ final class MicrometerEvents implements MetricsBackend {
     }
 
     @Override
+    public void stepTimedOut(long id, String fsm, String step, String queue) {
+        ((Counter) meters.computeIfAbsent("timeouts\0" + fsm + "\0" + step,
+                k -> registry.counter("gendurable.step.timeouts", Tags.of("fsm", fsm, "step", step)))).increment();
+    }
+
+    @Override
     public void picked(String queue, int count) {
         ((Counter) meters.computeIfAbsent("picks\0" + queue,
                 k -> registry.counter("gendurable.pick.count", Tags.of("queue", queue)))).increment();

@@ -48,6 +48,7 @@ final class OpenTelemetryMetricsEvents implements MetricsBackend {
     private final Meter meter;
     private final DoubleHistogram stepDurations;
     private final LongCounter picks;
+    private final LongCounter stepTimeouts;
     private final LongCounter pickedRows;
     private final LongHistogram flushSizes;
     private final DoubleHistogram flushDurations;
@@ -65,6 +66,8 @@ final class OpenTelemetryMetricsEvents implements MetricsBackend {
                 .setDescription("Time in step code, by FSM, step and outcome")
                 .setExplicitBucketBoundariesAdvice(SECONDS_BUCKETS).build();
         this.picks = meter.counterBuilder("gendurable.pick.count").setDescription("Picks run, by queue").build();
+        this.stepTimeouts = meter.counterBuilder("gendurable.step.timeouts")
+                .setDescription("Steps that ran past their timeout, by FSM and step").build();
         this.pickedRows = meter.counterBuilder("gendurable.picked.rows")
                 .setDescription("Rows claimed and admitted, by queue").build();
         this.flushSizes = meter.histogramBuilder("gendurable.flush.batch.size")
@@ -91,6 +94,11 @@ final class OpenTelemetryMetricsEvents implements MetricsBackend {
         Attributes a = stepAttributes.computeIfAbsent(new StepKey(fsm, step, kind),
                 k -> Attributes.of(FSM, k.fsm(), STEP, k.step(), OUTCOME, k.outcome()));
         stepDurations.record(nanos / NANOS_PER_SECOND, a);
+    }
+
+    @Override
+    public void stepTimedOut(long id, String fsm, String step, String queue) {
+        stepTimeouts.add(1, Attributes.of(FSM, fsm, STEP, step));
     }
 
     @Override

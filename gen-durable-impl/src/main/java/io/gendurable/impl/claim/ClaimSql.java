@@ -103,7 +103,7 @@ public final class ClaimSql {
                           EXISTS (SELECT 1 FROM %2$s s WHERE s.target_id = g.id) AS has_signals, g.parent_id,
                           EXISTS (SELECT 1 FROM %1$s c WHERE c.parent_id = g.id) AS has_children,
                           g.rate_limit, g.weight, g.concurrency_shard IS NOT NULL AS gated, g.last_error, g.claim_token,
-                          g.traceparent, g.tracestate,
+                          g.traceparent, g.tracestate, g.step_timeout_ms,
                           (extract(epoch FROM g.lease_expires_at) * 1000000)::bigint AS lease_us
                 """.formatted(schema.instances(), schema.qualify("signals"));
     }
@@ -184,7 +184,8 @@ public final class ClaimSql {
                 Jdbc.longOrNull(rs, "parent_id"), rs.getBoolean("has_children"),
                 rs.getString("rate_limit"), rs.getInt("weight"), rs.getBoolean("gated"),
                 rs.getString("last_error"), rs.getLong("claim_token"),
-                rs.getString("traceparent"), rs.getString("tracestate"), Jdbc.micros(rs.getLong("lease_us")));
+                rs.getString("traceparent"), rs.getString("tracestate"), Jdbc.micros(rs.getLong("lease_us")),
+                Jdbc.longOrNull(rs, "step_timeout_ms"));
     }
 
     /** @return the claim's SQL text, for plan checks ({@code EXPLAIN}); parameters in the order {@link #claim} binds them */

@@ -370,7 +370,8 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
                                 java.time.Instant leaseUntil) {
             ClaimedRow row = new ClaimedRow(id, r.fsm(), r.fsmVersion(), r.step(), r.stateJson(), attempt, queue,
                     r.priority(), r.eligibleAt(), insertedAt, null, null, List.of(), false, r.parentId(), false,
-                    null, r.weight(), false, null, claimToken, r.traceparent(), r.tracestate(), leaseUntil);
+                    null, r.weight(), false, null, claimToken, r.traceparent(), r.tracestate(), leaseUntil,
+                    r.stepTimeoutMillis());
             return new Picked(row, List.of(), List.of(), null);
         }
 
@@ -926,6 +927,12 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         @Override
         public void moved(long id, long from, long to, java.time.Instant leaseUntil) {
             claim.lease.set(new Lease(to, leaseUntil));
+        }
+
+        /** A timed-out step ignored its interrupt past the grace: its claim is heartbeated no more (its slot stays taken). */
+        @Override
+        public void abandon(ClaimedRow row) {
+            claimed.remove(claim.id, claim);
         }
 
         /** Its inline continue is durable: the next step waits for a slot, before any buffered row. */

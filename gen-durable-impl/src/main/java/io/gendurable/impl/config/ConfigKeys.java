@@ -85,6 +85,18 @@ public final class ConfigKeys {
             Duration.ofSeconds(20), POSITIVE, c -> c.lease().heartbeatInterval(),
             "How often a node extends the leases of the rows it holds.");
 
+    // ---- step timeouts
+
+    /** The step timeout of FSMs that set none; zero: none. */
+    public static final ConfigKey<EngineConfig, Duration> STEP_TIMEOUT = engine("step-timeout", ValueType.DURATION,
+            Duration.ZERO, Check.that(d -> d.isZero() || d.toMillis() >= 1, "0 (no timeout, the default) or a duration of at least 1 ms"),
+            c -> c.steps().timeout(),
+            "The longest a step may run when neither its insert, its FSM's `stepTimeout(step)` nor `@DurableFsm(stepTimeout)` sets one: past it, its thread is interrupted and the step ends as a `StepTimeoutException` handed to `onError` (by default a retry with backoff, failed at `maxAttempts`). 0 (the default): no timeout.");
+    /** How long a timed-out step's thread has to return before its claim is no longer heartbeated. */
+    public static final ConfigKey<EngineConfig, Duration> STEP_TIMEOUT_GRACE = engine("step-timeout-grace", ValueType.DURATION,
+            Duration.ofSeconds(10), POSITIVE, c -> c.steps().timeoutGrace(),
+            "How long a timed-out step's thread has to return after its interrupt: past it, the node stops heartbeating its claim, the lease lapses and the reaper takes the row back; the thread keeps its slot of the queue until it returns.");
+
     // ---- polling and claiming
 
     /** The base idle poll. */

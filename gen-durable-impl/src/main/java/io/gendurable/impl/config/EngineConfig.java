@@ -44,6 +44,8 @@ import static io.gendurable.impl.config.ConfigKeys.POKE_WINDOW;
 import static io.gendurable.impl.config.ConfigKeys.POLL_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.PREFETCH;
 import static io.gendurable.impl.config.ConfigKeys.START_AT_INSERT;
+import static io.gendurable.impl.config.ConfigKeys.STEP_TIMEOUT;
+import static io.gendurable.impl.config.ConfigKeys.STEP_TIMEOUT_GRACE;
 import static io.gendurable.impl.config.ConfigKeys.QUEUES;
 import static io.gendurable.impl.config.ConfigKeys.REAPER_BATCH;
 import static io.gendurable.impl.config.ConfigKeys.REAPER_ENABLED;
@@ -79,12 +81,25 @@ import static io.gendurable.impl.config.ConfigKeys.REDIS_URL;
  * @param nodes    the node beacon
  * @param limiter  where the configured gates and rate limits are admitted
  * @param redis    the Redis of the redis limiter and poke
+ * @param steps    the step timeouts
  */
 public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, DrainConfig drain, ReaperConfig reaper,
                            GcConfig gc, List<FlusherConfig> flushers, SchemaConfig schema, PokeConfig poke,
                            AwaitConfig await, ValuesConfig values, HistoryConfig history, LimitsConfig limits,
                            GaugesConfig gauges, HealthConfig health, SchedulesConfig schedules,
-                           NodesConfig nodes, LimiterBackend limiter, RedisConfig redis) {
+                           NodesConfig nodes, LimiterBackend limiter, RedisConfig redis, StepsConfig steps) {
+
+    /**
+     * Step timeouts. @param timeout the timeout of steps whose insert, FSM and step set none; zero: none
+     * @param timeoutGrace how long a timed-out step's thread has to return before its claim is no longer heartbeated
+     */
+    public record StepsConfig(Duration timeout, Duration timeoutGrace) {
+        /** Validates both keys. */
+        public StepsConfig {
+            STEP_TIMEOUT.check(timeout);
+            STEP_TIMEOUT_GRACE.check(timeoutGrace);
+        }
+    }
 
     /** How inserts and engine-driven wakes announce runnable work. */
     public enum PokeTransport {
@@ -371,6 +386,7 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
         Objects.requireNonNull(nodes, "nodes");
         LIMITER.check(limiter);
         Objects.requireNonNull(redis, "redis");
+        Objects.requireNonNull(steps, "steps");
         for (var e : node.queues().entrySet()) {
             if (poll.minDemandFor(e.getValue()) > e.getValue() + poll.prefetchFor(e.getValue())) {
                 throw MIN_DEMAND.reject("", poll.minDemand(),
@@ -506,6 +522,11 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
             return set(START_AT_INSERT, v);
         }
 
+        /** @param timeout {@code gendurable.step-timeout} (zero: none) @param grace {@code gendurable.step-timeout-grace} @return this */
+        public Builder stepTimeout(Duration timeout, Duration grace) {
+            return set(STEP_TIMEOUT, timeout).set(STEP_TIMEOUT_GRACE, grace);
+        }
+
         /** @param v {@code gendurable.drain-timeout} @return this */
         public Builder drainTimeout(Duration v) {
             return set(DRAIN_TIMEOUT, v);
@@ -629,7 +650,8 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
                     new HealthConfig(get(HEALTH_TIMEOUT), get(HEALTH_STALL_GRACE)),
                     new SchedulesConfig(get(SCHEDULES_ENABLED), get(SCHEDULES_INTERVAL), get(SCHEDULES_MISFIRE_THRESHOLD)),
                     new NodesConfig(get(NODES_BEACON_INTERVAL), get(NODES_RETENTION)),
-                    get(LIMITER), new RedisConfig(get(REDIS_URL), get(REDIS_TIMEOUT)));
+                    get(LIMITER), new RedisConfig(get(REDIS_URL), get(REDIS_TIMEOUT)),
+                    new StepsConfig(get(STEP_TIMEOUT), get(STEP_TIMEOUT_GRACE)));
         }
     }
 }

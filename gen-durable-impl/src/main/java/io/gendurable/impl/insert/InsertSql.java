@@ -53,6 +53,7 @@ public final class InsertSql {
             bigint("parent_id", i -> i.row().parentId()),
             text("traceparent", i -> i.row().traceparent()),
             text("tracestate", i -> i.row().tracestate()),
+            bigint("step_timeout_ms", i -> i.row().stepTimeoutMillis()),
             boolNotNull("key_blocked", Input::keyBlocked),
             text("claim_by", Input::claimBy));
 
@@ -79,11 +80,11 @@ public final class InsertSql {
                     -- arbiter: gen_durable_correlation (unique, partial on correlation_guard)
                     INSERT INTO %1$s (id, fsm, fsm_version, step, state, queue, priority, eligible_at,
                                       correlation_key, correlation_scope, concurrency_key, rate_limit, weight,
-                                      parent_id, traceparent, tracestate, key_blocked, inserted_at, updated_at,
-                                      status, locked_by, lease_expires_at, claim_token)
+                                      parent_id, traceparent, tracestate, step_timeout_ms, key_blocked, inserted_at,
+                                      updated_at, status, locked_by, lease_expires_at, claim_token)
                     SELECT id, fsm, fsm_version, step, state::jsonb, queue, priority, eligible_at::timestamptz,
                            correlation_key, correlation_scope::%2$s[], concurrency_key, rate_limit, weight,
-                           parent_id, traceparent, tracestate, key_blocked, ?, ?,
+                           parent_id, traceparent, tracestate, step_timeout_ms, key_blocked, ?, ?,
                            -- a row claimed by its insert (start-at-insert), as a claim leaves it
                            (CASE WHEN starts THEN 'executing' ELSE 'runnable' END)::%2$s,
                            CASE WHEN starts THEN claim_by END,
@@ -121,11 +122,21 @@ public final class InsertSql {
 
     /**
      * One row to insert; {@code correlationScope} is the array literal of status names;
-     * {@code traceparent}/{@code tracestate} the W3C context of the span current at insert, or null.
+     * {@code traceparent}/{@code tracestate} the W3C context of the span current at insert, or null;
+     * {@code stepTimeoutMillis} the instance's own step timeout ({@code InsertOptions.stepTimeout},
+     * 0: none), or null.
      */
     public record Row(String fsm, int fsmVersion, String step, String stateJson, String queue, int priority,
                       Instant eligibleAt, String correlationKey, String correlationScope, String concurrencyKey,
-                      String rateLimit, int weight, Long parentId, String traceparent, String tracestate) {
+                      String rateLimit, int weight, Long parentId, String traceparent, String tracestate,
+                      Long stepTimeoutMillis) {
+        /** A row without a step timeout of its own; the fields as the canonical constructor's. */
+        public Row(String fsm, int fsmVersion, String step, String stateJson, String queue, int priority,
+                   Instant eligibleAt, String correlationKey, String correlationScope, String concurrencyKey,
+                   String rateLimit, int weight, Long parentId, String traceparent, String tracestate) {
+            this(fsm, fsmVersion, step, stateJson, queue, priority, eligibleAt, correlationKey, correlationScope,
+                    concurrencyKey, rateLimit, weight, parentId, traceparent, tracestate, null);
+        }
     }
 
     /**

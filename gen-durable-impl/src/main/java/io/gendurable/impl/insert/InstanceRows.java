@@ -85,6 +85,7 @@ public final class InstanceRows {
         return new InsertSql.Row(def.name(), def.version(), o.step() != null ? o.step() : def.initialStep(), state,
                 o.queue() != null ? o.queue() : def.queue(), o.priority(),
                 o.scheduledAt() != null ? o.scheduledAt() : now, o.correlationKey(), scopeLiteral, o.concurrencyKey(),
-                o.rateLimit(), o.weight(), parentId, trace.traceparent(), trace.tracestate());
+                o.rateLimit(), o.weight(), parentId, trace.traceparent(), trace.tracestate(),
+                o.stepTimeout() == null ? null : o.stepTimeout().toMillis());
     }
 }

@@ -23,6 +23,18 @@ public interface EngineEvents {
     }
 
     /**
+     * A step ran past its timeout: its thread was interrupted, and its outcome will be the
+     * {@code StepTimeoutException}'s (through {@code onError}).
+     *
+     * @param id    the instance
+     * @param fsm   its FSM name
+     * @param step  the step that timed out
+     * @param queue its queue
+     */
+    default void stepTimedOut(long id, String fsm, String step, String queue) {
+    }
+
+    /**
      * A pick ran.
      *
      * @param queue the queue
@@ -74,6 +86,12 @@ public interface EngineEvents {
                     LOG.log(System.Logger.Level.WARNING, "gen-durable: an engine observer failed: " + e);
                 }
                 second.stepFinished(id, fsm, step, queue, outcome, nanos, error, stale);
+            }
+
+            @Override
+            public void stepTimedOut(long id, String fsm, String step, String queue) {
+                guard(() -> first.stepTimedOut(id, fsm, step, queue));
+                second.stepTimedOut(id, fsm, step, queue);
             }
 
             @Override

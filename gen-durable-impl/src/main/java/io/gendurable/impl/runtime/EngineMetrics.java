@@ -88,6 +88,36 @@ public final class EngineMetrics {
     public final LongAdder unknownRateLimit = new LongAdder();
     /** Gate counters the reconciler corrected, and idle or orphaned bucket keys it swept. */
     public final LongAdder bucketsReconciled = new LongAdder();
+    /** Steps that ran past their timeout (their thread interrupted), in total. */
+    public final LongAdder stepTimeouts = new LongAdder();
+    /** The same by FSM and step. */
+    private final Map<FsmStep, LongAdder> stepTimeoutsByStep = new ConcurrentHashMap<>();
+
+    /** An FSM's step, a key of {@link #stepTimeouts(String, String)}. */
+    private record FsmStep(String fsm, String step) {
+    }
+
+    /**
+     * A step ran past its timeout.
+     *
+     * @param fsm  its FSM
+     * @param step the step
+     */
+    public void stepTimedOut(String fsm, String step) {
+        stepTimeouts.increment();
+        stepTimeoutsByStep.computeIfAbsent(new FsmStep(fsm, step), k -> new LongAdder()).increment();
+    }
+
+    /**
+     * @param fsm  an FSM
+     * @param step one of its steps
+     * @return how many runs of that step ran past their timeout
+     */
+    public long stepTimeouts(String fsm, String step) {
+        LongAdder a = stepTimeoutsByStep.get(new FsmStep(fsm, step));
+        return a == null ? 0 : a.sum();
+    }
+
     /** Total step nanoseconds (user code), for a mean. */
     public final LongAdder stepNanos = new LongAdder();
 

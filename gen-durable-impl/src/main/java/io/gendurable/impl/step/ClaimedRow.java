@@ -16,14 +16,26 @@ import java.util.List;
  * the claim's fencing token (a fresh value per claim and per inline continue), which every write
  * for this claim must present; {@code traceparent} and {@code tracestate} are the W3C trace context
  * stored at insert (null when no span was current then; docs/tracing.md); {@code leaseUntil} is the
- * lease the claim wrote (the engine clock's time base), which the step's start checks.
+ * lease the claim wrote (the engine clock's time base), which the step's start checks;
+ * {@code stepTimeoutMillis} is the step timeout the instance was inserted with (0: none), or null.
  */
 public record ClaimedRow(long id, String fsm, int fsmVersion, String step, String stateJson, int attempt,
                          String queue, int priority, Instant eligibleAt, Instant insertedAt,
                          String correlationKey, String concurrencyKey, List<String> awaits, boolean hasSignals,
                          Long parentId, boolean hasChildren, String rateLimit, int weight, boolean gated,
                          String lastError, long claimToken, String traceparent, String tracestate,
-                         Instant leaseUntil) {
+                         Instant leaseUntil, Long stepTimeoutMillis) {
+
+    /** A row inserted without a step timeout of its own; the fields as the canonical constructor's. */
+    public ClaimedRow(long id, String fsm, int fsmVersion, String step, String stateJson, int attempt,
+                      String queue, int priority, Instant eligibleAt, Instant insertedAt,
+                      String correlationKey, String concurrencyKey, List<String> awaits, boolean hasSignals,
+                      Long parentId, boolean hasChildren, String rateLimit, int weight, boolean gated,
+                      String lastError, long claimToken, String traceparent, String tracestate, Instant leaseUntil) {
+        this(id, fsm, fsmVersion, step, stateJson, attempt, queue, priority, eligibleAt, insertedAt, correlationKey,
+                concurrencyKey, awaits, hasSignals, parentId, hasChildren, rateLimit, weight, gated, lastError,
+                claimToken, traceparent, tracestate, leaseUntil, null);
+    }
 
     /**
      * This row as the claim of its next step after a committed inline continue: the step, state,
@@ -40,6 +52,6 @@ public record ClaimedRow(long id, String fsm, int fsmVersion, String step, Strin
                            Instant now, Instant leaseUntil) {
         return new ClaimedRow(id, fsm, fsmVersion, next.name(), next.stateJson(), 1, queue, priority, now, insertedAt,
                 correlationKey, key, List.of(), hasSignals, parentId, hasChildren, next.rateLimit(), next.weight(),
-                gated, null, token, traceparent, tracestate, leaseUntil);
+                gated, null, token, traceparent, tracestate, leaseUntil, stepTimeoutMillis);
     }
 }

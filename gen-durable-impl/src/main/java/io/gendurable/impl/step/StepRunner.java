@@ -34,6 +34,7 @@ public final class StepRunner {
     private final String nodeId;
     private final InlineContinuation inline;
     private final java.time.Duration leaseTtl;
+    private final StepTimeouts timeouts;
 
     /**
      * @param ctx      the engine's context (its FSMs, node id, lease TTL, clock, counters and observers)
@@ -47,6 +48,7 @@ public final class StepRunner {
         this.nodeId = ctx.config().node().id();
         this.inline = inline;
         this.leaseTtl = ctx.config().lease().ttl();
+        this.timeouts = new StepTimeouts(ctx);
     }
 
     /**
@@ -85,6 +87,16 @@ public final class StepRunner {
          */
         default boolean live(ClaimedRow row) {
             return true;
+        }
+
+        /**
+         * A timed-out step's code ignored its interrupt for the grace ({@code gendurable.step-timeout-grace}):
+         * its claim must no longer be heartbeated, so its lease lapses and the reaper takes the row back.
+         * Called once, on the timer's thread, while the step's thread is still in its code (it keeps its slot).
+         *
+         * @param row the claim given up
+         */
+        default void abandon(ClaimedRow row) {
         }
     }
 
@@ -203,7 +215,7 @@ public final class StepRunner {
             Transition encoded;
             boolean logContext = StepLogContext.enter(claimed);  // docs/logging.md
             try {
-                encoded = decide(current, worker, inlineAllowed);
+                encoded = decide(current, worker, inlineAllowed, c.continued());
             } catch (RuntimeException | Error e) {
                 span.leave();
                 span.end("error", Backoff.describe(e));
@@ -362,7 +374,8 @@ public final class StepRunner {
                 h.includeState() && encoded.setsState() ? encoded.stateJson() : null);
     }
 
-    private Transition decide(Picked picked, String worker, java.util.function.BooleanSupplier inlineAllowed) {
+    private Transition decide(Picked picked, String worker, java.util.function.BooleanSupplier inlineAllowed,
+                              Continued continued) {
         ClaimedRow row = picked.row();
         Optional<FsmDefinition> found = registry.find(row.fsm(), row.fsmVersion());
         if (found.isEmpty()) {
@@ -386,19 +399,40 @@ public final class StepRunner {
                     + def.stateType().getTypeName() + ": " + Backoff.describe(e));
         }
         Fsm<Object> fsm = null;
-        Outcome outcome;
-        String error = null;
+        Outcome outcome = null;
+        Throwable failure = null;
+        io.gendurable.StepTimeoutException timedOut = null;
         try {
             fsm = def.instance().get();
-            outcome = fsm.step(row.step(), state, ctx);
-            if (outcome == null) {
+            java.time.Duration timeout = timeouts.of(def, fsm, row);  // null (no allocation) when none is set
+            StepTimeouts.Watch watch = timeout == null ? null : timeouts.arm(row, timeout, () -> continued.abandon(row));
+            try {
+                outcome = fsm.step(row.step(), state, ctx);
+            } finally {
+                // one atomic decides: the step's outcome, or (the timer was first) the timeout's, never both
+                if (watch != null && !watch.returned()) {
+                    timedOut = watch.error();
+                }
+            }
+            if (timedOut == null && outcome == null) {
                 throw new IllegalStateException(def.beanClass().getName() + ".step(\"" + row.step() + "\") returned null");
             }
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable e) {
-            outcome = onError(fsm, row, state, ctx, e);
-            error = Backoff.describe(e);
+            failure = e;
+        }
+        String error = null;
+        if (timedOut != null) {
+            // whatever the step returned or threw after its timeout is discarded: it is the timeout's outcome
+            if (failure != null) {
+                timedOut.addSuppressed(failure);
+            }
+            failure = timedOut;
+        }
+        if (failure != null) {
+            outcome = onError(fsm, row, state, ctx, failure);
+            error = Backoff.describe(failure);
         }
         try {
             java.time.Instant now = engine.clock().instant();
