@@ -38,6 +38,9 @@ final class Options {
     @Option(names = "--repeat",
             description = "runs of each burn-down (jobs, fsm, limited); the median is reported [${DEFAULT-VALUE}]")
     int repeat = 3;
+    @Option(names = "--live-warm",
+            description = "live: rounds of ten jobs the worker runs on the empty table before the live inserts [${DEFAULT-VALUE}]")
+    int liveWarm = 30;
     @Option(names = "--warmup",
             description = "no-op jobs burnt before the first scenario, in rounds of n (0: none) [${DEFAULT-VALUE}]")
     int warmup = 100_000;

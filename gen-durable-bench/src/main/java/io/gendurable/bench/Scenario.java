@@ -14,6 +14,8 @@ record Scenario(String name, String summary, Body body) {
     /** Every scenario, in the order {@code all} runs them. */
     static final List<Scenario> ALL = List.of(
             new Scenario("jobs", "a worker burns down --n pre-inserted no-op jobs: jobs_per_s", new JobsScenario()),
+            new Scenario("live", "--n jobs inserted while a worker runs on a table that started empty, beside the "
+                    + "preloaded burn-down: live_vs_preloaded", new LiveScenario()),
             new Scenario("jobs-cdi", "the jobs burn-down with the engine booted by CDI (Weld SE, MP Config and Metrics), "
                     + "default configuration: jobs_per_s", new CdiJobsScenario()),
             new Scenario("fsm", "the same with --fsm-n FSMs of --k steps, requeued and inline: steps_per_s, "

@@ -36,7 +36,7 @@ class BenchSmokeTest {
         "--insert-threads=2", "--rate=50", "--seconds=1", "--waiters=20", "--signal-rate=50", "--backlog=500",
         "--backlog-burn=200", "--backlog-batch=100", "--fanout=50", "--search-rows=3000", "--search-samples=2",
         "--ceiling-n=300", "--ceiling-runs=1", "--scaleout-nodes=1,2", "--scaleout-concurrency=4",
-        "--scaleout-warmup=100", "--scaleout-heap=256m", "--hot-backlog=300", "--far-backlog=500"};
+        "--scaleout-warmup=100", "--scaleout-heap=256m", "--hot-backlog=300", "--far-backlog=500", "--live-warm=3"};
 
     /** Every line's fields. */
     private static final List<String> COMMON = List.of("/scenario", "/engine", "/git", "/started_at",
@@ -81,6 +81,8 @@ class BenchSmokeTest {
 
     /** The scale-out and pathology scenarios' figures (scaleout: on each of its lines, one per node count). */
     private static final Map<String, List<String>> FIGURES_MORE = Map.of(
+            "live", List.of("/results/live/jobs_per_s", "/results/preloaded/jobs_per_s", "/results/live/rows_before",
+                    "/results/live/cpu_us_each/jvm_us", "/live_vs_preloaded", "/engine_metrics/live/picks"),
             "scaleout", List.of("/params/nodes", "/params/concurrency_per_node", "/results/jobs_per_s",
                     "/results/ratio_to_1_node", "/results/cpu_per_job_ratio_to_1_node", "/results/runs_jobs_per_s",
                     "/results/cpu/node_jvms_cpu_s", "/results/cpu/db_cpu_s", "/results/cpu_us_per_job/total",
