@@ -220,6 +220,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.health = new EngineHealth(config, dataSource, schema, probes, metrics.loops,
                 () -> new EngineHealth.Lifecycle(started, stopped, startedAt));
         this.health.poisonedSchedules(() -> schedules.firer().poisoned());
+        this.health.maintenanceGaps(() -> beacon.maintenanceGaps());
     }
 
     private void afterCommit(List<Transition> committed, FlushSql.Flushed flushed, Poke poke) {
@@ -283,9 +284,15 @@ public final class Engine implements GenDurable, AutoCloseable {
             }
             if (config.reaper().enabled()) {
                 reaper.start();
+            } else {
+                LOG.log(Level.WARNING, "gen-durable: this node runs no reaper (gendurable.reaper.enabled=false): lapsed"
+                        + " claims are taken back only by nodes that run one (readiness names it when no live node does)");
             }
             if (config.gc().enabled()) {
                 gc.start();
+            } else {
+                LOG.log(Level.WARNING, "gen-durable: this node runs no GC (gendurable.gc.enabled=false): ended instances"
+                        + " are deleted only by nodes that run one (readiness names it when no live node does)");
             }
             awaitWatcher.start();
             if (postgresPoke != null) {

@@ -115,6 +115,13 @@ public final class EngineHealth {
 
     private volatile Supplier<Map<String, String>> poisonedSchedules = Map::of;
 
+    private volatile Supplier<Map<String, String>> maintenanceGaps = Map::of;
+
+    /** @param gaps the cluster-wide loops (reaper, GC) no live node runs → why: in readiness's data, which stays UP */
+    public void maintenanceGaps(Supplier<Map<String, String>> gaps) {
+        this.maintenanceGaps = Objects.requireNonNull(gaps, "gaps");
+    }
+
     /** @param poisoned the schedules that could not fire at their last attempt on this node → why */
     public void poisonedSchedules(Supplier<Map<String, String>> poisoned) {
         this.poisonedSchedules = Objects.requireNonNull(poisoned, "poisoned");
@@ -132,6 +139,7 @@ public final class EngineHealth {
         data.put("schema", schema.name());
         // a signal, not a failure: a schedule that cannot fire must not take the node out of service
         poisonedSchedules.get().forEach((name, why) -> data.put("schedule " + name, "cannot fire: " + why));
+        maintenanceGaps.get().forEach(data::put);
         if (l.stopped()) {
             data.put("engine", "stopped");
             return new Check("gendurable", false, data);

@@ -37,6 +37,8 @@ public final class NodeBeacon implements Background {
     private final EngineConfig.NodesConfig config;
     private final Periodic loop;
     private volatile Instant startedAt;
+    /** The cluster-wide loops no live node ran at the last beacon → why; written by the beacon (under its lock). */
+    private volatile Map<String, String> maintenanceGaps = Map.of();
     private boolean stopped;
 
     /**
@@ -52,6 +54,18 @@ public final class NodeBeacon implements Background {
         this.config = ctx.config().nodes();
         this.loop = new Periodic(ctx.requireTimer(), config.beaconInterval(),
                 () -> Loops.guarded(LOG, "node beacon", ctx.metrics(), this::beat));
+    }
+
+    /** @return the cluster-wide loops this node runs */
+    private static List<String> maintenance(EngineConfig cfg) {
+        List<String> run = new java.util.ArrayList<>(2);
+        if (cfg.reaper().enabled()) {
+            run.add("reaper");
+        }
+        if (cfg.gc().enabled()) {
+            run.add("gc");
+        }
+        return run;
     }
 
     @Override
@@ -98,10 +112,32 @@ public final class NodeBeacon implements Background {
         Instant now = ctx.clock().instant();
         String json = ctx.json().write(info(now));
         String node = ctx.config().node().id();
-        ctx.db().inTransaction(c -> {
+        boolean[] run = ctx.db().inTransaction(c -> {
             sql.beacon(c, node, started, now, json, now.minus(config.retention()));
-            return null;
+            return sql.maintenance(c, now.minus(config.beaconInterval().multipliedBy(NodeDirectory.LIVE_INTERVALS)));
         });
+        Map<String, String> gaps = new TreeMap<>();
+        if (!run[0]) {
+            gaps.put("reaper", "no live node runs the reaper (gendurable.reaper.enabled): lapsed claims stay taken");
+        }
+        if (!run[1]) {
+            gaps.put("gc", "no live node runs the GC (gendurable.gc.enabled): ended instances are never deleted");
+        }
+        if (!gaps.equals(maintenanceGaps)) {
+            gaps.forEach((task, why) -> {
+                if (!maintenanceGaps.containsKey(task)) {
+                    LOG.log(Level.WARNING, "gen-durable: " + why);
+                }
+            });
+            maintenanceGaps.keySet().stream().filter(t -> !gaps.containsKey(t))
+                    .forEach(t -> LOG.log(Level.INFO, "gen-durable: a live node runs the " + t + " again"));
+            maintenanceGaps = Map.copyOf(gaps);
+        }
+    }
+
+    /** @return the cluster-wide loops (reaper, GC) no live node ran at the last beacon → why (empty before one) */
+    public Map<String, String> maintenanceGaps() {
+        return maintenanceGaps;
     }
 
     /** @return what the beacon says at {@code now} */
@@ -119,6 +155,6 @@ public final class NodeBeacon implements Background {
         return new NodeInfo(config.beaconInterval(), fsms, List.copyOf(cfg.node().queues().keySet()),
                 cfg.limits().rateLimits().keySet().stream().sorted().toList(),
                 cfg.limits().concurrencyLimits().keySet().stream().sorted().toList(),
-                inFlight, activity.throughput(now), activity.timings(now));
+                inFlight, activity.throughput(now), activity.timings(now), maintenance(cfg));
     }
 }

@@ -50,7 +50,7 @@ public final class NodeDirectory {
             } catch (RuntimeException e) {
                 // another release's beacon: list the node with what the columns say
                 LOG.log(Level.DEBUG, "gen-durable: the beacon of node " + r.node() + " does not read: " + e);
-                info = new NodeInfo(null, null, null, null, null, null, null, null);
+                info = new NodeInfo(null, null, null, null, null, null, null, null, null);
             }
             Duration interval = info.interval() == null ? ctx.config().nodes().beaconInterval() : info.interval();
             boolean live = !r.seenAt().isBefore(now.minus(interval.multipliedBy(LIVE_INTERVALS)));

@@ -19,8 +19,10 @@ import java.util.Map;
  * @param inFlight    steps executing per queue
  * @param throughput  done and failed outcomes per queue per minute, last hour
  * @param stepTimings step durations per FSM and step, recent window
+ * @param maintenance the cluster-wide loops it runs ({@code reaper}, {@code gc}); null in the
+ *                    beacon of a node older than the field (taken as running both)
  */
 public record NodeInfo(Duration interval, List<FsmRegistration> fsms, List<String> queues, List<String> rateLimits,
                        List<String> gates, Map<String, Integer> inFlight, List<ThroughputPoint> throughput,
-                       List<StepTiming> stepTimings) {
+                       List<StepTiming> stepTimings, List<String> maintenance) {
 }

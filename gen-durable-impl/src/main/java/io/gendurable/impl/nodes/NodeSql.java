@@ -29,6 +29,7 @@ public final class NodeSql {
     private final String remove;
     private final String list;
     private final String rateNames;
+    private final String maintenance;
 
     /** @param schema the engine's schema */
     public NodeSql(SchemaName schema) {
@@ -43,6 +44,11 @@ public final class NodeSql {
         this.remove = "DELETE FROM " + nodes + " WHERE node = ? AND started_at = ?";
         this.list = "SELECT node, started_at, seen_at, info::text AS info FROM " + nodes
                 + " WHERE seen_at >= ? ORDER BY node";
+        // a beacon without the field is an older node's: taken as running both (no false alarm in an upgrade)
+        this.maintenance = """
+                SELECT coalesce(bool_or(NOT jsonb_exists(info, 'maintenance') OR info->'maintenance' @> '["reaper"]'), false),
+                       coalesce(bool_or(NOT jsonb_exists(info, 'maintenance') OR info->'maintenance' @> '["gc"]'), false)
+                FROM %1$s WHERE seen_at >= ?""".formatted(nodes);
         // runnable rows only: gen_durable_pick's predicate (and gen_durable_key_blocked's), so the planner may walk that index; the
         // cost is one visit per runnable row (docs/operations.md, "Nodes")
         this.rateNames = """
@@ -52,6 +58,21 @@ public final class NodeSql {
                       SELECT queue, rate_limit FROM %1$s WHERE status = 'runnable' AND key_blocked) r
                 WHERE rate_limit IS NOT NULL
                 GROUP BY 1, 2 ORDER BY 1, 2""".formatted(schema.instances());
+    }
+
+    /**
+     * Whether some node seen since {@code liveSince} runs the reaper, and the GC.
+     *
+     * @return {@code [reaper, gc]}
+     */
+    boolean[] maintenance(Connection c, Instant liveSince) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(maintenance)) {
+            ps.setObject(1, Jdbc.ts(liveSince));
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new boolean[]{rs.getBoolean(1), rs.getBoolean(2)};
+            }
+        }
     }
 
     void beacon(Connection c, String node, Instant startedAt, Instant seenAt, String infoJson, Instant pruneBefore)

@@ -216,4 +216,33 @@ class NodesTest {
         h.exec("UPDATE gen_durable_nodes SET seen_at = now() WHERE node = 'stale'");
         assertThat(e.operations().summary().alerts()).as("a live node serves orphans and configures nope").isEmpty();
     }
+
+    @Test
+    void readiness_names_the_reaper_and_the_gc_while_no_live_node_runs_them() {
+        TestClock clock = new TestClock(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        // the harness's nodes run neither loop
+        Engine a = h.start("a", c -> c, clock);
+        EngineInternals.beacon(a).beat();
+        assertThat(a.health().readiness().data()).containsKeys("reaper", "gc");
+        assertThat(a.health().readiness().up()).as("a notice, not a failure").isTrue();
+
+        // a node that runs the reaper joins
+        Engine b = h.start("b", c -> c.reaper(new io.gendurable.impl.config.EngineConfig.ReaperConfig(true,
+                Duration.ofSeconds(1), 1000)), clock);
+        EngineInternals.beacon(b).beat();
+        EngineInternals.beacon(a).beat();
+        assertThat(a.health().readiness().data()).doesNotContainKey("reaper").containsKey("gc");
+        assertThat(b.health().readiness().data()).doesNotContainKey("reaper").containsKey("gc");
+
+        // it stops (its row goes at once): the reaper is missing again
+        b.stop();
+        EngineInternals.beacon(a).beat();
+        assertThat(a.health().readiness().data()).containsKeys("reaper", "gc");
+
+        // a node of a version before the field (its beacon names no loops) counts as running both
+        h.exec("INSERT INTO gen_durable_nodes (node, started_at, seen_at, info) VALUES ('old', now(), '"
+                + clock.instant() + "', '{\"queues\": []}')");
+        EngineInternals.beacon(a).beat();
+        assertThat(a.health().readiness().data()).doesNotContainKeys("reaper", "gc");
+    }
 }
