@@ -261,4 +261,17 @@ public interface DurableOperations {
      * @throws IllegalArgumentException when there is no such schedule, or its FSM is not registered here
      */
     Inserted triggerSchedule(String name);
+
+    /**
+     * The same operations, naming {@code operator} as who acts instead of the caller's principal:
+     * in each action's log line, its {@link io.gendurable.events.OperatorAction}, and a paused
+     * queue's or schedule's {@code pausedBy}. For an operator front end that authenticates its
+     * users itself, so that the container knows no principal for the request (gen-durable-admin's
+     * console sign-in keeps its user in an HTTP session).
+     *
+     * @param operator the name to record
+     * @return operations acting for {@code operator}
+     * @throws IllegalArgumentException when {@code operator} is null or blank
+     */
+    DurableOperations actingFor(String operator);
 }

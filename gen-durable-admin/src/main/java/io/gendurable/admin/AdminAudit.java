@@ -20,7 +20,7 @@ import java.util.logging.Logger;
  *  "fields":{"reason":"customer called"}}</pre>
  * with {@code query} when the request had one, {@code user} null when there was no principal,
  * {@code problem} (the problem type) when it was refused, and {@code fields} the body's top-level
- * fields ({@code state} and {@code payload} as {@code "(given)"}), or {@code body} saying why
+ * fields ({@code state}, {@code payload} and a sign-in's {@code password} as {@code "(given)"}), or {@code body} saying why
  * there were none. Every value is JSON-escaped, so a record is always one line: no text an
  * operator sends can start a line of its own. The record has no parameters (Open Liberty would
  * print each on a line of its own after the message).
@@ -31,8 +31,8 @@ final class AdminAudit {
     /** What each record's message starts with. */
     static final String PREFIX = "gen-durable-admin action ";
     private static final Logger LOG = Logger.getLogger(LOGGER);
-    /** The fields recorded only as present: any JSON, possibly large or personal. */
-    private static final Set<String> OPAQUE = Set.of("state", "payload");
+    /** The fields recorded only as present: any JSON, possibly large or personal; a sign-in's password. */
+    private static final Set<String> OPAQUE = Set.of("state", "payload", "password");
     /** The longest text kept of one field. */
     private static final int MAX_TEXT = 500;
 

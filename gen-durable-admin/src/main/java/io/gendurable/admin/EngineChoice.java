@@ -38,11 +38,14 @@ public class EngineChoice {
     HttpServletRequest request;
 
     /**
-     * @return the operations of the engine the request names
+     * @return the operations of the engine the request names, acting for the console session's
+     * user when the request was signed in by one ({@link SessionFilter})
      * @throws AdminProblem (400) when the {@code engine} parameter is repeated, blank or names no engine
      */
     public DurableOperations operations() {
-        return select(operations);
+        DurableOperations ops = select(operations);
+        // a console session's user, whom the container does not know as the request's principal
+        return request.getAttribute(ConsoleSession.OPERATOR) instanceof String operator ? ops.actingFor(operator) : ops;
     }
 
     /**

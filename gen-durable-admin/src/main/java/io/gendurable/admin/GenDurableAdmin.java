@@ -23,10 +23,10 @@ public final class GenDurableAdmin {
     private GenDurableAdmin() {
     }
 
-    /** @return the JAX-RS classes of the admin API: its resources (the web console's included), its problem mapper and its request filter */
+    /** @return the JAX-RS classes of the admin API: its resources (the web console's and its sign-in included), its problem mapper and its request filters */
     public static Set<Class<?>> classes() {
         return Set.of(InstancesResource.class, QueuesResource.class, SummaryResource.class, SignalsResource.class,
                 SchedulesResource.class, NodesResource.class, EnginesResource.class, MeResource.class, ConsoleResource.class,
-                ProblemMapper.class, AdminFilter.class);
+                SessionResource.class, ProblemMapper.class, AdminFilter.class, SessionFilter.class);
     }
 }

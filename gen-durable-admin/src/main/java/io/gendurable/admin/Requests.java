@@ -25,6 +25,17 @@ public final class Requests {
     }
 
     /**
+     * {@code POST …/session}: the console's sign-in.
+     *
+     * @param user     the user's name in the server's registry
+     * @param password the user's password (never logged: the audit record shows it as {@code "(given)"})
+     */
+    @Schema(name = "SignInRequest")
+    public record SignIn(String user, String password) {
+        static final Set<String> FIELDS = Set.of("user", "password");
+    }
+
+    /**
      * {@code POST …/instances/bulk/cancel}; {@code {}} for the default reason.
      *
      * @param reason why (kept as each instance's last error); default "cancelled by an operator"

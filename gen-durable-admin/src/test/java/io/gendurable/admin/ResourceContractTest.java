@@ -40,8 +40,8 @@ class ResourceContractTest {
                 }
             }
         }
-        assertThat(actions).isEqualTo(14);
+        assertThat(actions).isEqualTo(16);  // the console's sign-in and sign-out among them
         assertThat(without).isEmpty();
-        assertThat(GenDurableAdmin.classes()).contains(AdminFilter.class);
+        assertThat(GenDurableAdmin.classes()).contains(AdminFilter.class, SessionFilter.class);
     }
 }

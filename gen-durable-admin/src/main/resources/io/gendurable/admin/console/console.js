@@ -3,7 +3,6 @@
 // innerHTML), under the page's Content-Security-Policy (no inline script or style).
 
 const API = location.pathname.replace(/\/console(\/.*)?$/, '/');
-const AUTH_KEY = 'gendurable.console.auth';
 const ENGINE_KEY = 'gendurable.console.engine';
 const REFRESH_MS = 5000;
 const STATUSES = ['RUNNABLE', 'EXECUTING', 'AWAITING_SIGNAL', 'AWAITING_CHILDREN', 'DONE', 'FAILED', 'CANCELLED'];
@@ -11,7 +10,9 @@ const LIVE = new Set(['RUNNABLE', 'EXECUTING', 'AWAITING_SIGNAL', 'AWAITING_CHIL
 const FILTERS = ['fsm', 'fsmVersion', 'status', 'queue', 'step', 'correlationKey', 'correlationKeyPrefix',
   'concurrencyKey', 'parentId', 'insertedFrom', 'insertedTo', 'updatedFrom', 'updatedTo', 'errorContains'];
 
-let auth = sessionStorage.getItem(AUTH_KEY);
+// the console keeps no credential: its sign-in is a session of the server, whose cookie scripts
+// cannot read (HttpOnly); drop what a console of an older version kept in this tab
+sessionStorage.removeItem('gendurable.console.auth');
 let me = null;
 let view = null;          // the mounted view: {update(), busy()}
 let refreshPaused = false;
@@ -122,21 +123,17 @@ class ApiError extends Error {
   }
 }
 
-async function api(path, {method = 'GET', body, credentials} = {}) {
+async function api(path, {method = 'GET', body} = {}) {
   const headers = {'Accept': 'application/json', 'X-Requested-With': 'XMLHttpRequest'};
-  const authorization = credentials !== undefined ? credentials : auth;
-  if (authorization) headers.Authorization = authorization;
   // every action but DELETE carries a JSON object ({} when it has nothing to say); the server
   // refuses an action without X-Requested-With (its defence against cross-site requests)
   if (body === undefined && method !== 'GET' && method !== 'DELETE') body = '{}';
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let r;
   try {
-    // With the console's own sign-in, cookies are neither sent nor stored: a session cookie the
-    // server sets on a Basic sign-in (Liberty's LTPA token) would outlive "Sign out" and win over
-    // the next user's credentials. Without it, the application's own session (cookie, SSO) is used.
+    // the session's cookie (the console's sign-in, or the application's own) goes with every call
     if (engine && engine !== 'default') path += (path.includes('?') ? '&' : '?') + 'engine=' + encodeURIComponent(engine);
-    r = await fetch(API + path, {method, headers, body, credentials: authorization ? 'omit' : 'same-origin', cache: 'no-store'});
+    r = await fetch(API + path, {method, headers, body, credentials: 'same-origin', cache: 'no-store'});
   } catch (e) {
     throw new ApiError(0, {detail: 'The server cannot be reached: ' + e.message}, '');
   }
@@ -163,13 +160,6 @@ async function nodes() {
     }
     throw e;
   }
-}
-
-function basic(user, password) {
-  const bytes = new TextEncoder().encode(user + ':' + password);
-  let bin = '';
-  bytes.forEach(b => { bin += String.fromCharCode(b); });
-  return 'Basic ' + btoa(bin);
 }
 
 // ---- routing ------------------------------------------------------------------------------------
@@ -258,14 +248,14 @@ async function boot() {
     if (!refreshPaused) refresh();
     schedule();
   });
-  $('#sign-out').addEventListener('click', () => signedOut('Signed out.'));
+  $('#sign-out').addEventListener('click', signOut);
   $('#dialog-cancel').addEventListener('click', () => $('#action-dialog').close());
   window.addEventListener('hashchange', route);
   try {
     me = await api('me');
     signedIn();
   } catch (e) {
-    if (e.status === 401) signInForm(auth ? 'Your session ended: sign in again.' : null);
+    if (e.status === 401) signInForm(null);
     else if (e.status === 403) signInForm(e.message);
     else signInForm('The console cannot reach the admin API: ' + e.message);
   }
@@ -308,11 +298,19 @@ function chooseEngine(name) {
   if (engine) sessionStorage.setItem(ENGINE_KEY, engine); else sessionStorage.removeItem(ENGINE_KEY);
 }
 
+/** Ends the console's session on the server (its cookie is refused from then on), then shows the form. */
+async function signOut() {
+  try {
+    await api('session', {method: 'DELETE'});
+  } catch (e) {
+    toast('Sign-out: ' + e.message);
+  }
+  signedOut('Signed out.');
+}
+
 function signedOut(message) {
-  auth = null;
   me = null;
   view = null;
-  sessionStorage.removeItem(AUTH_KEY);
   chooseEngine(null);
   clearInterval(timer);
   signInForm(message);
@@ -327,15 +325,28 @@ function signInForm(message) {
     autocomplete: 'current-password', required: true});
   const form = h('form', {id: 'sign-in', class: 'card sign-in', onsubmit: async ev => {
     ev.preventDefault();
-    const credentials = basic(user.value, password.value);
+    // the password goes to the server once, and is kept nowhere: the server keeps the sign-in in
+    // its session, whose cookie (HttpOnly) no script can read
+    const body = JSON.stringify({user: user.value, password: password.value});
+    password.value = '';
     try {
-      me = await api('me', {credentials});
-      auth = credentials;
-      sessionStorage.setItem(AUTH_KEY, auth);
-      signedIn();
+      await api('session', {method: 'POST', body});
     } catch (e) {
       error.hidden = false;
       error.textContent = e.status === 401 ? 'Wrong user name or password.' : e.message;
+      return;
+    }
+    try {
+      me = await api('me');
+      signedIn();
+    } catch (e) {
+      error.hidden = false;
+      // signed in, but the session's cookie did not come back: it is Secure, and this page is
+      // plain HTTP on a host other than localhost
+      error.textContent = e.status === 401 && location.protocol !== 'https:'
+        ? 'Signed in, but the browser did not keep the session cookie, which the server marks Secure: '
+          + 'open the console over HTTPS.'
+        : e.message;
     }
   }},
   h('h1', {}, 'Sign in'),

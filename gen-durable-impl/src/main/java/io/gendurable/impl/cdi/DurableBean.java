@@ -361,6 +361,11 @@ public class DurableBean implements GenDurable, DurableOperations {
     }
 
     @Override
+    public DurableOperations actingFor(String operator) {
+        return engine().operations().actingFor(operator);
+    }
+
+    @Override
     public void pauseQueue(String queue, String reason) {
         engine().operations().pauseQueue(queue, reason);
     }

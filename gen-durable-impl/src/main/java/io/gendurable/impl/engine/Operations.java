@@ -82,6 +82,27 @@ final class Operations implements DurableOperations {
         this.nodes = services.nodes();
     }
 
+    /** The same operations with another principal. */
+    private Operations(Operations o, Supplier<String> principal) {
+        this.schedules = o.schedules;
+        this.ctx = o.ctx;
+        this.controls = o.controls;
+        this.queries = o.queries;
+        this.find = o.find;
+        this.principal = principal;
+        this.valueSize = o.valueSize;
+        this.nodes = o.nodes;
+    }
+
+    @Override
+    public DurableOperations actingFor(String operator) {
+        if (operator == null || operator.isBlank()) {
+            throw new IllegalArgumentException("operator must name who acts (not blank), got "
+                    + (operator == null ? "null" : "'" + operator + "'"));
+        }
+        return new Operations(this, () -> operator);
+    }
+
     @Override
     public InstancePage search(InstanceQuery query) {
         return queries.search(query);

@@ -297,6 +297,41 @@ class OperationsTest {
     }
 
     @Test
+    void operations_acting_for_an_operator_record_it_as_who_acted() {
+        java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger("io.gendurable.operations");
+        java.util.logging.Handler h = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                lines.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(h);
+        try {
+            ops.actingFor("console-user").pauseQueue("slow", "night");
+            assertThat(ops.pausedQueues()).singleElement().satisfies(p -> assertThat(p.pausedBy()).isEqualTo("console-user"));
+            assertThat(lines).anySatisfy(l -> assertThat(l).contains("slow").endsWith("by console-user — night"));
+            // without it, the caller's principal (none in this kit)
+            ops.pauseQueue("slow", "again");
+            assertThat(ops.pausedQueues()).singleElement().satisfies(p -> assertThat(p.pausedBy()).isNull());
+        } finally {
+            log.removeHandler(h);
+        }
+        assertThatThrownBy(() -> ops.actingFor(" ")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("operator");
+        assertThatThrownBy(() -> ops.actingFor(null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("operator");
+    }
+
+    @Test
     void bulk_actions_page_through_their_search_and_count_what_they_did() {
         for (int i = 0; i < 5; i++) {
             durable.insert(Waits.class, new Job("w" + i, true));

@@ -308,8 +308,12 @@ class WildFlyIT {
     @RunAsClient
     void theAdminApiChecksItsRolesAgainstTheElytronRealm() throws Exception {
         String admin = "/sample/api/gendurable";
-        // no credentials: RESTEasy's role check refuses (403; Open Liberty challenges with 401)
-        assertEquals(403, call("GET", admin + "/summary", null, null).statusCode());
+        // no credentials: RESTEasy's role check refuses (403; Open Liberty challenges with 401); a call
+        // of the console (X-Requested-With, which call sends) gets gen-durable-admin's own 401
+        assertEquals(403, HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + System.getProperty("it.http.port", "8180") + admin + "/summary")).timeout(Duration.ofSeconds(60)).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode());
+        assertEquals(401, call("GET", admin + "/summary", null, null).statusCode());
         assertEquals(401, call("GET", admin + "/summary", "viewer", "wrong").statusCode(), "a wrong password");
         HttpResponse<String> summary = call("GET", admin + "/summary", "viewer", "viewer-sample-only");
         assertEquals(200, summary.statusCode(), summary.body());
@@ -338,6 +342,86 @@ class WildFlyIT {
         HttpResponse<String> openapi = get("/openapi");
         assertEquals(200, openapi.statusCode(), openapi.body());
         assertTrue(openapi.body().contains("/gendurable/summary:"), "the OpenAPI document lists the admin paths");
+    }
+
+    /**
+     * The console's sign-in (gen-durable-admin's POST/DELETE gendurable/session) against the
+     * Elytron realm: the session's user and roles pass RESTEasy's role check (a viewer reads and may
+     * not act, the admin acts and is recorded as who acted), the cookie is HttpOnly, Secure and
+     * SameSite=Strict, the sign-in changes the session id, and after the sign-out the cookie is refused.
+     */
+    @Test
+    @Order(9)
+    @RunAsClient
+    void theConsoleSignsInWithASessionThatRestEasysRoleCheckHonours() throws Exception {
+        String admin = "/sample/api/gendurable";
+        HttpResponse<String> wrong = session("POST", "{\"user\":\"admin\",\"password\":\"wrong\"}", null);
+        assertEquals(401, wrong.statusCode(), wrong.body());
+        assertFalse(wrong.headers().allValues("WWW-Authenticate").stream().anyMatch(v -> v.startsWith("Basic")), wrong.headers().map()::toString);
+
+        HttpResponse<String> viewerIn = session("POST", "{\"user\":\"viewer\",\"password\":\"viewer-sample-only\"}", null);
+        assertEquals(200, viewerIn.statusCode(), viewerIn.body());
+        assertTrue(viewerIn.body().contains("\"admin\":false"), viewerIn.body());
+        String viewer = sessionCookie(viewerIn);
+        assertEquals(200, withSession("GET", admin + "/summary", viewer).statusCode());
+        assertEquals(403, withSession("PUT", admin + "/queues/default/pause", viewer).statusCode(), "the viewer may not act");
+
+        HttpResponse<String> adminIn = session("POST", "{\"user\":\"admin\",\"password\":\"admin-sample-only\"}", viewer);
+        assertEquals(200, adminIn.statusCode(), adminIn.body());
+        String signedIn = sessionCookie(adminIn);
+        assertFalse(signedIn.equals(viewer), "the sign-in changes the session id");
+        assertEquals(401, withSession("GET", admin + "/summary", viewer).statusCode(), "the id before the sign-in is refused");
+        try {
+            HttpResponse<String> paused = withSession("PUT", admin + "/queues/default/pause", signedIn);
+            assertEquals(200, paused.statusCode(), paused.body());
+            assertTrue(paused.body().contains("\"pausedBy\":\"admin\""), "the engine records the session's user: " + paused.body());
+        } finally {
+            assertEquals(200, withSession("DELETE", admin + "/queues/default/pause", signedIn).statusCode());
+        }
+        assertEquals(204, session("DELETE", null, signedIn).statusCode());
+        assertEquals(401, withSession("GET", admin + "/me", signedIn).statusCode(), "the cookie after the sign-out");
+        assertEquals(401, withSession("GET", admin + "/summary", signedIn).statusCode(), "the cookie after the sign-out");
+        assertEquals(401, withSession("PUT", admin + "/queues/default/pause", signedIn).statusCode(), "the cookie after the sign-out");
+    }
+
+    private static final HttpClient HTTP1 = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+
+    /** @return the answer of gendurable/session to that method and body, sent as the console sends it */
+    private static HttpResponse<String> session(String method, String body, String cookie) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + System.getProperty("it.http.port", "8180")
+                        + "/sample/api/gendurable/session")).timeout(Duration.ofSeconds(60))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .header("X-Requested-With", "gen-durable-it");
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+        }
+        if (cookie != null) {
+            b.header("Cookie", "JSESSIONID=" + cookie);
+        }
+        return HTTP1.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** @return the answer to an admin call carrying only the session's cookie (and the console's header, and {} for PUT) */
+    private static HttpResponse<String> withSession(String method, String path, String cookie) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + System.getProperty("it.http.port", "8180")
+                        + path)).timeout(Duration.ofSeconds(60)).header("X-Requested-With", "gen-durable-it")
+                .header("Cookie", "JSESSIONID=" + cookie);
+        if (method.equals("PUT") || method.equals("POST")) {
+            b.method(method, HttpRequest.BodyPublishers.ofString("{}")).header("Content-Type", "application/json");
+        } else {
+            b.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        return HTTP1.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** @return the session id the answer sets, its cookie asserted HttpOnly, Secure and SameSite=Strict */
+    private static String sessionCookie(HttpResponse<String> r) {
+        String set = r.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith("JSESSIONID=")).reduce((a, c) -> c)
+                .orElseThrow(() -> new AssertionError("no session cookie: " + r.headers().map()));
+        String attributes = set.toLowerCase(java.util.Locale.ROOT).replace(" ", "");
+        assertTrue(attributes.contains(";httponly") && attributes.contains(";secure") && attributes.contains(";samesite=strict"), set);
+        return set.substring("JSESSIONID=".length(), set.indexOf(';') < 0 ? set.length() : set.indexOf(';'));
     }
 
     @Test

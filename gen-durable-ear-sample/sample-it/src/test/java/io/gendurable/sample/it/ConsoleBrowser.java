@@ -88,7 +88,12 @@ final class ConsoleBrowser implements AutoCloseable {
 
     /** Signs in through the console's own form (the console is open on the sign-in page or any page). */
     void signIn(String user) {
-        go("#/queues");
+        signInAt(url("#/queues"), user);
+    }
+
+    /** Signs in through the console's form at that address (the console's page, over HTTP or HTTPS). */
+    void signInAt(String consoleUrl, String user) {
+        driver.get(consoleUrl);
         WebElement name = until(ExpectedConditions.visibilityOfElementLocated(By.id("sign-in-user")));
         name.clear();
         name.sendKeys(user);

@@ -91,16 +91,22 @@ final class ConsoleScenarios {
         assertEquals(401, wrong.statusCode(), wrong.body());
         assertFalse(wrong.headers().allValues("WWW-Authenticate").stream().anyMatch(v -> v.startsWith("Basic")),
                 () -> "no Basic challenge for a wrong password either: " + wrong.headers().map());
-        // why me answers its own 401: Liberty challenges with Basic on a protected resource, even for a script's call
+        // why me answers its own 401: Liberty challenges with Basic on a protected resource
         HttpResponse<String> challenged = HTTP.send(HttpRequest.newBuilder(uri(AdminHttp.ADMIN + "/summary"))
-                .header("X-Requested-With", "XMLHttpRequest").timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofString());
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(401, challenged.statusCode(), challenged::body);
         assertTrue(challenged.headers().allValues("WWW-Authenticate").stream().anyMatch(v -> v.startsWith("Basic")),
                 () -> "Liberty's challenge: " + challenged.headers().map());
-        // why the console sends no cookie with its own credentials: Liberty answers a Basic sign-in
-        // with a single-sign-on cookie, which would outlive the console's "Sign out". The shipped
-        // ssoRequiresSSL keeps it off plain HTTP (over HTTPS: CrossSiteScenarios)
+        // and a call of the console (X-Requested-With) without a session gets the console's own 401
+        // instead (gen-durable-admin's SessionFilter), so that no prompt pops up when its session ends
+        HttpResponse<String> consoleCall = HTTP.send(HttpRequest.newBuilder(uri(AdminHttp.ADMIN + "/summary"))
+                .header("X-Requested-With", "XMLHttpRequest").timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        AdminHttp.problem(consoleCall, 401, "unauthenticated", "sign in");
+        assertFalse(consoleCall.headers().allValues("WWW-Authenticate").stream().anyMatch(v -> v.startsWith("Basic")),
+                () -> "no Basic challenge for the console's call: " + consoleCall.headers().map());
+        // a Basic sign-in over plain HTTP leaves no single-sign-on cookie (the shipped ssoRequiresSSL;
+        // over HTTPS the console's own sign-in leaves none either: ConsoleSessionScenarios)
         HttpResponse<String> signedIn = AdminHttp.get(AdminHttp.ADMIN + "/me", AdminHttp.ADMIN_USER);
         assertFalse(signedIn.headers().allValues("Set-Cookie").stream().anyMatch(c -> c.startsWith("LtpaToken2=")),
                 () -> "no SSO cookie over plain HTTP: " + signedIn.headers().allValues("Set-Cookie"));
@@ -349,9 +355,9 @@ final class ConsoleScenarios {
         b.screenshot("viewer-instance");
 
         Object status = b.asyncScript("const done = arguments[arguments.length - 1];"
-                + "fetch('../instances/' + arguments[0] + '/cancel', {method: 'POST', headers: {"
-                + "'Authorization': sessionStorage.getItem('gendurable.console.auth'), 'Content-Type': 'application/json',"
-                + "'X-Requested-With': 'XMLHttpRequest'}, body: '{}'}).then(r => done(r.status), e => done(String(e)));", id);
+                + "fetch('../instances/' + arguments[0] + '/cancel', {method: 'POST', credentials: 'same-origin', headers: {"
+                + "'Content-Type': 'application/json', 'X-Requested-With': 'XMLHttpRequest'}, body: '{}'})"
+                + ".then(r => done(r.status), e => done(String(e)));", id);
         assertEquals(403L, ((Number) status).longValue(), "the API refuses the viewer: " + status);
         assertEquals("AWAITING_SIGNAL", AdminHttp.ok(AdminHttp.get(AdminHttp.ADMIN + "/instances/" + id, AdminHttp.VIEWER_USER))
                 .getJsonObject("instance").getString("status"));

@@ -43,8 +43,9 @@ final class CrossSiteScenarios {
      * the browser shows is the refusal. Two browsers: one that answered the API's Basic challenge
      * (the browser caches and re-sends those credentials on its own), one holding only the server's
      * single-sign-on cookie (set as SameSite=None so that the browser does send it cross-site: what
-     * a server without the shipped cookie settings would do). Before the check both cancelled the
-     * instances.
+     * a server without the shipped cookie settings would do), one signed in through the console's
+     * form, holding only the session's cookie (shipped HttpOnly, Secure, SameSite=Strict; set again
+     * as SameSite=None likewise). Before the check the first two cancelled the instances.
      */
     static void aCrossSitePageInTheAdminsBrowserRunsNoAction(Orders orders) throws Exception {
         String http = "http://localhost:" + System.getProperty("it.http.port", "9081");
@@ -64,7 +65,7 @@ final class CrossSiteScenarios {
         String token = sso.substring("LtpaToken2=".length(), sso.indexOf(';') < 0 ? sso.length() : sso.indexOf(';'));
 
         try (CrossSitePage site = CrossSitePage.start()) {
-            for (String kind : new String[]{"basic", "cookie"}) {
+            for (String kind : new String[]{"basic", "cookie", "session"}) {
                 long single = orders.parked("xs-" + kind + "-1");
                 long bulk1 = orders.parked("xs-" + kind + "-bulk-1");
                 long bulk2 = orders.parked("xs-" + kind + "-bulk-2");
@@ -76,6 +77,28 @@ final class CrossSiteScenarios {
                         b.driver.get("http://admin:admin-sample-only@localhost:" + System.getProperty("it.http.port", "9081")
                                 + AdminHttp.ADMIN + "/summary");
                         b.until(d -> d.findElement(By.tagName("body")).getText().contains("\"queues\""));
+                    } else if (kind.equals("session")) {
+                        // the console's sign-in: only the session's cookie, which scripts cannot read
+                        b.signInAt(base + ConsoleBrowser.CONSOLE + "#/queues", AdminHttp.ADMIN_USER);
+                        Map<String, Object> shipped = ConsoleSessionScenarios.browserCookie(b, "JSESSIONID");
+                        assertTrue(shipped != null && "Strict".equals(shipped.get("sameSite"))
+                                && Boolean.TRUE.equals(shipped.get("httpOnly")) && Boolean.TRUE.equals(shipped.get("secure")),
+                                () -> "the session's cookie as shipped: " + shipped);
+                        // sent cross-site (SameSite=None) as a server without the shipped setting would let it be
+                        Map<String, Object> cookie = new HashMap<>();
+                        cookie.put("url", base + "/");
+                        cookie.put("name", "JSESSIONID");
+                        cookie.put("value", shipped.get("value"));
+                        cookie.put("path", shipped.get("path"));
+                        cookie.put("httpOnly", true);
+                        cookie.put("secure", true);
+                        cookie.put("sameSite", "None");
+                        b.driver.executeCdpCommand("Network.setCookie", cookie);
+                        assertEquals("None", ConsoleSessionScenarios.browserCookie(b, "JSESSIONID").get("sameSite"));
+                        Object status = b.asyncScript("const done = arguments[arguments.length - 1];"
+                                + "fetch(arguments[0], {credentials: 'include'}).then(r => done(r.status), e => done(String(e)));",
+                                base + AdminHttp.ADMIN + "/summary");
+                        assertEquals(200L, status, "the session's cookie alone signs the admin in");
                     } else {
                         // only the SSO cookie, sent cross-site (SameSite=None) as a server without the
                         // shipped cookie settings would let it be
@@ -120,7 +143,7 @@ final class CrossSiteScenarios {
     }
 
     /** @return a client that trusts the test server's generated certificate */
-    private static HttpClient insecureHttps() throws Exception {
+    static HttpClient insecureHttps() throws Exception {
         // an X509ExtendedTrustManager: trusted as is, without the host name check a plain one gets
         TrustManager[] trustAll = {new X509ExtendedTrustManager() {
             @Override

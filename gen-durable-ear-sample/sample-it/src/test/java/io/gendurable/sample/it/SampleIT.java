@@ -893,6 +893,22 @@ class SampleIT {
         ConsoleScenarios.aWrongPasswordShowsTheFormsMessage();
     }
 
+    /** {@link ConsoleSessionScenarios#theSessionSignInIsCheckedLikeTheApiAndEndsOnSignOut}. */
+    @Test
+    @Order(19)
+    @RunAsClient
+    void consoleSessionSignInIsCheckedLikeTheApiAndEndsOnSignOut() throws Exception {
+        ConsoleSessionScenarios.theSessionSignInIsCheckedLikeTheApiAndEndsOnSignOut();
+    }
+
+    /** {@link ConsoleSessionScenarios#theConsoleKeepsNoPasswordWhereAScriptCanReadIt}. */
+    @Test
+    @Order(19)
+    @RunAsClient
+    void consoleKeepsNoPasswordWhereAScriptCanReadIt() throws Exception {
+        ConsoleSessionScenarios.theConsoleKeepsNoPasswordWhereAScriptCanReadIt();
+    }
+
     @Test
     @Order(17)
     @OperateOnDeployment(DEPLOYMENT)
