@@ -283,10 +283,39 @@ final class Operations implements DurableOperations {
         return find.apply(id).orElseThrow(() -> new NoSuchInstanceException(id));
     }
 
+    /** @return {@code text} in double quotes, its backslashes, quotes and control characters escaped */
+    static String quoted(String text) {
+        return "\"" + oneLine(text.replace("\\", "\\\\").replace("\"", "\\\"")) + "\"";
+    }
+
+    /** @return {@code text} with every control character written as an escape (a line feed as backslash-n, a bell as backslash-u0007) */
+    static String oneLine(String text) {
+        StringBuilder b = null;
+        for (int i = 0; i < text.length(); i++) {
+            char ch = text.charAt(i);
+            if (Character.isISOControl(ch) || ch == (char) 0x2028 || ch == (char) 0x2029) {
+                if (b == null) {
+                    b = new StringBuilder(text.length() + 8).append(text, 0, i);
+                }
+                b.append(switch (ch) {
+                    case '\n' -> "\\n";
+                    case '\r' -> "\\r";
+                    case '\t' -> "\\t";
+                    default -> String.format("\\u%04x", (int) ch);
+                });
+            } else if (b != null) {
+                b.append(ch);
+            }
+        }
+        return b == null ? text : b.toString();
+    }
+
     private void done(OperatorAction.Action action, String target, String reason, String detail) {
         String who = principal();
-        LOG.log(Level.INFO, "gen-durable operator action " + action + " on " + target + detail + " by "
-                + (who == null ? "(no principal)" : who) + (reason == null ? "" : " — " + reason));
+        // one line whatever the caller's strings hold: a reason, a step or a name with a line break
+        // cannot write a line of its own into the log (the quoted parts escape \, " and controls)
+        LOG.log(Level.INFO, oneLine("gen-durable operator action " + action + " on " + quoted(target) + detail + " by "
+                + (who == null ? "(no principal)" : quoted(who)) + (reason == null ? "" : " — reason " + quoted(reason))));
         try {
             ctx.events().operated(new OperatorAction(action, target, who, reason, ctx.clock().instant()));
         } catch (RuntimeException e) {

@@ -318,7 +318,12 @@ class OperationsTest {
         try {
             ops.actingFor("console-user").pauseQueue("slow", "night");
             assertThat(ops.pausedQueues()).singleElement().satisfies(p -> assertThat(p.pausedBy()).isEqualTo("console-user"));
-            assertThat(lines).anySatisfy(l -> assertThat(l).contains("slow").endsWith("by console-user — night"));
+            assertThat(lines).anySatisfy(l -> assertThat(l).contains("slow").endsWith("by \"console-user\" — reason \"night\""));
+            // a reason cannot write a line of its own into the log
+            lines.clear();
+            ops.pauseQueue("slow", "x\r\ngen-durable operator action RESUME_QUEUE on \"slow\" by \"admin\"\u0007");
+            assertThat(lines).singleElement().satisfies(l -> assertThat(l).doesNotContain("\n", "\r", "\u0007")
+                    .endsWith("reason \"x\\r\\ngen-durable operator action RESUME_QUEUE on \\\"slow\\\" by \\\"admin\\\"\\u0007\""));
             // without it, the caller's principal (none in this kit)
             ops.pauseQueue("slow", "again");
             assertThat(ops.pausedQueues()).singleElement().satisfies(p -> assertThat(p.pausedBy()).isNull());
