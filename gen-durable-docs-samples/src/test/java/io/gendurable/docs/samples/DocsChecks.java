@@ -18,7 +18,8 @@ import java.util.stream.Stream;
 /**
  * Checks of {@code README.md} and {@code docs/} that a careful reader would otherwise make by hand:
  * every page is listed, no page names an internal tracking number, a sentence that announces "six
- * things:" lists six, and the Open Liberty download is given the same size everywhere.
+ * things:" lists six, the Open Liberty download is given the same size everywhere, and every
+ * relative link (to a file, and to a heading of a Markdown file) leads somewhere.
  *
  * <p>JDK only, so that it runs as a single source file against any checkout. From the repository
  * root: {@code java gen-durable-docs-samples/src/test/java/io/gendurable/docs/samples/DocsChecks.java .}
@@ -61,6 +62,7 @@ public final class DocsChecks {
             problems.addAll(miscounts(name, text));
         });
         problems.addAll(libertySizes(texts));
+        problems.addAll(brokenLinks(root));
         return problems;
     }
 
@@ -220,6 +222,79 @@ public final class DocsChecks {
             }
         }
         return problems;
+    }
+
+
+    /** A Markdown link's target, outside code: {@code [text](target)}. */
+    private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
+    private static final Pattern FENCED = Pattern.compile("(?ms)^\\s*```.*?^\\s*```");
+    /** The Markdown files whose links are followed, from the repository root; missing ones are skipped. */
+    static final List<String> LINKED_FILES = List.of("README.md", "CONTRIBUTING.md", "CHANGELOG.md",
+            "gen-durable-bench/results/LOG.md", "gen-durable-chaos/results/LOG.md");
+
+    /**
+     * Relative links that lead nowhere: to a missing file, or to a heading a Markdown file does not
+     * have (GitHub's anchors: lower case, punctuation dropped, spaces as hyphens, "-1" for a repeat).
+     *
+     * @param root the repository root
+     * @return one line per broken link
+     */
+    public static List<String> brokenLinks(Path root) {
+        List<Path> files = new ArrayList<>();
+        for (String name : LINKED_FILES) {
+            if (Files.exists(root.resolve(name))) {
+                files.add(root.resolve(name));
+            }
+        }
+        try (Stream<Path> s = Files.list(root.resolve("docs"))) {
+            s.filter(p -> p.toString().endsWith(".md")).sorted().forEach(files::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<String> problems = new ArrayList<>();
+        for (Path file : files) {
+            String text = withoutCode(read(file));
+            Matcher m = LINK.matcher(text);
+            while (m.find()) {
+                String target = m.group(1);
+                if (target.matches("^[a-z]+:.*")) {
+                    continue;
+                }
+                int hash = target.indexOf('#');
+                String path = hash < 0 ? target : target.substring(0, hash);
+                Path to = path.isEmpty() ? file : file.getParent().resolve(path).normalize();
+                String where = root.relativize(file) + ":" + line(text, m.start());
+                if (!Files.exists(to)) {
+                    problems.add(where + ": links " + target + ", which does not exist");
+                } else if (hash >= 0 && to.toString().endsWith(".md") && !anchors(read(to)).contains(target.substring(hash + 1))) {
+                    problems.add(where + ": links " + target + ", a heading " + root.relativize(to) + " does not have");
+                }
+            }
+        }
+        return problems;
+    }
+
+    /** The text with each fenced code block replaced by its line breaks, so that line numbers still hold. */
+    private static String withoutCode(String markdown) {
+        return FENCED.matcher(markdown).replaceAll(r -> r.group().replaceAll("[^\\n]", ""));
+    }
+
+    /** The anchors GitHub gives the headings of a Markdown text. */
+    static Set<String> anchors(String markdown) {
+        Set<String> anchors = new TreeSet<>();
+        Map<String, Integer> seen = new LinkedHashMap<>();
+        for (String line : FENCED.matcher(markdown).replaceAll("").split("\n")) {
+            Matcher h = Pattern.compile("^#{1,6}\\s+(.*)").matcher(line);
+            if (!h.find()) {
+                continue;
+            }
+            String a = h.group(1).strip().toLowerCase(java.util.Locale.ROOT)
+                    .replaceAll("\\[([^\\]]*)]\\([^)]*\\)", "$1")
+                    .replaceAll("[^\\p{L}\\p{N}_\\- ]", "").replace(' ', '-');
+            Integer n = seen.merge(a, 0, (old, zero) -> old + 1);
+            anchors.add(n == 0 ? a : a + "-" + n);
+        }
+        return anchors;
     }
 
     /** @return README.md and every page of docs/, by name, in a stable order */

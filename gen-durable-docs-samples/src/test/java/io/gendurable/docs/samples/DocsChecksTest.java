@@ -67,4 +67,15 @@ class DocsChecksTest {
         texts.put("docs/g.md", "The Liberty runtime (a 350 MB\ndownload; about 400 MB unpacked).\n");
         assertThat(DocsChecks.libertySizes(texts)).isEmpty();
     }
+
+    @Test
+    void aLinkToAMissingFileOrHeadingIsReported(@TempDir Path root) throws IOException {
+        Files.createDirectories(root.resolve("docs"));
+        Files.writeString(root.resolve("README.md"), "# R\n\nSee [a](docs/a.md#one-hot-k--1-key) and [b](docs/b.md).\n");
+        Files.writeString(root.resolve("docs/a.md"), "# A\n\n## One hot K = 1 key\n\n```\n# not a heading\n```\n"
+                + "[x](#not-a-heading) [y](a.md#a) [z](https://example.com/#q)\n");
+        assertThat(DocsChecks.brokenLinks(root)).containsExactly(
+                "README.md:3: links docs/b.md, which does not exist",
+                "docs/a.md:8: links #not-a-heading, a heading docs/a.md does not have");
+    }
 }
