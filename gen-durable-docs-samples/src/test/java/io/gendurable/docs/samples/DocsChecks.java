@@ -67,6 +67,7 @@ public final class DocsChecks {
         problems.addAll(brokenLinks(root));
         problems.addAll(schemaNames(root, texts));
         problems.addAll(quotedSignatures(root, "docs/internals.md"));
+        problems.addAll(unmappedPackages(root));
         return problems;
     }
 
@@ -283,8 +284,8 @@ public final class DocsChecks {
     private static final Pattern QUOTED_MEMBER = Pattern.compile("`([A-Z][A-Za-z0-9]*(?:\\.[A-Z][A-Za-z0-9]*)*)[.#]([a-zA-Z][A-Za-z0-9_]*)(\\([^`()]*(?:\\([^`()]*\\))?[^`()]*\\))?`");
     /** A quoted call with no type: {@code admit(candidates, queue)}. */
     private static final Pattern QUOTED_CALL = Pattern.compile("`([a-z][A-Za-z0-9]*)\\(([^`()]*)\\)`");
-    /** A quoted type alone: {@code Scheduler}. */
-    private static final Pattern QUOTED_TYPE = Pattern.compile("`([A-Z][a-z][A-Za-z0-9]*)`");
+    /** A quoted type alone, perhaps after its package: {@code Scheduler}, {@code claim.Scheduler}. */
+    private static final Pattern QUOTED_TYPE = Pattern.compile("`(?:[a-z][a-z0-9]*\\.)*([A-Z][a-z][A-Za-z0-9]*)`");
     private static final Pattern TYPE_DECL = Pattern.compile("\\b(?:class|interface|record|enum|@interface)\\s+([A-Z]\\w*)");
     /** Types of the libraries the engine uses that a page quotes as such. */
     private static final Set<String> LIBRARY_TYPES = Set.of("OpenTelemetry", "DataSource", "MeterRegistry", "MetricRegistry");
@@ -368,6 +369,28 @@ public final class DocsChecks {
                             + (arities == null ? "" : " with " + arity + " parameters"));
                 }
             }
+        }
+        return problems;
+    }
+
+    /**
+     * Packages of the engine that the "Where things are" table of docs/internals.md does not list.
+     *
+     * @param root the repository root
+     * @return one line per package without a row
+     */
+    public static List<String> unmappedPackages(Path root) {
+        Path impl = root.resolve("gen-durable-impl/src/main/java/io/gendurable/impl");
+        String page = read(root.resolve("docs/internals.md"));
+        List<String> problems = new ArrayList<>();
+        try (Stream<Path> s = Files.list(impl)) {
+            s.filter(Files::isDirectory).map(p -> p.getFileName().toString()).sorted().forEach(pkg -> {
+                if (!page.contains("\n| `" + pkg + "` |")) {
+                    problems.add("docs/internals.md: 'Where things are' has no row for the package impl." + pkg);
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         return problems;
     }

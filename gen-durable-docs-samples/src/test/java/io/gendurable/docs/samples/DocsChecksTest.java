@@ -106,4 +106,14 @@ class DocsChecksTest {
                 "docs/internals.md:8: quotes `Scheduler`, a type the code does not declare",
                 "docs/internals.md:8: quotes `renew(queue, held)`, a method no source declares");
     }
+
+    @Test
+    void anEnginePackageMissingFromTheInternalsMapIsReported(@TempDir Path root) throws IOException {
+        Files.createDirectories(root.resolve("gen-durable-impl/src/main/java/io/gendurable/impl/claim"));
+        Files.createDirectories(root.resolve("gen-durable-impl/src/main/java/io/gendurable/impl/keys"));
+        Files.createDirectories(root.resolve("docs"));
+        Files.writeString(root.resolve("docs/internals.md"), "# I\n\n| Package | What |\n|---|---|\n| `claim` | the claim |\n");
+        assertThat(DocsChecks.unmappedPackages(root))
+                .containsExactly("docs/internals.md: 'Where things are' has no row for the package impl.keys");
+    }
 }
