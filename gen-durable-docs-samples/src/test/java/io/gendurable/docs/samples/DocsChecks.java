@@ -244,17 +244,7 @@ public final class DocsChecks {
      * @return one line per unknown name
      */
     public static List<String> schemaNames(Path root, Map<String, String> texts) {
-        StringBuilder sql = new StringBuilder();
-        try (Stream<Path> s = Files.list(root.resolve(MIGRATIONS))) {
-            s.filter(p -> p.toString().endsWith(".sql")).sorted().forEach(p -> sql.append(read(p)).append('\n'));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        Set<String> known = new TreeSet<>();
-        Matcher w = Pattern.compile("\\b(?:gen_durable|signals)\\w*").matcher(sql);
-        while (w.find()) {
-            known.add(w.group());
-        }
+        Set<String> known = schemaObjects(root);
         List<String> problems = new ArrayList<>();
         texts.forEach((name, text) -> {
             String[] lines = text.split("\n", -1);
@@ -272,12 +262,55 @@ public final class DocsChecks {
                         prefix = n.substring(0, n.lastIndexOf('_'));
                     }
                     if (!known.contains(n)) {
-                        problems.add(name + ":" + (i + 1) + ": names " + n + ", which no migration creates");
+                        problems.add(name + ":" + (i + 1) + ": names " + n + ", which the migrations do not leave");
                     }
                 }
             }
         });
         return problems;
+    }
+
+    /** A statement that drops a schema object: the name in group 1. */
+    private static final Pattern DROP = Pattern.compile(
+            "(?i)\\bDROP\\s+(?:INDEX|TABLE|SEQUENCE|TYPE|CONSTRAINT|FUNCTION|TRIGGER|VIEW)\\s+(?:CONCURRENTLY\\s+)?(?:IF\\s+EXISTS\\s+)?(\\w+)");
+
+    /**
+     * The schema objects the migrations leave, read in version order: a name the scripts mention
+     * exists from its first mention on, until a {@code DROP} removes it.
+     *
+     * @param root the repository root
+     * @return the names of the tables, indexes, sequences, constraints and types that exist at the latest version
+     */
+    static Set<String> schemaObjects(Path root) {
+        List<Path> scripts;
+        try (Stream<Path> s = Files.list(root.resolve(MIGRATIONS))) {
+            scripts = s.filter(p -> p.getFileName().toString().matches("V\\d+__.*\\.sql"))
+                    .sorted(java.util.Comparator.comparingInt(
+                            p -> Integer.parseInt(p.getFileName().toString().replaceAll("^V(\\d+)__.*", "$1"))))
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Set<String> known = new TreeSet<>();
+        Pattern name = Pattern.compile("\\b(?:gen_durable|signals)\\w*");
+        for (Path script : scripts) {
+            String sql = read(script).replaceAll("--[^\\n]*", "");
+            for (String statement : sql.split(";")) {
+                Matcher drop = DROP.matcher(statement);
+                Set<String> dropped = new TreeSet<>();
+                while (drop.find()) {
+                    dropped.add(drop.group(1));
+                }
+                Matcher w = name.matcher(statement);
+                while (w.find()) {
+                    if (!dropped.contains(w.group())) {
+                        known.add(w.group());
+                    }
+                }
+                known.removeAll(dropped);
+            }
+        }
+        return known;
     }
 
     /** A quoted member: {@code Type.member}, {@code Type.Nested#member}, with or without its arguments. */

@@ -83,11 +83,15 @@ class DocsChecksTest {
     void aSchemaNameNoMigrationCreatesIsReported(@TempDir Path root) throws IOException {
         Path migrations = Files.createDirectories(root.resolve("gen-durable-impl/src/main/resources/db/gendurable"));
         Files.writeString(migrations.resolve("V3__ops.sql"), "CREATE INDEX gen_durable_ops_status ON gen_durable (status, id);\n"
-                + "CREATE INDEX gen_durable_ops_fsm ON gen_durable (fsm, id);\n");
-        Map<String, String> texts = Map.of("docs/i.md", "| `gen_durable_ops_status`, `_fsm`, `_inserted` | `gen_durable` |\n`gen_durable_pick`\n");
+                + "CREATE INDEX gen_durable_ops_fsm ON gen_durable (fsm, id);\nCREATE INDEX gen_durable_gc ON gen_durable (updated_at);\n");
+        Files.writeString(migrations.resolve("V10__gc.sql"), "-- gen_durable_gc goes: gen_durable_gc_done replaces it\n"
+                + "CREATE INDEX gen_durable_gc_done ON gen_durable (updated_at);\nDROP INDEX gen_durable_gc;\n");
+        Map<String, String> texts = Map.of("docs/i.md", "| `gen_durable_ops_status`, `_fsm`, `_inserted` | `gen_durable` |\n`gen_durable_pick`, "
+                + "`gen_durable_gc_done`, `gen_durable_gc`\n");
         assertThat(DocsChecks.schemaNames(root, texts)).containsExactly(
-                "docs/i.md:1: names gen_durable_ops_inserted, which no migration creates",
-                "docs/i.md:2: names gen_durable_pick, which no migration creates");
+                "docs/i.md:1: names gen_durable_ops_inserted, which the migrations do not leave",
+                "docs/i.md:2: names gen_durable_pick, which the migrations do not leave",
+                "docs/i.md:2: names gen_durable_gc, which the migrations do not leave");
     }
 
     @Test
