@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prints a markdown table of docs/performance.md from JSON lines; every figure comes from the file,
+# Prints a markdown table of gen-durable-bench/results/LOG.md from JSON lines; every figure comes from the file,
 # nothing is typed by hand.
 #   gen-durable-bench/table.sh results/compare-....jsonl          "Current figures" (one compare.sh invocation)
 #   gen-durable-bench/table.sh scaleout results/....jsonl         "Scale-out and pathologies" (needs jq)

@@ -14,7 +14,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Rules for the project's own tests (docs/testing.md, "The project's own suite"), checked over the
+ * Rules for the project's own tests (CONTRIBUTING.md, "The suite's rules"), checked over the
  * test sources of every module: no test reads database-wide statistics, which other tests, other
  * JVMs of the same build and other builds on the same server move. A test counts what its own
  * engine did (its metrics, a JDBC spy on its connections) and looks only at its own backends in

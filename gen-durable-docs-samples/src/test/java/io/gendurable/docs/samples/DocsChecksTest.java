@@ -67,4 +67,57 @@ class DocsChecksTest {
         texts.put("docs/g.md", "The Liberty runtime (a 350 MB\ndownload; about 400 MB unpacked).\n");
         assertThat(DocsChecks.libertySizes(texts)).isEmpty();
     }
+
+    @Test
+    void aLinkToAMissingFileOrHeadingIsReported(@TempDir Path root) throws IOException {
+        Files.createDirectories(root.resolve("docs"));
+        Files.writeString(root.resolve("README.md"), "# R\n\nSee [a](docs/a.md#one-hot-k--1-key) and [b](docs/b.md).\n");
+        Files.writeString(root.resolve("docs/a.md"), "# A\n\n## One hot K = 1 key\n\n```\n# not a heading\n```\n"
+                + "[x](#not-a-heading) [y](a.md#a) [z](https://example.com/#q)\n");
+        assertThat(DocsChecks.brokenLinks(root)).containsExactly(
+                "README.md:3: links docs/b.md, which does not exist",
+                "docs/a.md:8: links #not-a-heading, a heading docs/a.md does not have");
+    }
+
+    @Test
+    void aSchemaNameNoMigrationCreatesIsReported(@TempDir Path root) throws IOException {
+        Path migrations = Files.createDirectories(root.resolve("gen-durable-impl/src/main/resources/db/gendurable"));
+        Files.writeString(migrations.resolve("V3__ops.sql"), "CREATE INDEX gen_durable_ops_status ON gen_durable (status, id);\n"
+                + "CREATE INDEX gen_durable_ops_fsm ON gen_durable (fsm, id);\nCREATE INDEX gen_durable_gc ON gen_durable (updated_at);\n");
+        Files.writeString(migrations.resolve("V10__gc.sql"), "-- gen_durable_gc goes: gen_durable_gc_done replaces it\n"
+                + "CREATE INDEX gen_durable_gc_done ON gen_durable (updated_at);\nDROP INDEX gen_durable_gc;\n");
+        Map<String, String> texts = Map.of("docs/i.md", "| `gen_durable_ops_status`, `_fsm`, `_inserted` | `gen_durable` |\n`gen_durable_pick`, "
+                + "`gen_durable_gc_done`, `gen_durable_gc`\n");
+        assertThat(DocsChecks.schemaNames(root, texts)).containsExactly(
+                "docs/i.md:1: names gen_durable_ops_inserted, which the migrations do not leave",
+                "docs/i.md:2: names gen_durable_pick, which the migrations do not leave",
+                "docs/i.md:2: names gen_durable_gc, which the migrations do not leave");
+    }
+
+    @Test
+    void aQuotedTypeMemberOrSignatureTheCodeDoesNotDeclareIsReported(@TempDir Path root) throws IOException {
+        Path src = Files.createDirectories(root.resolve("m/src/main/java/p"));
+        Files.writeString(src.resolve("Limiter.java"), "package p;\n\ninterface Limiter {\n"
+                + "    List<Long> admit(List<Row> candidates, String queue);\n\n    void credit(Map<String, Integer> slots);\n\n"
+                + "    record Held(long id, String key) {\n    }\n\n    int MAX = 3;\n}\n");
+        Files.createDirectories(root.resolve("docs"));
+        Files.writeString(root.resolve("docs/internals.md"), "# I\n\n`Limiter.admit(candidates, queue)`, `Limiter.credit`, "
+                + "`Limiter.Held#key`, `Limiter.MAX`, `credit(slots)`, `unnest(…)`.\n\n"
+                + "```\n`Gone.x()`\n```\n`Limiter.admit(candidates)`, `Limiter.renew`, `Scheduler`, `renew(queue, held)`.\n");
+        assertThat(DocsChecks.quotedSignatures(root, "docs/internals.md")).containsExactlyInAnyOrder(
+                "docs/internals.md:8: quotes `Limiter.admit(candidates)`, which Limiter does not declare with 1 parameters",
+                "docs/internals.md:8: quotes `Limiter.renew`, which Limiter does not declare",
+                "docs/internals.md:8: quotes `Scheduler`, a type the code does not declare",
+                "docs/internals.md:8: quotes `renew(queue, held)`, a method no source declares");
+    }
+
+    @Test
+    void anEnginePackageMissingFromTheInternalsMapIsReported(@TempDir Path root) throws IOException {
+        Files.createDirectories(root.resolve("gen-durable-impl/src/main/java/io/gendurable/impl/claim"));
+        Files.createDirectories(root.resolve("gen-durable-impl/src/main/java/io/gendurable/impl/keys"));
+        Files.createDirectories(root.resolve("docs"));
+        Files.writeString(root.resolve("docs/internals.md"), "# I\n\n| Package | What |\n|---|---|\n| `claim` | the claim |\n");
+        assertThat(DocsChecks.unmappedPackages(root))
+                .containsExactly("docs/internals.md: 'Where things are' has no row for the package impl.keys");
+    }
 }

@@ -179,7 +179,7 @@ public final class ConfigKeys {
     /** The longest {@link #POKE_WINDOW}: beyond it, pokes would lag the default poll. */
     public static final Duration MAX_POKE_WINDOW = Duration.ofSeconds(1);
     private static final Duration DEFAULT_POKE_WINDOW = Duration.ofMillis(50);
-    /** The coalescing window of postgres pokes (see docs/performance.md for the measurements behind its default). */
+    /** The coalescing window of postgres pokes (see gen-durable-bench/results/LOG.md, "The poke window", for the measurements behind its default). */
     public static final ConfigKey<EngineConfig, Duration> POKE_WINDOW = engine("poke.window", ValueType.DURATION,
             DEFAULT_POKE_WINDOW, Check.that(w -> !w.isNegative() && w.compareTo(MAX_POKE_WINDOW) <= 0,
                     "a duration from 0 to " + MAX_POKE_WINDOW + " (default " + DEFAULT_POKE_WINDOW + ")"),

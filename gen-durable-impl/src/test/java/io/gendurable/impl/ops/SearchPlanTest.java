@@ -51,7 +51,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * no time index, to spare every insert and every outcome two index entries). For those the test
  * asserts what is true: a primary-key index scan under the LIMIT (no sort, no sequential scan),
  * and prints how many rows it read, which for a range far from the page's start is most of the
- * table: those cases are named "(WALK)" and bounded by the table's size only (docs/performance.md,
+ * table: those cases are named "(WALK)" and bounded by the table's size only (gen-durable-bench/results/LOG.md,
  * "Operations search"). A status or a time range combined with a status may also walk for the
  * planner's want of knowing that ids and statuses go together (the newest rows are the runnable
  * ones): "status done" reads past the newest 10 % when it walks the primary key.

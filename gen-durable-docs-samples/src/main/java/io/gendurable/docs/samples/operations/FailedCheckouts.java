@@ -12,7 +12,9 @@ import jakarta.inject.Inject;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /** An operator's view of failed checkouts. */
 @ApplicationScoped
@@ -54,4 +56,26 @@ public class FailedCheckouts {
     InstanceDetails details(long id) {
         return operations.inspect(id).orElseThrow();
     }
+
+    // tag::batch-done[]
+    private static final Set<Status> LIVE =
+            EnumSet.of(Status.RUNNABLE, Status.EXECUTING, Status.AWAITING_SIGNAL, Status.AWAITING_CHILDREN);
+
+    /** Is the batch whose correlation keys start with {@code prefix} ("import-42:") finished? */
+    public boolean batchDone(String prefix) {
+        InstanceQuery live = InstanceQuery.builder()
+                .correlationKeyPrefix(prefix)
+                .statuses(LIVE)
+                .pageSize(1)
+                .build();
+        return operations.search(live).items().isEmpty();
+    }
+
+    /** Are all the children of a parent finished? */
+    public boolean childrenDone(long parentId) {
+        return operations.inspect(parentId)
+                .map(d -> LIVE.stream().mapToLong(s -> d.children().get(s)).sum() == 0)
+                .orElse(true);
+    }
+    // end::batch-done[]
 }

@@ -488,6 +488,18 @@ class WildFlyIT {
     @Test
     @Order(12)
     @OperateOnDeployment(DEPLOYMENT)
+    void aCleanStartLogsNoHibernateLineAUserMustLookUp() throws Exception {
+        // not the engine's Hibernate unit's "Database JDBC URL [undefined/unknown] … Database
+        // version: 12.0" nor "No JTA platform" (configure.cli logs org.hibernate at WARN)
+        java.nio.file.Path log = java.nio.file.Path.of(System.getProperty("jboss.server.log.dir"), "server.log");
+        List<String> hibernate = java.nio.file.Files.readAllLines(log).stream()
+                .filter(l -> l.contains("HHH10001005") || l.contains("HHH000489") || l.contains("undefined/unknown")).toList();
+        assertTrue(hibernate.isEmpty(), () -> "Hibernate's start-up lines in server.log: " + hibernate);
+    }
+
+    @Test
+    @Order(12)
+    @OperateOnDeployment(DEPLOYMENT)
     void aStepsLogLinesCarryItsInstanceThroughTheMdc() throws Exception {
         GenDurable durable = CDI.current().select(GenDurable.class).get();
         long id = durable.insert(SlowSteps.class, new SlowSteps.Countdown(2)).id();

@@ -107,6 +107,12 @@ class SampleIT {
         deployer.deploy(DEPLOYMENT);
         HttpResponse<String> r = get("/sample/api/orders/instance/1");  // the engine answers (no row yet)
         assertEquals(404, r.statusCode(), r.body());
+        // a clean start prints nothing a user must look up: not the engine's Hibernate unit's
+        // "Database JDBC URL [undefined/unknown] … Database version: 12.0" nor "No JTA platform"
+        assertTrue(logShows("uses JNDI jdbc/gendurable"), "the engine's start-up line");
+        List<String> hibernate = java.nio.file.Files.readAllLines(Path.of(System.getProperty("it.server.log"))).stream()
+                .filter(l -> l.contains("HHH10001005") || l.contains("HHH000489") || l.contains("undefined/unknown")).toList();
+        assertTrue(hibernate.isEmpty(), () -> "Hibernate's start-up lines in messages.log: " + hibernate);
     }
 
     // ---- in the container -----------------------------------------------------------------------
