@@ -40,7 +40,7 @@ final class ClaimPlan {
             c.setAutoCommit(false);
             try {
                 for (int i = 0; i <= samples; i++) {
-                    JsonObject plan = explain(c, sql, queue, batch);
+                    JsonObject plan = explain(c, sql, new SchemaName(schema).instances(), queue, batch);
                     c.rollback();
                     if (i > 0) {
                         plans.add(plan);
@@ -77,16 +77,26 @@ final class ClaimPlan {
         return m;
     }
 
-    private static JsonObject explain(Connection c, String sql, String queue, int batch) throws SQLException {
+    private static JsonObject explain(Connection c, String sql, String instances, String queue, int batch) throws SQLException {
         java.time.OffsetDateTime now = java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC);
         java.time.OffsetDateTime lease = now.plusMinutes(1);
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             java.sql.Array gates = c.createArrayOf("text", new String[0]);
+            // the node's fsm:version keys: those of the queue's runnable rows (read once per sample, outside the plan)
+            java.sql.Array runnable;
+            try (PreparedStatement k = c.prepareStatement("SELECT ARRAY(SELECT DISTINCT fsm || ':' || fsm_version"
+                    + " FROM " + instances + " WHERE status = 'runnable' AND queue = ?)")) {
+                k.setString(1, queue);
+                try (ResultSet rs = k.executeQuery()) {
+                    rs.next();
+                    runnable = rs.getArray(1);
+                }
+            }
             Object[] binds = sql.chars().filter(ch -> ch == '?').count() == 9
                     // the claim of one index walk in (priority, eligible_at) order (before the priority probes)
                     ? new Object[]{gates, queue, now, queue, gates, batch, "bench:explain", lease, now}
                     // the binds of ClaimSql.claim, in its order
-                    : new Object[]{queue, queue, queue, gates, queue, now, gates, batch, batch, "bench:explain", lease, now};
+                    : new Object[]{queue, queue, queue, gates, queue, now, runnable, gates, batch, batch, "bench:explain", lease, now};
             for (int i = 0; i < binds.length; i++) {
                 ps.setObject(i + 1, binds[i]);
             }

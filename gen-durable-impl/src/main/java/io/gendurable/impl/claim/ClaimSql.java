@@ -30,6 +30,11 @@ import java.util.List;
  * earlier claim of the row can match.
  * Rows blocked behind their key ({@code key_blocked}, see {@code io.gendurable.impl.keys.KeySql}) are
  * not in the pick index and never read.
+ * Only rows of an {@code (fsm, fsm_version)} this node registered are taken ({@code runnable}, the
+ * registry's {@link io.gendurable.impl.fsm.FsmRegistry#claimKeys() claim keys}): a filter on the
+ * rows the candidate scan reads (one comparison per row read, against a handful of keys), never an
+ * index condition, so the scan and its order are unchanged. During a rolling upgrade a row of a
+ * version an old node lacks is skipped there and waits, runnable, for a node that has it.
  * One statement, one round trip. Index: {@code gen_durable_pick}. Each row says whether it has
  * signals (a {@code signals_target} probe) or children (a {@code gen_durable_parent} probe), so
  * the inbox and children loads run only when one does.
@@ -53,6 +58,7 @@ public final class ClaimSql {
                         FROM %1$s g
                         WHERE status = 'runnable' AND NOT key_blocked AND queue = ? AND priority = prio.priority
                           AND eligible_at <= ?
+                          AND (fsm || ':' || fsm_version) = ANY (?::text[])
                           AND (concurrency_key IS NULL OR concurrency_name = ANY (?::text[])
                                OR NOT EXISTS (SELECT 1 FROM %1$s e
                                               WHERE e.status = 'executing' AND e.concurrency_key = g.concurrency_key
@@ -89,6 +95,7 @@ public final class ClaimSql {
                 WHERE g.id = ? AND g.status::text = 'runnable' AND NOT g.key_blocked AND g.eligible_at <= ?
                   AND g.concurrency_key IS NULL AND g.rate_limit IS NULL
                   AND NOT EXISTS (SELECT 1 FROM %3$s pq WHERE pq.queue = g.queue)
+                  AND (g.fsm || ':' || g.fsm_version) = ANY (?::text[])
                 %4$s""".formatted(schema.instances(), schema.claimTokens(), schema.qualify("gen_durable_paused_queues"),
                 returning(schema));
     }
@@ -119,9 +126,13 @@ public final class ClaimSql {
         return queues;
     }
 
-    /** @return the claimed rows, sorted in pick order (their queue is {@code queue}: not read back per row) */
+    /**
+     * @param runnable the {@code fsm:version} keys this node runs ({@link io.gendurable.impl.fsm.FsmRegistry#claimKeys()}):
+     *                 rows of any other are left alone
+     * @return the claimed rows, sorted in pick order (their queue is {@code queue}: not read back per row)
+     */
     public List<ClaimedRow> claim(Connection c, String queue, String worker, int limit, Instant now,
-                                  Instant leaseUntil, String[] gateNames) throws SQLException {
+                                  Instant leaseUntil, String[] gateNames, String[] runnable) throws SQLException {
         List<ClaimedRow> rows = new ArrayList<>(limit);
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             java.sql.Array gates = Jdbc.texts(c, gateNames);
@@ -131,12 +142,13 @@ public final class ClaimSql {
             ps.setArray(4, gates);
             ps.setString(5, queue);
             ps.setObject(6, Jdbc.ts(now));
-            ps.setArray(7, gates);
-            ps.setInt(8, limit);
+            ps.setArray(7, Jdbc.texts(c, runnable));
+            ps.setArray(8, gates);
             ps.setInt(9, limit);
-            ps.setString(10, worker);
-            ps.setObject(11, Jdbc.ts(leaseUntil));
-            ps.setObject(12, Jdbc.ts(now));
+            ps.setInt(10, limit);
+            ps.setString(11, worker);
+            ps.setObject(12, Jdbc.ts(leaseUntil));
+            ps.setObject(13, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     rows.add(read(rs, queue));
@@ -156,18 +168,20 @@ public final class ClaimSql {
      * step, its queue not paused cluster-wide. One primary-key update (the status is compared as
      * text so that no partial index over runnable rows matches: on a small table the planner would
      * rather walk the pick index than probe the primary key). {@code queue} is the queue
-     * the delivery read from the row it locked (and still holds locked), not re-checked here.
+     * the delivery read from the row it locked (and still holds locked), not re-checked here. A row of
+     * an {@code (fsm, version)} not in {@code runnable} is not taken (a node that has it claims it).
      *
      * @return the claimed row, or null when the row is not claimable so
      */
-    public ClaimedRow claimById(Connection c, long id, String queue, String worker, Instant now, Instant leaseUntil)
-            throws SQLException {
+    public ClaimedRow claimById(Connection c, long id, String queue, String worker, Instant now, Instant leaseUntil,
+                                String[] runnable) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(byIdSql)) {
             ps.setString(1, worker);
             ps.setObject(2, Jdbc.ts(leaseUntil));
             ps.setObject(3, Jdbc.ts(now));
             ps.setLong(4, id);
             ps.setObject(5, Jdbc.ts(now));
+            ps.setArray(6, Jdbc.texts(c, runnable));
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? read(rs, queue) : null;
             }

@@ -157,7 +157,7 @@ public final class Picker {
      */
     public Picked claimWokenIn(java.sql.Connection c, long id) throws java.sql.SQLException {
         ClaimedRow row = claimSql.claimById(c, id, queue, worker, ctx.clock().instant(),
-                ctx.clock().instant().plus(config.lease().ttl()));
+                ctx.clock().instant().plus(config.lease().ttl()), ctx.registry().claimKeys());
         return row == null ? null : withLoads(c, List.of(row)).get(0);
     }
 
@@ -165,7 +165,7 @@ public final class Picker {
     private List<Picked> pick(java.sql.Connection c, int demand) throws java.sql.SQLException {
         long began = System.nanoTime();
         List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, ctx.clock().instant(),
-                ctx.clock().instant().plus(config.lease().ttl()), gateNames);
+                ctx.clock().instant().plus(config.lease().ttl()), gateNames, ctx.registry().claimKeys());
         claimTimes.accept(queue, System.nanoTime() - began);
         return withLoads(c, claimedRows);
     }

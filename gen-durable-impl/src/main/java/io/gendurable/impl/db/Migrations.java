@@ -18,8 +18,35 @@ public final class Migrations {
      * script is added without raising it.
      */
     public static final String EXPECTED_VERSION = "13";
+    /**
+     * The migrations that are expand-only: they only add tables, indexes, sequences and columns that
+     * are nullable or have a default, so code of the version before runs unchanged on their schema
+     * (it never reads what they add, and its writes fill it with the default). {@code
+     * ExpandOnlyMigrationsTest} checks each script listed here. From version 14 on, such a script's
+     * name starts with {@value #EXPAND_PREFIX}{@code _} ({@code V14__expand_…sql}): a node one
+     * version behind cannot know the list of a newer release, so it reads the mark from the
+     * migration's description in Flyway's history table ({@link #compatibleAhead}).
+     */
+    public static final java.util.Set<String> EXPAND_ONLY = java.util.Set.of("3", "6", "7", "8", "9", "11", "13");
+    /** The first word of an expand-only migration's script name (after {@code V<n>__}), from version 14 on. */
+    public static final String EXPAND_PREFIX = "expand";
 
     private Migrations() {
+    }
+
+    /**
+     * @param version     the highest version applied to the schema
+     * @param description its description in Flyway's history ({@code V14__expand_foo.sql}: {@code expand foo})
+     * @return whether this code runs on that schema although it is ahead: it is exactly one version
+     * past {@link #EXPECTED_VERSION}, and that migration is marked expand-only
+     */
+    public static boolean compatibleAhead(String version, String description) {
+        String next = String.valueOf(Integer.parseInt(EXPECTED_VERSION) + 1);
+        if (!next.equals(version) || description == null) {
+            return false;
+        }
+        String d = description.trim().toLowerCase(java.util.Locale.ROOT);
+        return d.equals(EXPAND_PREFIX) || d.startsWith(EXPAND_PREFIX + " ");
     }
 
     /** @return how many migrations were applied */

@@ -169,7 +169,7 @@ public final class DrainRunner {
 
     /** @return queue → what is runnable there at {@code now} (queues with nothing runnable are absent) */
     public Map<String, DrainSql.Backlog> backlog(Instant now) {
-        return db.inTransaction(c -> drainSql.backlog(c, now));
+        return db.inTransaction(c -> drainSql.backlog(c, now, registry.claimKeys()));
     }
 
     /** @return the latest deadline among parked awaits that have one */

@@ -34,13 +34,16 @@ public final class DrainSql {
     public DrainSql(SchemaName schema) {
         String t = schema.instances();
         // Index: gen_durable_pick and gen_durable_key_blocked (their predicates); a test database holds few rows. A paused queue's
-        // rows wait for its resume: they are not a backlog the drain could run.
+        // rows wait for its resume: they are not a backlog the drain could run. Nor are the rows of an FSM
+        // version this engine does not register: its claim leaves them to a node that has it.
         this.backlogSql = """
                 SELECT queue, count(*) FILTER (WHERE eligible_at <= ?) AS due, count(*) AS total,
                        min(eligible_at) AS next_eligible
                 FROM (SELECT queue, eligible_at FROM %1$s WHERE status = 'runnable' AND NOT key_blocked
+                                                               AND (fsm || ':' || fsm_version) = ANY (?::text[])
                       UNION ALL
-                      SELECT queue, eligible_at FROM %1$s WHERE status = 'runnable' AND key_blocked) g
+                      SELECT queue, eligible_at FROM %1$s WHERE status = 'runnable' AND key_blocked
+                                                          AND (fsm || ':' || fsm_version) = ANY (?::text[])) g
                 WHERE NOT EXISTS (SELECT 1 FROM %2$s pq WHERE pq.queue = g.queue)
                 GROUP BY queue
                 ORDER BY queue
@@ -52,11 +55,17 @@ public final class DrainSql {
                 """.formatted(t);
     }
 
-    /** @return queue → what is runnable there (queues with none are absent), in queue order */
-    public Map<String, Backlog> backlog(Connection c, Instant now) throws SQLException {
+    /**
+     * @param runnable the {@code fsm:version} keys the engine runs ({@code FsmRegistry.claimKeys()})
+     * @return queue → what is runnable there by this engine (queues with none are absent), in queue order
+     */
+    public Map<String, Backlog> backlog(Connection c, Instant now, String[] runnable) throws SQLException {
         Map<String, Backlog> out = new LinkedHashMap<>();
         try (PreparedStatement ps = c.prepareStatement(backlogSql)) {
+            java.sql.Array keys = Jdbc.texts(c, runnable);
             ps.setObject(1, Jdbc.ts(now));
+            ps.setArray(2, keys);
+            ps.setArray(3, keys);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.put(rs.getString("queue"), new Backlog(rs.getLong("due"), rs.getLong("total"),

@@ -9,6 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /** The FSMs this node can run, by {@code (name, version)}; inserts use each name's newest version. */
 public final class FsmRegistry {
     private final Map<String, TreeMap<Integer, FsmDefinition>> byName = new ConcurrentHashMap<>();
+    /** {@link #claimKeys()}, rebuilt on each registration (registrations happen at start; claims read it often). */
+    private volatile String[] claimKeys = new String[0];
 
     /**
      * @param definition an FSM
@@ -24,6 +26,27 @@ public final class FsmRegistry {
                     + definition.beanClass().getName() + "; give one another @DurableFsm(name=…, version=…)");
         }
         versions.put(definition.version(), definition);
+        claimKeys = all().stream().map(d -> claimKey(d.name(), d.version())).sorted().toArray(String[]::new);
+    }
+
+    /**
+     * The {@code (fsm, version)} pairs this node runs, as the claims compare them with a row
+     * ({@code fsm || ':' || fsm_version = ANY (…)}): a node never claims a row it has no
+     * definition for, so a row written by a newer version waits for a node that has it.
+     *
+     * @return {@code name:version} of every registered definition (shared: do not modify)
+     */
+    public String[] claimKeys() {
+        return claimKeys;
+    }
+
+    /**
+     * @param name    an FSM's name
+     * @param version its version
+     * @return the key {@link #claimKeys()} holds for it (unambiguous: the version is the digits after the last colon)
+     */
+    public static String claimKey(String name, int version) {
+        return name + ':' + version;
     }
 
     /** @return the definition that runs rows of {@code (name, version)} */

@@ -30,7 +30,9 @@ import java.util.function.Supplier;
  * <ul>
  *   <li><b>Readiness</b>: the engine has started (and not stopped), its database answers a probe
  *       within {@code health.timeout}, and the schema is at the version this code expects
- *       ({@link Migrations#EXPECTED_VERSION}, read from Flyway's history table). The probe runs on
+ *       ({@link Migrations#EXPECTED_VERSION}, read from Flyway's history table), or one version
+ *       ahead when that migration is expand-only ({@link Migrations#compatibleAhead}: a rolling
+ *       upgrade, the newer nodes migrated first). The probe runs on
  *       a thread of its own (never queued behind steps) with the connection's network timeout set to
  *       {@code health.timeout}, and the caller waits for it at most that long, so a dead socket or
  *       an exhausted pool answers DOWN in time instead of hanging the check. At most one probe is
@@ -292,6 +294,7 @@ public final class EngineHealth {
         }
         List<String> failed = new ArrayList<>();
         MigrationVersion current = null;
+        String currentDescription = null;
         for (HealthSql.Applied a : sql.applied(c)) {
             if (!a.success()) {
                 failed.add(a.version());
@@ -300,6 +303,7 @@ public final class EngineHealth {
             MigrationVersion v = MigrationVersion.fromVersion(a.version());
             if (current == null || v.compareTo(current) > 0) {
                 current = v;
+                currentDescription = a.description();
             }
         }
         data.put("schema version", current == null ? "none" : current.getVersion());
@@ -308,6 +312,11 @@ public final class EngineHealth {
             return new Check("database", false, data);
         }
         boolean atVersion = current != null && current.equals(MigrationVersion.fromVersion(Migrations.EXPECTED_VERSION));
+        if (!atVersion && current != null && Migrations.compatibleAhead(current.getVersion(), currentDescription)) {
+            // a rolling upgrade: a newer node has applied the next migration, which only adds
+            data.put("schema ahead", "compatible: version " + current.getVersion() + " is expand-only");
+            return new Check("database", true, data);
+        }
         return new Check("database", atVersion, data);
     }
 }

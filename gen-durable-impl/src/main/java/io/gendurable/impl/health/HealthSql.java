@@ -22,7 +22,7 @@ final class HealthSql {
     HealthSql(SchemaName schema) {
         this.tablesSql = "SELECT to_regclass('" + schema.instances() + "') IS NOT NULL AS instances, to_regclass('"
                 + schema.qualify(Migrations.HISTORY_TABLE) + "') IS NOT NULL AS history";
-        this.versionsSql = "SELECT version, success FROM " + schema.qualify(Migrations.HISTORY_TABLE)
+        this.versionsSql = "SELECT version, description, success FROM " + schema.qualify(Migrations.HISTORY_TABLE)
                 + " WHERE version IS NOT NULL ORDER BY installed_rank";
     }
 
@@ -30,8 +30,14 @@ final class HealthSql {
     record Tables(boolean instances, boolean history) {
     }
 
-    /** One versioned migration of the history. @param version its version @param success whether it succeeded */
-    record Applied(String version, boolean success) {
+    /**
+     * One versioned migration of the history.
+     *
+     * @param version     its version
+     * @param description its description (Flyway's, from the script's name)
+     * @param success     whether it succeeded
+     */
+    record Applied(String version, String description, boolean success) {
     }
 
     Tables tables(Connection c) throws SQLException {
@@ -45,7 +51,7 @@ final class HealthSql {
         List<Applied> out = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(versionsSql); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                out.add(new Applied(rs.getString("version"), rs.getBoolean("success")));
+                out.add(new Applied(rs.getString("version"), rs.getString("description"), rs.getBoolean("success")));
             }
         }
         return out;

@@ -135,7 +135,7 @@ class ActionStateTableTest {
         long id = insert(state);
         ClaimedRow claim = null;
         if (state.equals("executing") || state.equals("flushing")) {
-            List<ClaimedRow> claimed = tx(c -> claimSql.claim(c, "default", W, 1, NOW, NOW.plus(Duration.ofMinutes(5)), new String[0]));
+            List<ClaimedRow> claimed = tx(c -> claimSql.claim(c, "default", W, 1, NOW, NOW.plus(Duration.ofMinutes(5)), new String[0], new String[]{"table:1", "table-child:1"}));
             assertThat(claimed).hasSize(1);
             claim = claimed.get(0);
         }

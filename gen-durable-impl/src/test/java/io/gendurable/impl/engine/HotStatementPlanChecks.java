@@ -124,10 +124,13 @@ abstract class HotStatementPlanChecks {
                 .mapToLong(PlanTest::rowsRead).sum();
     }
 
+    /** The claims' {@code fsm:version} keys: the seeded rows' FSM and a few more, as a node registering several has. */
+    static final String RUNNABLE = "'{a:1,b:1,b:2,f:1,g:1,h:3}'::text[]";
+
     /** @return the claim's parameters as SQL literals: a batch of {@link #BATCH} from {@code queue}, no gates */
     static String[] claimArgs(String queue) {
         String q = "'" + queue + "'";
-        return new String[]{q, q, q, "'{}'::text[]", q, "now()", "'{}'::text[]", String.valueOf(BATCH),
+        return new String[]{q, q, q, "'{}'::text[]", q, "now()", RUNNABLE, "'{}'::text[]", String.valueOf(BATCH),
             String.valueOf(BATCH), "'node:default@me'", "now() + interval '30 seconds'", "now()"};
     }
 
@@ -188,7 +191,7 @@ abstract class HotStatementPlanChecks {
     void the_claim_of_a_woken_row_goes_by_primary_key(String mode) {
         String id = String.valueOf(h.queryLong("SELECT min(id) FROM gen_durable WHERE status = 'runnable'"));
         JsonObject plan = explain(new ClaimSql(schema).byIdSql(), mode, "'node:default@me'",
-                "now() + interval '30 seconds'", "now()", id, "now()");
+                "now() + interval '30 seconds'", "now()", id, "now()", RUNNABLE);
         // the row is found by its id through an index (the primary key, or an operations index that
         // leads with the status and holds the id): never a scan, never the pick index
         assertThat(seqScans(plan)).doesNotContain("gen_durable", "signals");

@@ -56,6 +56,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LeaseModelTest {
     private static final Duration TTL = Duration.ofSeconds(30);
     private static final String QUEUE = "default";
+    /** The claims' {@code fsm:version} keys: the model's rows are FSM {@code model}, version 1. */
+    private static final String[] RUNNABLE = {"model:1"};
     private static final String[] WORKERS = {"a:default@1", "a:default@2", "b:default@1"};
     private static final String[] KEYS = {null, null, "k:1", "k:2"};
 
@@ -240,7 +242,7 @@ class LeaseModelTest {
     }
 
     private void claim(String w, int demand) throws SQLException {
-        List<ClaimedRow> claimed = tx(c -> claimSql.claim(c, QUEUE, w, demand, now, now.plus(TTL), new String[0]));
+        List<ClaimedRow> claimed = tx(c -> claimSql.claim(c, QUEUE, w, demand, now, now.plus(TTL), new String[0], RUNNABLE));
         if (paused) {
             assertThat(claimed).as(where + "a claim of a paused queue").isEmpty();
         }
@@ -257,7 +259,7 @@ class LeaseModelTest {
             return;
         }
         long id = runnable.get(r.nextInt(runnable.size()));
-        ClaimedRow c = tx(conn -> claimSql.claimById(conn, id, QUEUE, w, now, now.plus(TTL)));
+        ClaimedRow c = tx(conn -> claimSql.claimById(conn, id, QUEUE, w, now, now.plus(TTL), RUNNABLE));
         if (paused) {
             assertThat(c).as(where + "a claim by id in a paused queue").isNull();
             return;

@@ -170,7 +170,7 @@ class TreeModelTest {
     }
 
     private void claim(int demand) throws SQLException {
-        List<ClaimedRow> claimed = tx(c -> claimSql.claim(c, "default", W, demand, now, now.plus(TTL), new String[0]));
+        List<ClaimedRow> claimed = tx(c -> claimSql.claim(c, "default", W, demand, now, now.plus(TTL), new String[0], new String[]{"model:1"}));
         for (ClaimedRow c : claimed) {
             Row x = rows.get(c.id());
             assertThat(x).as(where + "claimed row " + c.id() + " in the model").isNotNull();

@@ -15,7 +15,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** FSM versions and rows no registered FSM can run: each rule on one drain of the test kit. */
+/** FSM versions and rows no FSM registered here can run: each rule on one drain of the test kit. */
 class FsmVersionTest {
     public record Item(int n) {
     }
@@ -67,14 +67,30 @@ class FsmVersionTest {
             assertThat(db.count("SELECT count(*) FROM gen_durable WHERE status = 'executing'")).isZero();
         }
 
-        @Test
-        void a_row_of_a_version_this_node_lacks_fails_with_a_clear_error_and_the_scheduler_goes_on(DurableTesting t) {
-            failsAlone(t, "fsm_version = 9", "no FSM registered as 'versioned' version 9", "versioned v2");
+        /**
+         * A row of an FSM name or version this node does not register is never claimed here (it
+         * once was, and failed: a rolling upgrade's old nodes failed the new version's rows). It
+         * stays runnable, untouched, for a node that has it; the drain runs the rest and ends.
+         */
+        private void waitsAlone(DurableTesting t, String corruption) {
+            long other = t.durable().insert(V2.class, new Item(1)).id();
+            long fine = t.durable().insert(V2.class, new Item(2)).id();
+            Probe db = Kit.probe(t);
+            db.exec("UPDATE gen_durable SET " + corruption + " WHERE id = " + other);
+            t.drain();
+            t.assertDone(fine);
+            assertThat(db.count("SELECT count(*) FROM gen_durable WHERE id = " + other + " AND status = 'runnable'"
+                    + " AND attempt = 1 AND last_error IS NULL AND claim_token IS NULL AND locked_by IS NULL")).isEqualTo(1);
         }
 
         @Test
-        void a_row_whose_fsm_name_no_node_registers_fails_with_a_clear_error_and_the_scheduler_goes_on(DurableTesting t) {
-            failsAlone(t, "fsm = 'renamed.or.Removed'", "no FSM registered as 'renamed.or.Removed' version 2", "versioned v2");
+        void a_row_of_a_version_this_node_lacks_is_left_runnable_for_a_node_that_has_it(DurableTesting t) {
+            waitsAlone(t, "fsm_version = 9");
+        }
+
+        @Test
+        void a_row_whose_fsm_name_this_node_lacks_is_left_runnable_for_a_node_that_has_it(DurableTesting t) {
+            waitsAlone(t, "fsm = 'renamed.or.Removed'");
         }
 
         @Test

@@ -146,7 +146,8 @@ class KeyBlockingTest {
             assertThat(keys.block(blocking, "default", Instant.now(), 100, new String[0]).blocked()).isEqualTo(2);
             // another node claims what it can of the queue, runs it and ends it, unblocking the key
             List<io.gendurable.impl.step.ClaimedRow> claimed = claims.claim(other, "default", "other:default@x", 10,
-                    Instant.now(), Instant.now().plusSeconds(30), new String[0]);
+                    Instant.now(), Instant.now().plusSeconds(30), new String[0],
+                    new String[]{Quick.class.getName() + ":1"});
             for (io.gendurable.impl.step.ClaimedRow r : claimed) {
                 other.setAutoCommit(false);
                 try (java.sql.Statement st = other.createStatement()) {
