@@ -124,7 +124,9 @@ class LimiterModelTest {
                 builder.limiter(EngineConfig.LimiterBackend.REDIS).redisUrl(server.url());
             }
             EngineConfig config = builder.build();
-            ctx = new EngineContext(config, new FsmRegistry(), db, statements, this::now, new EngineMetrics(),
+            FsmRegistry registry = new FsmRegistry();
+            registry.register(io.gendurable.impl.fsm.FsmDefinition.of(new ModelFsm()));  // a node claims only the FSMs it has
+            ctx = new EngineContext(config, registry, db, statements, this::now, new EngineMetrics(),
                     EngineEvents.NONE, new Json(), null, null);
             limiter = new PostgresLimiter(ctx);
             sweeper = new BucketSweeper(ctx);
@@ -401,6 +403,15 @@ class LimiterModelTest {
             node.configure(gate, rate);
         }
         workers.forEach(Worker::configure);
+    }
+
+    /** The FSM the model's rows name. Its steps never run here. */
+    @io.gendurable.DurableFsm(name = "model")
+    public static class ModelFsm implements io.gendurable.Fsm<Object> {
+        @Override
+        public io.gendurable.Outcome step(String step, Object state, io.gendurable.StepContext ctx) {
+            throw new AssertionError("the model claims and admits; it runs no step");
+        }
     }
 
     private void insert(Random r) {

@@ -64,6 +64,15 @@ class AdmissionModelTest {
     private String where;
     private final Map<String, Long> counts = new TreeMap<>();
 
+    /** The FSM the model's rows name: a node claims only rows of the FSMs it registered. Its steps never run here. */
+    @io.gendurable.DurableFsm(name = "m")
+    public static class M implements io.gendurable.Fsm<Object> {
+        @Override
+        public io.gendurable.Outcome step(String step, Object state, io.gendurable.StepContext ctx) {
+            throw new AssertionError("the model claims and admits; it runs no step");
+        }
+    }
+
     private Instant clockOf(int node) {
         return node == 0 ? now : now.plusMillis(skewMillis);
     }
@@ -76,7 +85,7 @@ class AdmissionModelTest {
             int node = n;
             nodes[n] = h.build(node == 0 ? "a" : "b", c -> c.queues(Map.of("default", 8)).lease(TTL, Duration.ofSeconds(10))
                     .limits(new LimitsConfig(Map.of("r", new LimitsConfig.RateLimit("r", 2, Duration.ofSeconds(10), 2, 1)),
-                            Map.of("api", new LimitsConfig.Gate("api", LIMIT, shards[node])))), () -> clockOf(node));
+                            Map.of("api", new LimitsConfig.Gate("api", LIMIT, shards[node])))), () -> clockOf(node), new M());
         }
         flushSql = FlushSql.in(new Statements(new SchemaName(h.schema())));
         int seeds = Integer.getInteger("admission.model.seeds", 3);
