@@ -65,6 +65,7 @@ public final class StepTimeouts {
     private final EngineContext ctx;
     private final ScheduledExecutorService timer;
     private final Duration configured;
+    private final Duration grace;
     private final long graceNanos;
     private final Set<Watch> armed = ConcurrentHashMap.newKeySet();
     // System.nanoTime() of the earliest sweep scheduled, Long.MAX_VALUE when none is
@@ -78,7 +79,18 @@ public final class StepTimeouts {
         this.ctx = ctx;
         this.timer = ctx.timer();
         this.configured = ctx.config().steps().timeout();
-        this.graceNanos = ctx.config().steps().timeoutGrace().toNanos();
+        this.grace = ctx.config().steps().timeoutGrace();
+        this.graceNanos = nanos(grace);
+    }
+
+    // System.nanoTime() counts 292 years and timeouts (and the grace) may be up to 1,000: a wait
+    // longer than a century is timed as a century, which no step outlives (a deadline past the
+    // counter's range would overflow, and Duration.toNanos() throws beyond it)
+    private static final Duration LONGEST = Duration.ofDays(36_500);
+
+    /** @return the duration in nanoseconds, at most a century's */
+    static long nanos(Duration d) {
+        return d.compareTo(LONGEST) > 0 ? LONGEST.toNanos() : d.toNanos();
     }
 
     /**
@@ -122,7 +134,7 @@ public final class StepTimeouts {
      * @return the watch, which the thread must {@link Watch#returned()} as soon as the step's code returns or throws
      */
     Watch arm(ClaimedRow row, Duration timeout, Runnable giveUp) {
-        Watch w = new Watch(row, timeout, Thread.currentThread(), giveUp, System.nanoTime() + timeout.toNanos());
+        Watch w = new Watch(row, timeout, Thread.currentThread(), giveUp, System.nanoTime() + nanos(timeout));
         armed.add(w);
         sweepBy(w.deadline);
         return w;
@@ -251,7 +263,7 @@ public final class StepTimeouts {
             }
             if (s == TIMED_OUT && state.compareAndSet(TIMED_OUT, GIVEN_UP)) {
                 LOG.log(Level.WARNING, "gen-durable: the step '" + row.step() + "' of instance " + row.id() + " ("
-                        + row.fsm() + ") ignored its interrupt for " + Duration.ofNanos(graceNanos)
+                        + row.fsm() + ") ignored its interrupt for " + grace
                         + " after its timeout; its claim is no longer heartbeated: the reaper takes the row back once"
                         + " its lease lapses. The thread keeps its slot of queue " + row.queue() + " until it returns");
                 giveUp.run();
