@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * hands a {@link StepTimeoutException} to {@code onError} instead, under the same claim (so the
  * retry is fenced by the claim's token like any outcome). A thread still in the step's code a grace
  * later is given up: its claim is no longer heartbeated, its lease lapses and the reaper takes the
- * row back; whatever it writes when it returns is then stale.
+ * row back; whatever it writes when it returns is then stale. Unless its row holds a concurrency key
+ * (K = 1 or a gate's): the lapse would free the key for another step of it while this thread still
+ * runs, so that claim is kept until the thread returns.
  *
  * <p>No thread per step and no task per step: the watches wait in one set, and one sweep on the
  * engine's timer is scheduled for the earliest deadline (a step that returns in time removes its
@@ -42,6 +44,10 @@ public final class StepTimeouts {
 
         /** @param id the instance @param took whether the timeout took the step (false: its code had returned first) */
         void after(long id, boolean took);
+
+        /** @param id the instance whose timed-out step's grace passed @param givenUp whether its claim was given up */
+        default void graced(long id, boolean givenUp) {
+        }
     }
 
     private static final FireHook NO_HOOK = new FireHook() {
@@ -261,12 +267,24 @@ public final class StepTimeouts {
                 hook.after(row.id(), true);
                 return true;
             }
+            if (s == TIMED_OUT && row.concurrencyKey() != null) {
+                // A limit holds: given up, the claim's lease would lapse and free its key (and gate
+                // slot) for another step of that key while this thread still runs its code. Kept
+                // instead, as it was before its timeout: collected when the thread returns.
+                LOG.log(Level.WARNING, "gen-durable: the step '" + row.step() + "' of instance " + row.id() + " ("
+                        + row.fsm() + ") ignored its interrupt for " + grace + " after its timeout; it holds concurrency"
+                        + " key '" + row.concurrencyKey() + "', so its claim stays heartbeated and its key and slot taken"
+                        + " until it returns");
+                fireHook.graced(row.id(), false);
+                return false;
+            }
             if (s == TIMED_OUT && state.compareAndSet(TIMED_OUT, GIVEN_UP)) {
                 LOG.log(Level.WARNING, "gen-durable: the step '" + row.step() + "' of instance " + row.id() + " ("
                         + row.fsm() + ") ignored its interrupt for " + grace
                         + " after its timeout; its claim is no longer heartbeated: the reaper takes the row back once"
                         + " its lease lapses. The thread keeps its slot of queue " + row.queue() + " until it returns");
                 giveUp.run();
+                fireHook.graced(row.id(), true);
             }
             return false;
         }
