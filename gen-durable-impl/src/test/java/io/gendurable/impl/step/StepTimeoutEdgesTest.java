@@ -199,4 +199,70 @@ class StepTimeoutEdgesTest {
             assertThat(s.lastError()).isEqualTo("io.gendurable.StepTimeoutException: step 'slow' timed out after PT0.25S");
         }
     }
+
+    /** Attempt 1 busy until the test releases it, clearing every interrupt; done at once later. */
+    @DurableFsm(name = "stuck-cancelled", stepTimeout = "PT0.2S")
+    public static class StuckThenCancelled implements Fsm<Job> {
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch end = new CountDownLatch(1);
+        final java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public Outcome step(String step, Job j, StepContext ctx) {
+            runs.incrementAndGet();
+            if (ctx.attempt() == 1) {
+                entered.countDown();
+                while (end.getCount() > 0) {
+                    Thread.interrupted();
+                    java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+                }
+                return Outcome.done("late");
+            }
+            return Outcome.done("attempt " + ctx.attempt());
+        }
+    }
+
+    @Test
+    void a_cancel_of_a_given_up_step_ends_it_cancelled_and_its_late_outcome_is_stale(EngineHarness h) throws Exception {
+        StuckThenCancelled fsm = new StuckThenCancelled();
+        CountDownLatch givenUp = new CountDownLatch(1);
+        Engine e = h.start("n1", c -> c.queues(Map.of("default", 2)).prefetch(0)
+                .lease(Duration.ofSeconds(2), Duration.ofMillis(200))
+                .stepTimeout(Duration.ZERO, Duration.ofMillis(300)), fsm);
+        long id = e.insert(StuckThenCancelled.class, new Job("a")).id();
+        StepTimeouts.fireHook = new StepTimeouts.FireHook() {
+            @Override
+            public void before(long instance) {
+            }
+
+            @Override
+            public void after(long instance, boolean took) {
+            }
+
+            @Override
+            public void graced(long instance, boolean gaveUp) {
+                if (instance == id && gaveUp) {
+                    givenUp.countDown();
+                }
+            }
+        };
+        assertThat(fsm.entered.await(10, TimeUnit.SECONDS)).isTrue();
+        try {
+            assertThat(givenUp.await(15, TimeUnit.SECONDS)).as("its claim was given up").isTrue();
+            e.operations().cancel(id, "stuck");
+            await().alias("the given-up claim's lease lapsed").atMost(Duration.ofSeconds(15)).until(() ->
+                    h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + id + " AND lease_expires_at < now()") == 1);
+            io.gendurable.impl.engine.EngineInternals.reaper(e).runOnce();
+            await().atMost(Duration.ofSeconds(10)).until(() -> e.find(id).orElseThrow().status() == Status.CANCELLED);
+            assertThat(fsm.end.getCount()).as("its code still runs").isOne();
+        } finally {
+            fsm.end.countDown();
+        }
+        long staleBefore = e.metrics().stale.sum();
+        await().alias("the late outcome was refused as stale").atMost(Duration.ofSeconds(10))
+                .until(() -> e.metrics().stale.sum() > staleBefore);
+        InstanceSnapshot s = e.find(id).orElseThrow();
+        assertThat(s.status()).isEqualTo(Status.CANCELLED);
+        assertThat(fsm.runs.get()).as("never run again").isOne();
+    }
 }
