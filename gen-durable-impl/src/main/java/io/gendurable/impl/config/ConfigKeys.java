@@ -95,7 +95,7 @@ public final class ConfigKeys {
     /** How long a timed-out step's thread has to return before its claim is no longer heartbeated. */
     public static final ConfigKey<EngineConfig, Duration> STEP_TIMEOUT_GRACE = engine("step-timeout-grace", ValueType.DURATION,
             Duration.ofSeconds(10), POSITIVE, c -> c.steps().timeoutGrace(),
-            "How long a timed-out step's thread has to return after its interrupt: past it, the node stops heartbeating its claim, the lease lapses and the reaper takes the row back; the thread keeps its slot of the queue until it returns.");
+            "How long a timed-out step's thread has to return after its interrupt: past it, the node stops heartbeating its claim (unless its instance holds a concurrency key), the lease lapses and the reaper takes the row back; the thread keeps its slot of the queue until it returns.");
 
     // ---- polling and claiming
 

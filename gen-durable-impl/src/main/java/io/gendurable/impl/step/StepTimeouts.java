@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * hands a {@link StepTimeoutException} to {@code onError} instead, under the same claim (so the
  * retry is fenced by the claim's token like any outcome). A thread still in the step's code a grace
  * later is given up: its claim is no longer heartbeated, its lease lapses and the reaper takes the
- * row back; whatever it writes when it returns is then stale.
+ * row back; whatever it writes when it returns is then stale. Unless its row holds a concurrency key
+ * (K = 1 or a gate's): the lapse would free the key for another step of it while this thread still
+ * runs, so that claim is kept until the thread returns.
  *
  * <p>No thread per step and no task per step: the watches wait in one set, and one sweep on the
  * engine's timer is scheduled for the earliest deadline (a step that returns in time removes its
@@ -42,6 +44,10 @@ public final class StepTimeouts {
 
         /** @param id the instance @param took whether the timeout took the step (false: its code had returned first) */
         void after(long id, boolean took);
+
+        /** @param id the instance whose timed-out step's grace passed @param givenUp whether its claim was given up */
+        default void graced(long id, boolean givenUp) {
+        }
     }
 
     private static final FireHook NO_HOOK = new FireHook() {
@@ -65,6 +71,7 @@ public final class StepTimeouts {
     private final EngineContext ctx;
     private final ScheduledExecutorService timer;
     private final Duration configured;
+    private final Duration grace;
     private final long graceNanos;
     private final Set<Watch> armed = ConcurrentHashMap.newKeySet();
     // System.nanoTime() of the earliest sweep scheduled, Long.MAX_VALUE when none is
@@ -78,7 +85,18 @@ public final class StepTimeouts {
         this.ctx = ctx;
         this.timer = ctx.timer();
         this.configured = ctx.config().steps().timeout();
-        this.graceNanos = ctx.config().steps().timeoutGrace().toNanos();
+        this.grace = ctx.config().steps().timeoutGrace();
+        this.graceNanos = nanos(grace);
+    }
+
+    // System.nanoTime() counts 292 years and timeouts (and the grace) may be up to 1,000: a wait
+    // longer than a century is timed as a century, which no step outlives (a deadline past the
+    // counter's range would overflow, and Duration.toNanos() throws beyond it)
+    private static final Duration LONGEST = Duration.ofDays(36_500);
+
+    /** @return the duration in nanoseconds, at most a century's */
+    static long nanos(Duration d) {
+        return d.compareTo(LONGEST) > 0 ? LONGEST.toNanos() : d.toNanos();
     }
 
     /**
@@ -122,7 +140,7 @@ public final class StepTimeouts {
      * @return the watch, which the thread must {@link Watch#returned()} as soon as the step's code returns or throws
      */
     Watch arm(ClaimedRow row, Duration timeout, Runnable giveUp) {
-        Watch w = new Watch(row, timeout, Thread.currentThread(), giveUp, System.nanoTime() + timeout.toNanos());
+        Watch w = new Watch(row, timeout, Thread.currentThread(), giveUp, System.nanoTime() + nanos(timeout));
         armed.add(w);
         sweepBy(w.deadline);
         return w;
@@ -249,12 +267,24 @@ public final class StepTimeouts {
                 hook.after(row.id(), true);
                 return true;
             }
+            if (s == TIMED_OUT && row.concurrencyKey() != null) {
+                // A limit holds: given up, the claim's lease would lapse and free its key (and gate
+                // slot) for another step of that key while this thread still runs its code. Kept
+                // instead, as it was before its timeout: collected when the thread returns.
+                LOG.log(Level.WARNING, "gen-durable: the step '" + row.step() + "' of instance " + row.id() + " ("
+                        + row.fsm() + ") ignored its interrupt for " + grace + " after its timeout; it holds concurrency"
+                        + " key '" + row.concurrencyKey() + "', so its claim stays heartbeated and its key and slot taken"
+                        + " until it returns");
+                fireHook.graced(row.id(), false);
+                return false;
+            }
             if (s == TIMED_OUT && state.compareAndSet(TIMED_OUT, GIVEN_UP)) {
                 LOG.log(Level.WARNING, "gen-durable: the step '" + row.step() + "' of instance " + row.id() + " ("
-                        + row.fsm() + ") ignored its interrupt for " + Duration.ofNanos(graceNanos)
+                        + row.fsm() + ") ignored its interrupt for " + grace
                         + " after its timeout; its claim is no longer heartbeated: the reaper takes the row back once"
                         + " its lease lapses. The thread keeps its slot of queue " + row.queue() + " until it returns");
                 giveUp.run();
+                fireHook.graced(row.id(), true);
             }
             return false;
         }
