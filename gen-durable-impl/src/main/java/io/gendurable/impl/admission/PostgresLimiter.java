@@ -101,6 +101,7 @@ public final class PostgresLimiter implements Limiter {
         Map<Long, Slot> admitted = new LinkedHashMap<>();
         Map<String, Integer> wantedPerGate = new HashMap<>();
         Map<String, Integer> grantedPerGate = new HashMap<>();
+        java.util.Set<String> rateStopped = new java.util.HashSet<>();
         for (Candidate cand : candidates) {
             Shard gateShard = null;
             if (cand.gateKey() != null) {
@@ -121,7 +122,10 @@ public final class PostgresLimiter implements Limiter {
                 }
                 rateShards = grabbed.getOrDefault(RATE + "/" + cand.rateKey(), List.of());
                 double tokens = rateShards.stream().mapToDouble(Shard::available).sum();
-                if (tokens + 1e-9 < cand.weight()) {
+                // a row the bucket cannot cover stops the rows of its key behind it: the tokens are
+                // kept for it (it keeps its place), so a heavy row is not starved by lighter ones
+                if (rateStopped.contains(cand.rateKey()) || tokens + 1e-9 < cand.weight()) {
+                    rateStopped.add(cand.rateKey());
                     ctx.metrics().rateThrottled.increment();
                     denied.add(cand.id());
                     continue;

@@ -49,6 +49,7 @@ public final class RedisLimiter implements Limiter {
 
     // KEYS: epoch, the G gate sets, the R rate hashes. ARGV: ttl ms, G, R, G limits, R (capacity, tokens per
     // ms), the count of candidates, then per candidate: gate index (0: none), rate index (0: none), weight, holder.
+    // A candidate the bucket cannot cover stops the later candidates of its rate key (2 for each).
     // Returns one code per candidate (0 gate full, 1 admitted, 2 rate short), or {-1}: the epoch is missing or
     // was set by another Redis process (its run_id): the server restarted (perhaps from an older snapshot) or
     // failed over, and holders may be missing.
@@ -75,7 +76,7 @@ public final class RedisLimiter implements Limiter {
               free[i] = tonumber(ARGV[a]) - redis.call('ZCARD', k)
               a = a + 1
             end
-            local tokens, cap, rate, used = {}, {}, {}, {}
+            local tokens, cap, rate, used, stopped = {}, {}, {}, {}, {}
             for j = 1, R do
               cap[j] = tonumber(ARGV[a])
               rate[j] = tonumber(ARGV[a + 1])
@@ -97,7 +98,10 @@ public final class RedisLimiter implements Limiter {
               a = a + 4
               local code = 1
               if g > 0 and free[g] < 1 then code = 0 end
-              if code == 1 and r > 0 and tokens[r] + 1e-9 < w then code = 2 end
+              if code == 1 and r > 0 and (stopped[r] or tokens[r] + 1e-9 < w) then
+                code = 2
+                stopped[r] = true
+              end
               if code == 1 then
                 if g > 0 then
                   redis.call('ZADD', KEYS[1 + g], now + ttl, holder)

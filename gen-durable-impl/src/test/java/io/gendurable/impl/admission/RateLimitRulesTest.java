@@ -55,6 +55,28 @@ class RateLimitRulesTest {
     }
 
     @Test
+    void a_row_the_bucket_cannot_cover_stops_the_lighter_rows_of_its_key_behind_it_until_it_fits(DurableTesting t) {
+        // 5 tokens: two light starts leave 3
+        t.durable().insertAll(times(2, job("light", "done", "tenant", 1)));
+        t.drain(ADMITTED);
+        assertThat(tokens("tenant")).isCloseTo(3, within(0.01));
+        // a heavy row (weight 5) first in the queue, then three light ones behind it
+        t.durable().insert(job("heavy", "done", "tenant", 5));
+        t.clock().advance(java.time.Duration.ofSeconds(1));
+        t.durable().insertAll(times(3, job("late", "done", "tenant", 1)));
+        // the heavy row does not fit, and the light ones behind it wait with it: the tokens are kept for it
+        assertThat(t.drain(ADMITTED).steps()).isEmpty();
+        assertThat(fsm.starts("late/first")).isZero();
+        assertThat(tokens("tenant")).isCloseTo(3, within(0.01));
+        // two hours refill two tokens: the heavy row goes first, then nothing is left for the light ones
+        t.clock().advance(java.time.Duration.ofHours(2));
+        t.drain(ADMITTED);
+        assertThat(fsm.starts("heavy/first")).isEqualTo(1);
+        assertThat(fsm.starts("late/first")).isZero();
+        assertThat(tokens("tenant")).isLessThan(0.01);
+    }
+
+    @Test
     void a_weight_takes_that_many_tokens_whether_set_at_insert_or_on_the_transition(DurableTesting t) {
         // Three starts of weight 5 take 15 of the 20 tokens.
         t.durable().insertAll(times(3, job("heavy", "done", "api", 5)));
