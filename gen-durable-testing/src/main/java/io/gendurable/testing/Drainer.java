@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -28,14 +29,24 @@ final class Drainer {
 
     private final DrainRunner runner;
     private final TestClock clock;
+    /** queue → the registered FSMs that default to it, for each queue {@code gendurable.queues} does not name */
+    private final Supplier<Map<String, List<String>>> unserved;
 
-    Drainer(DrainRunner runner, TestClock clock) {
+    Drainer(DrainRunner runner, TestClock clock, Supplier<Map<String, List<String>>> unserved) {
         this.runner = runner;
         this.clock = clock;
+        this.unserved = unserved;
     }
 
     DrainResult drain(DrainOptions o) {
         Set<String> served = runner.servedQueues();
+        List<String> notServed = o.queues().stream().filter(q -> !served.contains(q)).toList();
+        if (!notServed.isEmpty()) {
+            throw new DrainException("cannot drain " + notServed.stream().map(q -> "'" + q + "'" + fsmsOf(q))
+                    .collect(Collectors.joining(", ")) + ": gendurable.queues does not name it, so a node with this "
+                    + "configuration never runs its rows; served queues: " + served + ". Add it to gendurable.queues "
+                    + "(@GenDurableTest(config = \"gendurable.queues=…\")).");
+        }
         List<String> queues = o.queues().isEmpty() ? List.copyOf(served) : o.queues();
         List<RanStep> ran = new ArrayList<>();
         int stalls = 0;
@@ -90,13 +101,21 @@ final class Drainer {
             Map<String, Backlog> elsewhere = new LinkedHashMap<>(runner.backlog(clock.instant()));
             elsewhere.keySet().removeAll(served);
             if (!elsewhere.isEmpty()) {
-                throw new DrainException("rows are runnable in queues this engine does not serve, so they would never "
-                        + "run: " + elsewhere.entrySet().stream().map(e -> "'" + e.getKey() + "' (" + e.getValue().total()
-                        + " rows)").collect(Collectors.joining(", ")) + "; served queues: " + served
-                        + ". Add them to the engine's gendurable.queues (@GenDurableTest(config = \"gendurable.queues=…\")).");
+                throw new DrainException("rows are runnable in queues that gendurable.queues does not name, so a node "
+                        + "with this configuration never runs them (they stay runnable): " + elsewhere.entrySet().stream()
+                        .map(e -> "'" + e.getKey() + "' (" + e.getValue().total() + " rows)" + fsmsOf(e.getKey()))
+                        .collect(Collectors.joining(", ")) + "; served queues: " + served
+                        + ". Add them to gendurable.queues (@GenDurableTest(config = \"gendurable.queues=…\")), as the "
+                        + "production configuration must.");
             }
         }
         return new DrainResult(ran, clock.instant());
+    }
+
+    /** @return ", the default queue of FSMs [a, b]" when registered FSMs default to {@code queue}, else "" */
+    private String fsmsOf(String queue) {
+        List<String> fsms = unserved.get().get(queue);
+        return fsms == null || fsms.isEmpty() ? "" : ", the default queue of FSMs " + fsms;
     }
 
     private Map<String, Backlog> backlogOf(List<String> queues) {

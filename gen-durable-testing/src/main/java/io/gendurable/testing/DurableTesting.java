@@ -39,7 +39,7 @@ public final class DurableTesting implements AutoCloseable {
         this.engine = engine;
         this.clock = clock;
         this.runner = EngineInternals.drainRunner(engine);
-        this.drainer = new Drainer(runner, clock);
+        this.drainer = new Drainer(runner, clock, engine::unservedQueues);
         this.assertions = new InstanceAssertions(engine, runner, json);
         this.onClose = onClose;
     }
@@ -85,7 +85,8 @@ public final class DurableTesting implements AutoCloseable {
 
     /**
      * Registers FSM objects (for FSMs that need constructor arguments or fields set by the test).
-     * Their default queues are drained from now on.
+     * Their rows run when their queue is one of {@code gendurable.queues}, as on a node; otherwise
+     * a drain fails, naming the queue.
      *
      * @param fsms the FSM objects
      * @return this
@@ -109,7 +110,7 @@ public final class DurableTesting implements AutoCloseable {
      *
      * @return the steps that ran, in order
      * @throws DrainException on a runaway FSM, rows due but never admitted, or rows in a queue
-     *                        the engine does not serve
+     *                        that {@code gendurable.queues} does not name (a node would never run them)
      */
     public DrainResult drain() {
         return drain(DrainOptions.defaults());

@@ -160,11 +160,9 @@ public final class DrainRunner {
         releases.release(worker, unstarted);
     }
 
-    /** @return the queues this engine serves: its configured queues and every registered FSM's default queue */
+    /** @return the queues this engine serves: its configured queues ({@code gendurable.queues}), as a node's */
     public Set<String> servedQueues() {
-        Set<String> queues = new LinkedHashSet<>(config.node().queues().keySet());
-        registry.all().forEach(d -> queues.add(d.queue()));
-        return queues;
+        return new LinkedHashSet<>(config.node().queues().keySet());
     }
 
     /** @return queue → what is runnable there at {@code now} (queues with nothing runnable are absent) */

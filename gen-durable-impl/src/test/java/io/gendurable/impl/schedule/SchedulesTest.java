@@ -138,6 +138,7 @@ class SchedulesTest {
     private DurableTesting node(TestClock clock, String misfireThreshold, Class<?>... fsms) {
         DurableTesting t = DurableTesting.builder().dataSource(own.dataSource()).schema(own.schema()).fsms(fsms)
                 .clock(clock).config("gendurable.schedules.misfire-threshold", misfireThreshold)
+                .config("gendurable.queues", "default:1,reports:1")
                 .dropSchemaOnClose(false).build();
         nodes.add(t);
         return t;
