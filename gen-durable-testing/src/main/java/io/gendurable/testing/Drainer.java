@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -18,8 +19,11 @@ import java.util.stream.Collectors;
  * The drain's policy over the engine's {@link DrainRunner}: one probe of what is runnable, one pick
  * (and its steps) of each queue that has something due, again, until nothing is due; then, when
  * delays collapse, move the test clock to the next scheduled start or retry and go on. Rows that are due but never admitted (a rate limit or gate) move the clock by 1 s,
- * doubling, up to {@value #MAX_STALLS} times before failing. Await timeouts are never fired
- * here: that is {@link DurableTesting#fireTimeouts()}.
+ * doubling, up to {@value #MAX_STALLS} times before failing. Time moves event by event, in a
+ * node's order: each round first fires the await timeouts the clock has passed (as the reaper
+ * does), and a move never passes an await deadline: it stops there, so the timeout fires before a
+ * row due later runs. The clock never moves only to reach a deadline (nothing else scheduled):
+ * that is {@link DurableTesting#fireTimeouts()}.
  */
 final class Drainer {
     /** Rows claimed per pick: a production-like batch, still in strict pick order. */
@@ -51,6 +55,8 @@ final class Drainer {
         List<RanStep> ran = new ArrayList<>();
         int stalls = 0;
         while (true) {
+            // As a node's reaper: the awaits whose deadline the clock passed time out (woken, runnable).
+            runner.fireDueTimeouts();
             // One statement says which queues have work; only those are picked.
             Map<String, Backlog> backlog = backlogOf(queues);
             List<String> due = backlog.entrySet().stream().filter(e -> e.getValue().due() > 0).map(Map.Entry::getKey)
@@ -85,15 +91,29 @@ final class Drainer {
                 if (++stalls > MAX_STALLS) {
                     throw stalled(backlog);
                 }
-                clock.advance(Duration.ofSeconds(1L << (stalls - 1)));
+                moveTo(clock.instant().plus(Duration.ofSeconds(1L << (stalls - 1))));
                 continue;
             }
             if (!o.collapseDelays() || !future) {
                 break;
             }
-            backlog.values().stream().map(Backlog::nextEligible).min(Comparator.naturalOrder()).ifPresent(clock::advanceTo);
+            backlog.values().stream().map(Backlog::nextEligible).min(Comparator.naturalOrder()).ifPresent(this::moveTo);
         }
         return finish(ran, o, served);
+    }
+
+    /**
+     * Moves the clock towards {@code target}, as time passes on a node: when an await deadline comes
+     * first (or at the same instant), only to that deadline, whose timeout the next round fires
+     * before any row due later runs.
+     */
+    private void moveTo(Instant target) {
+        Optional<Instant> deadline = runner.nextAwaitDeadline();
+        if (deadline.isPresent() && !deadline.get().isAfter(target)) {
+            clock.advanceTo(deadline.get());
+        } else {
+            clock.advanceTo(target);
+        }
     }
 
     private DrainResult finish(List<RanStep> ran, DrainOptions o, Set<String> served) {

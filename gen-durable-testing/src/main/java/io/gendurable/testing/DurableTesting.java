@@ -141,10 +141,30 @@ public final class DurableTesting implements AutoCloseable {
      * still ahead), then wakes every parked await whose deadline passed, as the reaper would. The
      * woken instances are runnable; {@link #drain()} runs them.
      *
+     * <p>A node would run a row that is due before that deadline first (its step might signal the
+     * await): when one is runnable, this moves nothing and fails, naming it. Drain first, or move the
+     * clock yourself and call {@link #fireDueTimeouts()}.
+     *
      * @return how many awaits timed out
+     * @throws DrainException when a runnable row of a served queue is due at or before the last deadline
      */
     public int fireTimeouts() {
-        runner.lastAwaitDeadline().ifPresent(clock::advanceTo);
+        java.util.Optional<Instant> last = runner.lastAwaitDeadline();
+        if (last.isPresent()) {
+            java.util.Set<String> served = runner.servedQueues();
+            String earlier = runner.backlog(clock.instant()).entrySet().stream()
+                    .filter(e -> served.contains(e.getKey()) && !e.getValue().nextEligible().isAfter(last.get()))
+                    .map(e -> "queue '" + e.getKey() + "': " + e.getValue().total() + " runnable, the first due at "
+                            + e.getValue().nextEligible())
+                    .collect(java.util.stream.Collectors.joining(", "));
+            if (!earlier.isEmpty()) {
+                throw new DrainException("fireTimeouts() would move the clock to " + last.get() + ", past rows a node "
+                        + "runs before the await deadline (their steps might signal the await): " + earlier
+                        + ". Call drain() first (it fires each timeout in its turn), or move the clock yourself "
+                        + "(t.clock().advanceTo(…)) and call fireDueTimeouts().");
+            }
+            clock.advanceTo(last.get());
+        }
         return runner.fireDueTimeouts();
     }
 

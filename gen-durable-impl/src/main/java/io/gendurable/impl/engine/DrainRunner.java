@@ -175,6 +175,11 @@ public final class DrainRunner {
         return db.inTransaction(drainSql::lastAwaitDeadline);
     }
 
+    /** @return the earliest deadline among parked awaits that have one (a passed one included) */
+    public Optional<Instant> nextAwaitDeadline() {
+        return db.inTransaction(drainSql::nextAwaitDeadline);
+    }
+
     /** @return how many parked awaits whose deadline has passed (by the engine's clock) woke: the reaper's sweep */
     public int fireDueTimeouts() {
         return reaper.fireTimeouts();

@@ -20,6 +20,7 @@ import java.util.Optional;
 public final class DrainSql {
     private final String backlogSql;
     private final String lastDeadlineSql;
+    private final String nextDeadlineSql;
 
     /**
      * What is left runnable in one queue.
@@ -50,6 +51,11 @@ public final class DrainSql {
                 SELECT max(await_deadline) AS last_deadline FROM %1$s
                 WHERE status = 'awaiting_signal' AND await_deadline IS NOT NULL
                 """.formatted(t);
+        // Index: gen_durable_await_deadline.
+        this.nextDeadlineSql = """
+                SELECT min(await_deadline) AS next_deadline FROM %1$s
+                WHERE status = 'awaiting_signal' AND await_deadline IS NOT NULL
+                """.formatted(t);
     }
 
     /** @return queue → what is runnable there (queues with none are absent), in queue order */
@@ -65,6 +71,14 @@ public final class DrainSql {
             }
         }
         return out;
+    }
+
+    /** @return the earliest deadline among parked awaits that have one (a passed one included) */
+    public Optional<Instant> nextAwaitDeadline(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(nextDeadlineSql); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return Optional.ofNullable(Jdbc.instant(rs, "next_deadline"));
+        }
     }
 
     /** @return the latest deadline among parked awaits that have one */
