@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -42,7 +43,32 @@ final class Drainer {
         this.unserved = unserved;
     }
 
+    /** Whether a drain runs now (a step that awaits another instance must not start a drain inside it). */
+    private volatile boolean active;
+
+    /** @return whether a drain runs now */
+    boolean active() {
+        return active;
+    }
+
     DrainResult drain(DrainOptions o) {
+        return drain(o, null, () -> false);
+    }
+
+    /**
+     * The drain, stopped early: as soon as {@code settled} holds (asked before each round and after
+     * each pick), or when the clock would have to move past {@code horizon} (null: no bound).
+     */
+    DrainResult drain(DrainOptions o, Instant horizon, BooleanSupplier settled) {
+        active = true;
+        try {
+            return run(o, horizon, settled);
+        } finally {
+            active = false;
+        }
+    }
+
+    private DrainResult run(DrainOptions o, Instant horizon, BooleanSupplier settled) {
         Set<String> served = runner.servedQueues();
         List<String> notServed = o.queues().stream().filter(q -> !served.contains(q)).toList();
         if (!notServed.isEmpty()) {
@@ -57,6 +83,9 @@ final class Drainer {
         while (true) {
             // As a node's reaper: the awaits whose deadline the clock passed time out (woken, runnable).
             runner.fireDueTimeouts();
+            if (settled.getAsBoolean()) {
+                return new DrainResult(ran, clock.instant());
+            }
             // One statement says which queues have work; only those are picked.
             Map<String, Backlog> backlog = backlogOf(queues);
             List<String> due = backlog.entrySet().stream().filter(e -> e.getValue().due() > 0).map(Map.Entry::getKey)
@@ -79,6 +108,9 @@ final class Drainer {
                     List<DrainRunner.Ran> r = runner.runOnce(q, Math.min(BATCH, budget), budget);
                     r.forEach(x -> ran.add(new RanStep(x.id(), x.fsm(), x.step(), x.queue(), x.outcome(), x.error())));
                     progressed |= !r.isEmpty();
+                    if (settled.getAsBoolean()) {
+                        return new DrainResult(ran, clock.instant());
+                    }
                 }
                 if (progressed) {
                     stalls = 0;
@@ -91,13 +123,18 @@ final class Drainer {
                 if (++stalls > MAX_STALLS) {
                     throw stalled(backlog);
                 }
-                moveTo(clock.instant().plus(Duration.ofSeconds(1L << (stalls - 1))));
+                if (!moveTo(clock.instant().plus(Duration.ofSeconds(1L << (stalls - 1))), horizon)) {
+                    return new DrainResult(ran, clock.instant());
+                }
                 continue;
             }
             if (!o.collapseDelays() || !future) {
                 break;
             }
-            backlog.values().stream().map(Backlog::nextEligible).min(Comparator.naturalOrder()).ifPresent(this::moveTo);
+            Instant next = backlog.values().stream().map(Backlog::nextEligible).min(Comparator.naturalOrder()).orElseThrow();
+            if (!moveTo(next, horizon)) {
+                return new DrainResult(ran, clock.instant());
+            }
         }
         return finish(ran, o, served);
     }
@@ -106,14 +143,17 @@ final class Drainer {
      * Moves the clock towards {@code target}, as time passes on a node: when an await deadline comes
      * first (or at the same instant), only to that deadline, whose timeout the next round fires
      * before any row due later runs.
+     *
+     * @return false, moving nothing, when that instant lies past {@code horizon} (null: no bound)
      */
-    private void moveTo(Instant target) {
+    private boolean moveTo(Instant target, Instant horizon) {
         Optional<Instant> deadline = runner.nextAwaitDeadline();
-        if (deadline.isPresent() && !deadline.get().isAfter(target)) {
-            clock.advanceTo(deadline.get());
-        } else {
-            clock.advanceTo(target);
+        Instant to = deadline.isPresent() && !deadline.get().isAfter(target) ? deadline.get() : target;
+        if (horizon != null && to.isAfter(horizon)) {
+            return false;
         }
+        clock.advanceTo(to);
+        return true;
     }
 
     private DrainResult finish(List<RanStep> ran, DrainOptions o, Set<String> served) {

@@ -22,7 +22,8 @@ import java.util.Objects;
  * everything runnable in the calling thread through the engine's production pick, step and flush
  * path; {@link #fireTimeouts()} fires await timeouts; the clock is a {@link TestClock}; the
  * assertions read the rows. {@link #durable()} is the same engine as a {@link GenDurable}
- * (insert, signal, find, await all work), and {@link #operations()} the operator's API on it.
+ * (insert, signal, find; await drains on the test clock), and {@link #operations()} the
+ * operator's API on it.
  *
  * <p>Get one from {@link DurableTestExtension} (a parameter of a {@link GenDurableTest} test), or
  * build one with {@link #builder()} and close it after the test.
@@ -32,6 +33,7 @@ public final class DurableTesting implements AutoCloseable {
     private final TestClock clock;
     private final DrainRunner runner;
     private final Drainer drainer;
+    private final KitDurable durable;
     private final InstanceAssertions assertions;
     private final Runnable onClose;
 
@@ -40,6 +42,7 @@ public final class DurableTesting implements AutoCloseable {
         this.clock = clock;
         this.runner = EngineInternals.drainRunner(engine);
         this.drainer = new Drainer(runner, clock, engine::unservedQueues);
+        this.durable = new KitDurable(engine, drainer, clock);
         this.assertions = new InstanceAssertions(engine, runner, json);
         this.onClose = onClose;
     }
@@ -68,8 +71,18 @@ public final class DurableTesting implements AutoCloseable {
         return new DurableTestingBuilder();
     }
 
-    /** @return the engine as the application sees it: insert, signal, find and await */
+    /**
+     * @return the engine as the application sees it: insert, signal and find go to the engine;
+     *         {@code await} first drains on the test clock (until the instance settles, or until the
+     *         clock would pass the caller's timeout, which it then reaches), as a node's threads run
+     *         the steps while the caller waits, and answers from the row. No wall-clock time passes.
+     */
     public GenDurable durable() {
+        return durable;
+    }
+
+    /** @return the engine itself (the project's own tests reach it through their test sources) */
+    Engine engine() {
         return engine;
     }
 
