@@ -11,4 +11,13 @@ public final class KitAccess {
     public static Engine engine(DurableTesting t) {
         return t.engine();
     }
+
+    /**
+     * Makes {@code t} a node that is down while the clock moves: its schedules fire only at its own
+     * ticks ({@code fireDueSchedules}, drains), at the clock's instant, so fire times the clock
+     * passed meanwhile are missed (the misfire policies' tests).
+     */
+    public static void detachFromClock(DurableTesting t) {
+        t.detachFromClock();
+    }
 }

@@ -2,6 +2,7 @@ package io.gendurable.testing;
 
 import io.gendurable.impl.engine.DrainRunner;
 import io.gendurable.impl.engine.DrainSql.Backlog;
+import io.gendurable.impl.schedule.ScheduleFirer;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -21,10 +22,11 @@ import java.util.stream.Collectors;
  * (and its steps) of each queue that has something due, again, until nothing is due; then, when
  * delays collapse, move the test clock to the next scheduled start or retry and go on. Rows that are due but never admitted (a rate limit or gate) move the clock by 1 s,
  * doubling, up to {@value #MAX_STALLS} times before failing. Time moves event by event, in a
- * node's order: each round first fires the await timeouts the clock has passed (as the reaper
- * does), and a move never passes an await deadline: it stops there, so the timeout fires before a
- * row due later runs. The clock never moves only to reach a deadline (nothing else scheduled):
- * that is {@link DurableTesting#fireTimeouts()}.
+ * node's order: each round first fires the schedule fire times and await timeouts the clock has
+ * passed (as the schedules loop and the reaper do), and a move never passes an await deadline or a
+ * fire time: it stops there, so it fires before a row due later runs. The clock never moves only to
+ * reach a deadline or a fire time (nothing else scheduled): that is {@link DurableTesting#fireTimeouts()}
+ * and the test's own moves.
  */
 final class Drainer {
     /** Rows claimed per pick: a production-like batch, still in strict pick order. */
@@ -37,10 +39,68 @@ final class Drainer {
     /** queue → the registered FSMs that default to it, for each queue {@code gendurable.queues} does not name */
     private final Supplier<Map<String, List<String>>> unserved;
 
-    Drainer(DrainRunner runner, TestClock clock, Supplier<Map<String, List<String>>> unserved) {
+    /** The engine's schedules loop, run one tick at a time here. */
+    private final ScheduleFirer schedules;
+
+    Drainer(DrainRunner runner, TestClock clock, Supplier<Map<String, List<String>>> unserved, ScheduleFirer schedules) {
         this.runner = runner;
         this.clock = clock;
         this.unserved = unserved;
+        this.schedules = schedules;
+    }
+
+    /** Fire times one move of the clock may pass before it fails (each inserts an instance a drain would then run). */
+    static final int MAX_FIRE_TIMES = 1000;
+
+    /** Instances the schedules inserted that {@link #fireDueSchedules()} has not reported yet. */
+    private final List<Long> unreported = new ArrayList<>();
+
+    /** A tick of a node's schedules loop at {@code at} (what it fires is inserted at the clock's instant). */
+    private void tickAt(Instant at) {
+        schedules.runAt(at).forEach(f -> unreported.addAll(f.inserted()));
+    }
+
+    /**
+     * The clock is about to move from {@code from} to {@code to}: the schedules loop ticks as a node's
+     * would on that path, at {@code from} and then at each fire time up to {@code to}, each as of
+     * itself (so none counts as missed unless it already was at {@code from}). Registered on the
+     * {@link TestClock}, so that a test's own {@code advance} is covered too.
+     *
+     * @throws DrainException when more than {@value #MAX_FIRE_TIMES} fire times lie on the path
+     */
+    void passing(Instant from, Instant to) {
+        if (!to.isAfter(from) || runner.nextScheduleFire(Instant.EPOCH).isEmpty()) {
+            return;
+        }
+        tickAt(from);
+        Instant cursor = from;
+        int walked = 0;
+        while (true) {
+            Optional<Instant> next = runner.nextScheduleFire(cursor);
+            if (next.isEmpty() || next.get().isAfter(to)) {
+                return;
+            }
+            if (++walked > MAX_FIRE_TIMES) {
+                throw new DrainException("moving the clock from " + from + " to " + to + " passes more than "
+                        + MAX_FIRE_TIMES + " schedule fire times: a node would insert an instance for each. Move the "
+                        + "clock in smaller steps (draining between), or pause the schedule (operations().pauseSchedule).");
+            }
+            tickAt(next.get());
+            cursor = next.get();
+        }
+    }
+
+    /**
+     * A tick of the schedules loop at the clock's instant, then every instance the schedules inserted
+     * since the last call (on the clock's path included).
+     *
+     * @return their ids, earliest fire time first
+     */
+    List<Long> fireDueSchedules() {
+        tickAt(clock.instant());
+        List<Long> out = List.copyOf(unreported);
+        unreported.clear();
+        return out;
     }
 
     /** Whether a drain runs now (a step that awaits another instance must not start a drain inside it). */
@@ -81,7 +141,9 @@ final class Drainer {
         List<RanStep> ran = new ArrayList<>();
         int stalls = 0;
         while (true) {
-            // As a node's reaper: the awaits whose deadline the clock passed time out (woken, runnable).
+            // As a node's schedules loop and reaper: the fire times and await deadlines the clock has
+            // passed fire (instances inserted, awaits woken, all runnable).
+            tickAt(clock.instant());
             runner.fireDueTimeouts();
             if (settled.getAsBoolean()) {
                 return new DrainResult(ran, clock.instant());
@@ -140,15 +202,19 @@ final class Drainer {
     }
 
     /**
-     * Moves the clock towards {@code target}, as time passes on a node: when an await deadline comes
-     * first (or at the same instant), only to that deadline, whose timeout the next round fires
-     * before any row due later runs.
+     * Moves the clock towards {@code target}, as time passes on a node: when an await deadline or a
+     * schedule's fire time comes first, only to that instant, where the next round fires it before
+     * any row due later runs.
      *
      * @return false, moving nothing, when that instant lies past {@code horizon} (null: no bound)
      */
     private boolean moveTo(Instant target, Instant horizon) {
-        Optional<Instant> deadline = runner.nextAwaitDeadline();
-        Instant to = deadline.isPresent() && !deadline.get().isAfter(target) ? deadline.get() : target;
+        Instant to = target;
+        for (Optional<Instant> event : List.of(runner.nextAwaitDeadline(), runner.nextScheduleFire(clock.instant()))) {
+            if (event.isPresent() && event.get().isBefore(to)) {
+                to = event.get();
+            }
+        }
         if (horizon != null && to.isAfter(horizon)) {
             return false;
         }
@@ -169,6 +235,7 @@ final class Drainer {
                         + "production configuration must.");
             }
         }
+        unreported.clear();
         return new DrainResult(ran, clock.instant());
     }
 

@@ -34,6 +34,8 @@ public final class DurableTesting implements AutoCloseable {
     private final DrainRunner runner;
     private final Drainer drainer;
     private final KitDurable durable;
+    /** Registered on the clock: the schedules fire on every move's path. */
+    private final TestClock.Listener passing;
     private final InstanceAssertions assertions;
     private final Runnable onClose;
 
@@ -41,8 +43,10 @@ public final class DurableTesting implements AutoCloseable {
         this.engine = engine;
         this.clock = clock;
         this.runner = EngineInternals.drainRunner(engine);
-        this.drainer = new Drainer(runner, clock, engine::unservedQueues);
+        this.drainer = new Drainer(runner, clock, engine::unservedQueues, EngineInternals.schedules(engine).firer());
         this.durable = new KitDurable(engine, drainer, clock);
+        this.passing = drainer::passing;
+        clock.addListener(passing);
         this.assertions = new InstanceAssertions(engine, runner, json);
         this.onClose = onClose;
     }
@@ -81,6 +85,15 @@ public final class DurableTesting implements AutoCloseable {
         return durable;
     }
 
+    /**
+     * Stops firing the schedules on the clock's moves (a node that is down while time passes): only
+     * {@link #fireDueSchedules()} and drains tick, at the clock's instant. For the project's own
+     * tests of missed fire times.
+     */
+    void detachFromClock() {
+        clock.removeListener(passing);
+    }
+
     /** @return the engine itself (the project's own tests reach it through their test sources) */
     Engine engine() {
         return engine;
@@ -109,6 +122,7 @@ public final class DurableTesting implements AutoCloseable {
         for (Fsm<?> f : fsms) {
             engine.registry().register(FsmDefinition.of(Objects.requireNonNull(f, "fsm must not be null")));
         }
+        EngineInternals.schedules(engine).seed();  // their @DurableSchedule, stored as a node's start stores them
         return this;
     }
 
@@ -176,7 +190,7 @@ public final class DurableTesting implements AutoCloseable {
                         + ". Call drain() first (it fires each timeout in its turn), or move the clock yourself "
                         + "(t.clock().advanceTo(…)) and call fireDueTimeouts().");
             }
-            clock.advanceTo(last.get());
+            clock.advanceTo(last.get());  // the schedules fire on the way (TestClock's listener)
         }
         return runner.fireDueTimeouts();
     }
@@ -193,16 +207,17 @@ public final class DurableTesting implements AutoCloseable {
 
     /**
      * Fires the recurring schedules ({@code @DurableSchedule}, {@code defineSchedule}) due by the
-     * clock, as a node's schedules loop would, without moving the clock (move it first with
-     * {@link TestClock#advance}); the inserted instances are runnable, {@link #drain()} runs them.
-     * Schedules of FSMs registered with {@link #register} after the build are stored first.
+     * clock, as a node's schedules loop would have on the clock's path, without moving the clock
+     * (move it first with {@link TestClock#advance}): each fire time the clock passed fires as of
+     * itself, as the loop's tick at that instant would, so none counts as missed (a drain does the
+     * same at each round). The inserted instances are runnable, {@link #drain()} runs them.
      *
-     * @return the ids of the instances inserted, in fire-time order per schedule
+     * @return the ids of the instances inserted, earliest fire time first
+     * @throws DrainException when a due schedule cannot fire, or too many fire times are due
      */
     public List<Long> fireDueSchedules() {
-        io.gendurable.impl.schedule.Schedules schedules = EngineInternals.schedules(engine);
-        schedules.seed();
-        return schedules.firer().runOnce().stream().flatMap(f -> f.inserted().stream()).toList();
+        EngineInternals.schedules(engine).seed();
+        return drainer.fireDueSchedules();
     }
 
     // ---- reading and asserting -------------------------------------------------------------
@@ -324,6 +339,7 @@ public final class DurableTesting implements AutoCloseable {
     /** Stops the engine (it ran no thread) and drops its schema when the builder said so. */
     @Override
     public void close() {
+        clock.removeListener(passing);
         try {
             engine.stop();
         } finally {

@@ -175,6 +175,16 @@ public final class DrainRunner {
         return db.inTransaction(drainSql::lastAwaitDeadline);
     }
 
+    /**
+     * @param after an instant
+     * @return the earliest next fire time after {@code after} among the unpaused schedules of the registered FSMs
+     */
+    public Optional<Instant> nextScheduleFire(Instant after) {
+        Set<String> fsms = new LinkedHashSet<>();
+        registry.all().forEach(d -> fsms.add(d.name()));
+        return fsms.isEmpty() ? Optional.empty() : db.inTransaction(c -> drainSql.nextScheduleFire(c, fsms, after));
+    }
+
     /** @return the earliest deadline among parked awaits that have one (a passed one included) */
     public Optional<Instant> nextAwaitDeadline() {
         return db.inTransaction(drainSql::nextAwaitDeadline);

@@ -21,6 +21,7 @@ public final class DrainSql {
     private final String backlogSql;
     private final String lastDeadlineSql;
     private final String nextDeadlineSql;
+    private final String nextFireSql;
 
     /**
      * What is left runnable in one queue.
@@ -51,6 +52,9 @@ public final class DrainSql {
                 SELECT max(await_deadline) AS last_deadline FROM %1$s
                 WHERE status = 'awaiting_signal' AND await_deadline IS NOT NULL
                 """.formatted(t);
+        // A test database holds a few schedules: no index needed.
+        this.nextFireSql = "SELECT min(next_fire_at) AS next_fire FROM " + schema.qualify("gen_durable_schedules")
+                + " WHERE NOT paused AND fsm = ANY(?::text[]) AND next_fire_at > ?";
         // Index: gen_durable_await_deadline.
         this.nextDeadlineSql = """
                 SELECT min(await_deadline) AS next_deadline FROM %1$s
@@ -71,6 +75,19 @@ public final class DrainSql {
             }
         }
         return out;
+    }
+
+    /** @return the earliest next fire time after {@code after} among the unpaused schedules of {@code fsms} */
+    public Optional<Instant> nextScheduleFire(Connection c, java.util.Collection<String> fsms, Instant after)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(nextFireSql)) {
+            ps.setArray(1, Jdbc.texts(c, fsms.toArray()));
+            ps.setObject(2, Jdbc.ts(after));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return Optional.ofNullable(Jdbc.instant(rs, "next_fire"));
+            }
+        }
     }
 
     /** @return the earliest deadline among parked awaits that have one (a passed one included) */

@@ -51,6 +51,26 @@ final class Production implements AutoCloseable {
         return engine.find(id).orElseThrow(() -> new AssertionError("no instance " + id));
     }
 
+    /** @return every instance of the FSM named {@code fsm}, in id order */
+    java.util.List<InstanceSnapshot> instances(String fsm) {
+        try {
+            return harness.inTransaction(c -> {
+                java.util.List<Long> ids = new java.util.ArrayList<>();
+                try (var ps = c.prepareStatement("SELECT id FROM gen_durable WHERE fsm = ? ORDER BY id")) {
+                    ps.setString(1, fsm);
+                    try (var rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            ids.add(rs.getLong(1));
+                        }
+                    }
+                }
+                return ids;
+            }).stream().map(this::instance).toList();
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /**
      * Lets time pass up to {@code until}, event by event (at most {@code maxStep} at a time), the
      * engine doing at each instant what is due then before the clock moves on.
