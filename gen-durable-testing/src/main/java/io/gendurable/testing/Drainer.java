@@ -20,8 +20,10 @@ import java.util.stream.Collectors;
 /**
  * The drain's policy over the engine's {@link DrainRunner}: one probe of what is runnable, one pick
  * (and its steps) of each queue that has something due, again, until nothing is due; then, when
- * delays collapse, move the test clock to the next scheduled start or retry and go on. Rows that are due but never admitted (a rate limit or gate) move the clock by 1 s,
- * doubling, up to {@value #MAX_STALLS} times before failing. Time moves event by event, in a
+ * delays collapse, move the test clock to the next scheduled start or retry and go on. Rows that
+ * are due but never admitted move the clock to their rate limit's next refill (computed from its
+ * bucket), or, held otherwise (a gate), by 1 s, doubling, up to {@value #MAX_STALLS} times before
+ * failing. A step that throws a {@link VirtualMachineError} fails the drain, naming what a node does. Time moves event by event, in a
  * node's order: each round first fires the schedule fire times and await timeouts the clock has
  * passed (as the schedules loop and the reaper do), and a move never passes an await deadline or a
  * fire time: it stops there, so it fires before a row due later runs. The clock never moves only to
@@ -167,7 +169,16 @@ final class Drainer {
                     if (budget <= 0) {
                         break;
                     }
-                    List<DrainRunner.Ran> r = runner.runOnce(q, Math.min(BATCH, budget), budget);
+                    List<DrainRunner.Ran> r;
+                    try {
+                        r = runner.runOnce(q, Math.min(BATCH, budget), budget);
+                    } catch (DrainRunner.StepCrashed e) {
+                        throw new DrainException(e.getMessage() + ". gen-durable does not catch a VirtualMachineError: "
+                                + "on a node the row stays executing until its lease lapses (gendurable.lease.ttl), then "
+                                + "the reaper runs the step again as attempt " + (e.attempt() + 1) + ", and once attempts "
+                                + "pass maxAttempts it fails. The kit runs no reaper: the drain stops here and the row is "
+                                + "left executing.", e.getCause());
+                    }
                     r.forEach(x -> ran.add(new RanStep(x.id(), x.fsm(), x.step(), x.queue(), x.outcome(), x.error())));
                     progressed |= !r.isEmpty();
                     if (settled.getAsBoolean()) {
@@ -185,7 +196,11 @@ final class Drainer {
                 if (++stalls > MAX_STALLS) {
                     throw stalled(backlog);
                 }
-                if (!moveTo(clock.instant().plus(Duration.ofSeconds(1L << (stalls - 1))), horizon)) {
+                // a rate limit's refill is computed from its bucket, to the instant a node's next pick admits
+                // the row; a gate held outside the drain gets 1 s, 2 s, 4 s…
+                Instant refill = runner.nextRefill(clock.instant()).orElse(null);
+                Instant wait = refill != null ? refill : clock.instant().plus(Duration.ofSeconds(1L << (stalls - 1)));
+                if (!moveTo(wait, horizon)) {
                     return new DrainResult(ran, clock.instant());
                 }
                 continue;

@@ -22,6 +22,18 @@ public final class DrainSql {
     private final String lastDeadlineSql;
     private final String nextDeadlineSql;
     private final String nextFireSql;
+    private final String refillSql;
+
+    /**
+     * One shard of a rate limit's bucket that due rows wait on.
+     *
+     * @param key        the rate key
+     * @param available  its tokens at {@code lastRefill}
+     * @param lastRefill when they were counted
+     * @param weight     the smallest weight among the due rows naming it
+     */
+    public record Refill(String key, double available, Instant lastRefill, int weight) {
+    }
 
     /**
      * What is left runnable in one queue.
@@ -52,6 +64,14 @@ public final class DrainSql {
                 SELECT max(await_deadline) AS last_deadline FROM %1$s
                 WHERE status = 'awaiting_signal' AND await_deadline IS NOT NULL
                 """.formatted(t);
+        // A test database holds few rows and buckets: no index needed.
+        this.refillSql = """
+                SELECT b.key, b.available, b.last_refill, w.weight
+                FROM %2$s b
+                JOIN (SELECT rate_limit, min(weight) AS weight FROM %1$s
+                      WHERE status = 'runnable' AND eligible_at <= ? AND rate_limit IS NOT NULL
+                      GROUP BY rate_limit) w ON b.kind = 'rate' AND b.key = w.rate_limit
+                """.formatted(t, schema.qualify("gen_durable_buckets"));
         // A test database holds a few schedules: no index needed.
         this.nextFireSql = "SELECT min(next_fire_at) AS next_fire FROM " + schema.qualify("gen_durable_schedules")
                 + " WHERE NOT paused AND fsm = ANY(?::text[]) AND next_fire_at > ?";
@@ -71,6 +91,21 @@ public final class DrainSql {
                 while (rs.next()) {
                     out.put(rs.getString("queue"), new Backlog(rs.getLong("due"), rs.getLong("total"),
                             Jdbc.instant(rs, "next_eligible")));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** @return the shards of the rate limits that rows due at {@code now} name */
+    public java.util.List<Refill> refills(Connection c, Instant now) throws SQLException {
+        java.util.List<Refill> out = new java.util.ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(refillSql)) {
+            ps.setObject(1, Jdbc.ts(now));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Refill(rs.getString("key"), rs.getDouble("available"), Jdbc.instant(rs, "last_refill"),
+                            rs.getInt("weight")));
                 }
             }
         }

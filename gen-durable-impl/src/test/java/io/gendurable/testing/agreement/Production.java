@@ -94,10 +94,10 @@ final class Production implements AutoCloseable {
      */
     void quiet() {
         long mark = engine.metrics().picks.sum();
-        Awaitility.await().alias("the engine did all that is due at " + clock.instant())
+        Awaitility.await().dontCatchUncaughtExceptions().alias("the engine did all that is due at " + clock.instant())
                 .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
                 .until(() -> busy() == 0 && engine.metrics().picks.sum() >= mark + 2L * served.size());
-        Awaitility.await().alias("still nothing due at " + clock.instant()).atMost(Duration.ofSeconds(30))
+        Awaitility.await().dontCatchUncaughtExceptions().alias("still nothing due at " + clock.instant()).atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(10)).until(() -> busy() == 0);
     }
 
