@@ -46,6 +46,11 @@ final class Production implements AutoCloseable {
         this.served = engine.config().node().queues().keySet();
     }
 
+    /** @return a second engine on the same schema, with these FSMs, that serves no queue (it inserts only) */
+    Engine insertOnly(Fsm<?>... fsms) {
+        return harness.start("web", b -> b.queues(java.util.Map.of()), clock, fsms);
+    }
+
     /** @return the instance's row */
     InstanceSnapshot instance(long id) {
         return engine.find(id).orElseThrow(() -> new AssertionError("no instance " + id));
