@@ -50,12 +50,36 @@ class UnservedQueueAgreementTest {
     }
 
     @Test
-    void a_node_says_in_its_readiness_data_which_registered_fsms_default_to_a_queue_it_does_not_serve() {
+    void a_node_says_at_start_up_and_in_its_readiness_data_which_registered_fsms_default_to_a_queue_it_does_not_serve() {
+        // the engine logs through System.Logger, whose default backend is java.util.logging
+        java.util.List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) {
+                    warnings.add(r.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger engineLog = java.util.logging.Logger.getLogger("io.gendurable.engine");
+        engineLog.addHandler(handler);
         try (Production p = new Production("agree-queue-health", new TestClock(), b -> b.queues(Map.of("default", 4)),
                 new Pay())) {
+            assertThat(warnings).as("the start-up warnings").anySatisfy(w -> assertThat(w)
+                    .contains("[agree-pay]", "'payments'", "gendurable.queues"));
             assertThat(p.readinessData()).as("the node's readiness data")
                     .hasEntrySatisfying("unserved queue payments", v -> assertThat(v).contains("agree-pay", "gendurable.queues"));
             assertThat(p.engine.health().readiness().up()).as("a signal, not a failure").isTrue();
+        } finally {
+            engineLog.removeHandler(handler);
         }
     }
 }
