@@ -131,13 +131,15 @@ public final class DurableTesting implements AutoCloseable {
     /**
      * Runs everything runnable in every served queue, in this thread, until nothing is left to
      * run: each step's outcome is committed before the next step starts, as in production.
-     * Scheduled starts and retry backoffs are collapsed (the clock jumps to them); await timeouts
-     * are not fired (see {@link #fireTimeouts()}); at most {@value DrainOptions#DEFAULT_MAX_STEPS}
-     * steps run.
+     * Scheduled starts and retry backoffs are collapsed (the clock jumps to them), event by event
+     * in a node's order: the await timeouts and schedule fire times the clock reaches fire in their
+     * turn, before rows due later run; the clock never moves only to reach an await deadline (see
+     * {@link #fireTimeouts()}); at most {@value DrainOptions#DEFAULT_MAX_STEPS} steps run.
      *
      * @return the steps that ran, in order
-     * @throws DrainException on a runaway FSM, rows due but never admitted, or rows in a queue
-     *                        that {@code gendurable.queues} does not name (a node would never run them)
+     * @throws DrainException on a runaway FSM, rows due but never admitted, rows in a queue that
+     *                        {@code gendurable.queues} does not name (a node would never run them),
+     *                        or a step that threw a {@link VirtualMachineError}
      */
     public DrainResult drain() {
         return drain(DrainOptions.defaults());
