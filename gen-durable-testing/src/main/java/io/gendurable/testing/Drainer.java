@@ -23,8 +23,8 @@ import java.util.stream.Collectors;
  * delays collapse, move the test clock to the next scheduled start or retry and go on. Rows that
  * are due but never admitted move the clock to their rate limit's next refill (computed from its
  * bucket), or, held otherwise (a gate), by 1 s, doubling, up to {@value #MAX_STALLS} times before
- * failing. A step that throws a {@link VirtualMachineError} fails the drain, naming what a node does. Time moves event by event, in a
- * node's order: each round first fires the schedule fire times and await timeouts the clock has
+ * failing. A step that throws a {@link VirtualMachineError} fails the drain, naming what a node
+ * does. Time moves event by event, in a node's order: each round first fires the schedule fire times and await timeouts the clock has
  * passed (as the schedules loop and the reaper do), and a move never passes an await deadline or a
  * fire time: it stops there, so it fires before a row due later runs. The clock never moves only to
  * reach a deadline or a fire time (nothing else scheduled): that is {@link DurableTesting#fireTimeouts()}
@@ -94,7 +94,7 @@ final class Drainer {
 
     /**
      * A tick of the schedules loop at the clock's instant, then every instance the schedules inserted
-     * since the last call (on the clock's path included).
+     * since the last call or drain (on the clock's path included).
      *
      * @return their ids, earliest fire time first
      */
@@ -127,6 +127,7 @@ final class Drainer {
             return run(o, horizon, settled);
         } finally {
             active = false;
+            unreported.clear();  // what the schedules inserted so far is the drain's to run, not to report
         }
     }
 
@@ -250,7 +251,6 @@ final class Drainer {
                         + "production configuration must.");
             }
         }
-        unreported.clear();
         return new DrainResult(ran, clock.instant());
     }
 

@@ -214,7 +214,8 @@ public final class DurableTesting implements AutoCloseable {
      * itself, as the loop's tick at that instant would, so none counts as missed (a drain does the
      * same at each round). The inserted instances are runnable, {@link #drain()} runs them.
      *
-     * @return the ids of the instances inserted, earliest fire time first
+     * @return the ids of the instances the schedules inserted since the last call or drain (on the
+     *         clock's path included), earliest fire time first
      * @throws DrainException when a due schedule cannot fire, or too many fire times are due
      */
     public List<Long> fireDueSchedules() {
