@@ -96,6 +96,30 @@ class ScheduleAgreementTest {
     }
 
     @Test
+    void a_schedule_paused_while_time_passes_skips_the_missed_fire_times_at_its_resume() {
+        Instant start = start();
+        List<String> node;
+        try (Production p = new Production("agree-schedule-pause", new TestClock(start), UnaryOperator.identity(),
+                new Hourly())) {
+            p.engine.operations().pauseSchedule("agree-hourly", "maintenance");
+            p.runUntil(start.plus(Duration.ofHours(3)), Duration.ofHours(3));
+            p.engine.operations().resumeSchedule("agree-hourly");
+            p.runUntil(start.plus(Duration.ofHours(4)), Duration.ofHours(4));
+            node = fired(p.instances(FsmNames.nameOf(Hourly.class)));
+        }
+        assertThat(node).as("on a node: SKIP drops the three missed, the next fires").hasSize(1);
+
+        try (DurableTesting t = kit(new TestClock(start), config(), new Hourly())) {
+            t.operations().pauseSchedule("agree-hourly", "maintenance");
+            t.clock().advance(Duration.ofHours(3));
+            t.operations().resumeSchedule("agree-hourly");
+            t.clock().advance(Duration.ofHours(1));
+            t.drain();
+            assertThat(fired(t.instances(Hourly.class))).as("under the kit").isEqualTo(node);
+        }
+    }
+
+    @Test
     void a_drain_after_the_test_moved_the_clock_fires_the_passed_fire_times_too() {
         Instant start = start();
         try (DurableTesting t = kit(new TestClock(start), config(), new Hourly())) {
