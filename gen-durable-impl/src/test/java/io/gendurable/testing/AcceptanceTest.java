@@ -27,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * multi-step FSM with a signal, a timeout and a fan-out to done, in a single thread, in under a
  * second after start-up (the engine is built and migrated before the test method starts).
  */
-@GenDurableTest(fsms = {AcceptanceTest.Fulfilment.class, AcceptanceTest.Pack.class})
+@GenDurableTest(fsms = {AcceptanceTest.Fulfilment.class, AcceptanceTest.Pack.class},
+        config = "gendurable.queues=default:10,packing:5")
 class AcceptanceTest {
     /** Every thread a step of either FSM ran on. */
     static final Set<Thread> STEP_THREADS = ConcurrentHashMap.newKeySet();

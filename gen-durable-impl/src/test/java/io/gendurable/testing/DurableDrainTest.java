@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 @GenDurableTest(fsms = {Counter.class, InlineCounter.class, Spinner.class, Flaky.class, Waiter.class, SideJob.class},
-        config = {"gendurable.rate-limits.slow.allowed=1", "gendurable.rate-limits.slow.period=PT10S",
+        config = {"gendurable.queues=default:10,side:2", "gendurable.rate-limits.slow.allowed=1", "gendurable.rate-limits.slow.period=PT10S",
                 "gendurable.rate-limits.slow.burst=1"})
 class DurableDrainTest {
 

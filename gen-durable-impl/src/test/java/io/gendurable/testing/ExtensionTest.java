@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ExtensionTest {
 
     @Nested
-    @GenDurableTest(fsms = Counter.class)
+    @GenDurableTest(fsms = Counter.class, config = "gendurable.queues=default:1,side:1")
     class PerMethod {
         long firstId;
 

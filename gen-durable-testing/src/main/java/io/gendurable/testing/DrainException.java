@@ -12,4 +12,12 @@ public final class DrainException extends AssertionError {
     public DrainException(String message) {
         super(message);
     }
+
+    /**
+     * @param message what kept the drain from finishing
+     * @param cause   what a step threw that the engine does not catch
+     */
+    public DrainException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

@@ -22,7 +22,8 @@ import java.util.Objects;
  * everything runnable in the calling thread through the engine's production pick, step and flush
  * path; {@link #fireTimeouts()} fires await timeouts; the clock is a {@link TestClock}; the
  * assertions read the rows. {@link #durable()} is the same engine as a {@link GenDurable}
- * (insert, signal, find, await all work), and {@link #operations()} the operator's API on it.
+ * (insert, signal, find; await drains on the test clock), and {@link #operations()} the
+ * operator's API on it.
  *
  * <p>Get one from {@link DurableTestExtension} (a parameter of a {@link GenDurableTest} test), or
  * build one with {@link #builder()} and close it after the test.
@@ -32,6 +33,9 @@ public final class DurableTesting implements AutoCloseable {
     private final TestClock clock;
     private final DrainRunner runner;
     private final Drainer drainer;
+    private final KitDurable durable;
+    /** Registered on the clock: the schedules fire on every move's path. */
+    private final TestClock.Listener passing;
     private final InstanceAssertions assertions;
     private final Runnable onClose;
 
@@ -39,7 +43,10 @@ public final class DurableTesting implements AutoCloseable {
         this.engine = engine;
         this.clock = clock;
         this.runner = EngineInternals.drainRunner(engine);
-        this.drainer = new Drainer(runner, clock);
+        this.drainer = new Drainer(runner, clock, engine::unservedQueues, EngineInternals.schedules(engine).firer());
+        this.durable = new KitDurable(engine, drainer, clock);
+        this.passing = drainer::passing;
+        clock.addListener(passing);
         this.assertions = new InstanceAssertions(engine, runner, json);
         this.onClose = onClose;
     }
@@ -68,8 +75,27 @@ public final class DurableTesting implements AutoCloseable {
         return new DurableTestingBuilder();
     }
 
-    /** @return the engine as the application sees it: insert, signal, find and await */
+    /**
+     * @return the engine as the application sees it: insert, signal and find go to the engine;
+     *         {@code await} first drains on the test clock (until the instance settles, or until the
+     *         clock would pass the caller's timeout, which it then reaches), as a node's threads run
+     *         the steps while the caller waits, and answers from the row. No wall-clock time passes.
+     */
     public GenDurable durable() {
+        return durable;
+    }
+
+    /**
+     * Stops firing the schedules on the clock's moves (a node that is down while time passes): only
+     * {@link #fireDueSchedules()} and drains tick, at the clock's instant. For the project's own
+     * tests of missed fire times.
+     */
+    void detachFromClock() {
+        clock.removeListener(passing);
+    }
+
+    /** @return the engine itself (the project's own tests reach it through their test sources) */
+    Engine engine() {
         return engine;
     }
 
@@ -85,7 +111,8 @@ public final class DurableTesting implements AutoCloseable {
 
     /**
      * Registers FSM objects (for FSMs that need constructor arguments or fields set by the test).
-     * Their default queues are drained from now on.
+     * Their rows run when their queue is one of {@code gendurable.queues}, as on a node; otherwise
+     * a drain fails, naming the queue.
      *
      * @param fsms the FSM objects
      * @return this
@@ -95,6 +122,7 @@ public final class DurableTesting implements AutoCloseable {
         for (Fsm<?> f : fsms) {
             engine.registry().register(FsmDefinition.of(Objects.requireNonNull(f, "fsm must not be null")));
         }
+        EngineInternals.schedules(engine).seed();  // their @DurableSchedule, stored as a node's start stores them
         return this;
     }
 
@@ -103,13 +131,15 @@ public final class DurableTesting implements AutoCloseable {
     /**
      * Runs everything runnable in every served queue, in this thread, until nothing is left to
      * run: each step's outcome is committed before the next step starts, as in production.
-     * Scheduled starts and retry backoffs are collapsed (the clock jumps to them); await timeouts
-     * are not fired (see {@link #fireTimeouts()}); at most {@value DrainOptions#DEFAULT_MAX_STEPS}
-     * steps run.
+     * Scheduled starts and retry backoffs are collapsed (the clock jumps to them), event by event
+     * in a node's order: the await timeouts and schedule fire times the clock reaches fire in their
+     * turn, before rows due later run; the clock never moves only to reach an await deadline (see
+     * {@link #fireTimeouts()}); at most {@value DrainOptions#DEFAULT_MAX_STEPS} steps run.
      *
      * @return the steps that ran, in order
-     * @throws DrainException on a runaway FSM, rows due but never admitted, or rows in a queue
-     *                        the engine does not serve
+     * @throws DrainException on a runaway FSM, rows due but never admitted, rows in a queue that
+     *                        {@code gendurable.queues} does not name (a node would never run them),
+     *                        or a step that threw a {@link VirtualMachineError}
      */
     public DrainResult drain() {
         return drain(DrainOptions.defaults());
@@ -140,10 +170,30 @@ public final class DurableTesting implements AutoCloseable {
      * still ahead), then wakes every parked await whose deadline passed, as the reaper would. The
      * woken instances are runnable; {@link #drain()} runs them.
      *
+     * <p>A node would run a row that is due before that deadline first (its step might signal the
+     * await): when one is runnable, this moves nothing and fails, naming it. Drain first, or move the
+     * clock yourself and call {@link #fireDueTimeouts()}.
+     *
      * @return how many awaits timed out
+     * @throws DrainException when a runnable row of a served queue is due at or before the last deadline
      */
     public int fireTimeouts() {
-        runner.lastAwaitDeadline().ifPresent(clock::advanceTo);
+        java.util.Optional<Instant> last = runner.lastAwaitDeadline();
+        if (last.isPresent()) {
+            java.util.Set<String> served = runner.servedQueues();
+            String earlier = runner.backlog(clock.instant()).entrySet().stream()
+                    .filter(e -> served.contains(e.getKey()) && !e.getValue().nextEligible().isAfter(last.get()))
+                    .map(e -> "queue '" + e.getKey() + "': " + e.getValue().total() + " runnable, the first due at "
+                            + e.getValue().nextEligible())
+                    .collect(java.util.stream.Collectors.joining(", "));
+            if (!earlier.isEmpty()) {
+                throw new DrainException("fireTimeouts() would move the clock to " + last.get() + ", past rows a node "
+                        + "runs before the await deadline (their steps might signal the await): " + earlier
+                        + ". Call drain() first (it fires each timeout in its turn), or move the clock yourself "
+                        + "(t.clock().advanceTo(…)) and call fireDueTimeouts().");
+            }
+            clock.advanceTo(last.get());  // the schedules fire on the way (TestClock's listener)
+        }
         return runner.fireDueTimeouts();
     }
 
@@ -159,16 +209,18 @@ public final class DurableTesting implements AutoCloseable {
 
     /**
      * Fires the recurring schedules ({@code @DurableSchedule}, {@code defineSchedule}) due by the
-     * clock, as a node's schedules loop would, without moving the clock (move it first with
-     * {@link TestClock#advance}); the inserted instances are runnable, {@link #drain()} runs them.
-     * Schedules of FSMs registered with {@link #register} after the build are stored first.
+     * clock, as a node's schedules loop would have on the clock's path, without moving the clock
+     * (move it first with {@link TestClock#advance}): each fire time the clock passed fires as of
+     * itself, as the loop's tick at that instant would, so none counts as missed (a drain does the
+     * same at each round). The inserted instances are runnable, {@link #drain()} runs them.
      *
-     * @return the ids of the instances inserted, in fire-time order per schedule
+     * @return the ids of the instances the schedules inserted since the last call or drain (on the
+     *         clock's path included), earliest fire time first
+     * @throws DrainException when a due schedule cannot fire, or too many fire times are due
      */
     public List<Long> fireDueSchedules() {
-        io.gendurable.impl.schedule.Schedules schedules = EngineInternals.schedules(engine);
-        schedules.seed();
-        return schedules.firer().runOnce().stream().flatMap(f -> f.inserted().stream()).toList();
+        EngineInternals.schedules(engine).seed();
+        return drainer.fireDueSchedules();
     }
 
     // ---- reading and asserting -------------------------------------------------------------
@@ -290,6 +342,7 @@ public final class DurableTesting implements AutoCloseable {
     /** Stops the engine (it ran no thread) and drops its schema when the builder said so. */
     @Override
     public void close() {
+        clock.removeListener(passing);
         try {
             engine.stop();
         } finally {

@@ -28,7 +28,8 @@ import java.util.concurrent.ScheduledExecutorService;
 /**
  * Builds a {@link DurableTesting}: an engine on its own schema that starts no thread (its
  * executors are shut down before it is built, so any attempt to use one fails loudly). Reaper,
- * GC and the postgres poke are off; every queue of a registered FSM is served.
+ * GC and the postgres poke are off; it serves the queues of {@code gendurable.queues}, as a node
+ * with that configuration does (default: {@code default} only).
  */
 public final class DurableTestingBuilder {
     private DataSource dataSource;
@@ -134,11 +135,8 @@ public final class DurableTestingBuilder {
         }
         fsms.forEach(f -> registry.register(FsmDefinition.of(f)));
         EngineConfig read = ConfigReader.of(config).read();
-        Map<String, Integer> queues = new LinkedHashMap<>(read.node().queues());
-        registry.all().forEach(d -> queues.putIfAbsent(d.queue(), 1));
         String schemaName = schema != null ? schema : TestDatabase.newSchema(schemaHint);
         EngineConfig cfg = read.toBuilder().schema(schemaName)
-                .queues(queues)
                 .migrateAtStart(true)
                 .poke(EngineConfig.PokeTransport.LOCAL)
                 .set(ConfigKeys.REAPER_ENABLED, false)

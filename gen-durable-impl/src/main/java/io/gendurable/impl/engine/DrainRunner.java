@@ -57,6 +57,49 @@ public final class DrainRunner {
     public record Ran(long id, String fsm, String step, String queue, String outcome, String error, boolean stale) {
     }
 
+    /**
+     * A step threw a {@link VirtualMachineError} ({@code StackOverflowError}, {@code OutOfMemoryError}…),
+     * which the engine does not catch: its row stays executing, as on a node, where its lease then
+     * lapses and the reaper runs the step again.
+     */
+    public static final class StepCrashed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        /** The instance, its FSM, step and attempt. */
+        private final long id;
+        private final String fsm;
+        private final String step;
+        private final int attempt;
+
+        StepCrashed(long id, String fsm, String step, int attempt, VirtualMachineError cause) {
+            super("step '" + step + "' of instance " + id + " (FSM '" + fsm + "', attempt " + attempt + ") threw " + cause,
+                    cause);
+            this.id = id;
+            this.fsm = fsm;
+            this.step = step;
+            this.attempt = attempt;
+        }
+
+        /** @return the instance */
+        public long id() {
+            return id;
+        }
+
+        /** @return its FSM */
+        public String fsm() {
+            return fsm;
+        }
+
+        /** @return the step that threw */
+        public String step() {
+            return step;
+        }
+
+        /** @return its attempt */
+        public int attempt() {
+            return attempt;
+        }
+    }
+
     private final EngineContext ctx;
     private final EngineConfig config;
     private final FsmRegistry registry;
@@ -143,7 +186,11 @@ public final class DrainRunner {
                 // Asked before each step runs: may its next step chain inline? Only if this step, the
                 // chained one and one step of every row still waiting fit within maxSteps.
                 BooleanSupplier mayChain = () -> ran.size() + 2 + unstarted <= maxSteps;
-                runner.run(p, worker, flusher, mayChain);
+                try {
+                    runner.run(p, worker, flusher, mayChain);
+                } catch (VirtualMachineError e) {
+                    throw new StepCrashed(p.row().id(), p.row().fsm(), p.row().step(), p.row().attempt(), e);
+                }
             }
         } finally {
             if (started < rows.size()) {
@@ -160,11 +207,9 @@ public final class DrainRunner {
         releases.release(worker, unstarted);
     }
 
-    /** @return the queues this engine serves: its configured queues and every registered FSM's default queue */
+    /** @return the queues this engine serves: its configured queues ({@code gendurable.queues}), as a node's */
     public Set<String> servedQueues() {
-        Set<String> queues = new LinkedHashSet<>(config.node().queues().keySet());
-        registry.all().forEach(d -> queues.add(d.queue()));
-        return queues;
+        return new LinkedHashSet<>(config.node().queues().keySet());
     }
 
     /** @return queue → what is runnable there at {@code now} (queues with nothing runnable are absent) */
@@ -175,6 +220,45 @@ public final class DrainRunner {
     /** @return the latest deadline among parked awaits that have one */
     public Optional<Instant> lastAwaitDeadline() {
         return db.inTransaction(drainSql::lastAwaitDeadline);
+    }
+
+    /**
+     * @param after an instant
+     * @return the earliest next fire time after {@code after} among the unpaused schedules of the registered FSMs
+     */
+    public Optional<Instant> nextScheduleFire(Instant after) {
+        Set<String> fsms = new LinkedHashSet<>();
+        registry.all().forEach(d -> fsms.add(d.name()));
+        return fsms.isEmpty() ? Optional.empty() : db.inTransaction(c -> drainSql.nextScheduleFire(c, fsms, after));
+    }
+
+    /**
+     * When the rows due now that name a rate limit wait for its bucket to refill: the earliest
+     * instant one of them could be admitted (the bucket's shards, refilled at the configured rate).
+     *
+     * @param now the clock's instant
+     * @return that instant, after {@code now}; empty when no due row waits on a configured rate limit's refill
+     */
+    public Optional<Instant> nextRefill(Instant now) {
+        Instant best = null;
+        for (DrainSql.Refill r : db.inTransaction(c -> drainSql.refills(c, now))) {
+            io.gendurable.impl.config.LimitsConfig.RateLimit limit = config.limits().rateFor(r.key());
+            if (limit == null || r.lastRefill() == null) {
+                continue;
+            }
+            double perShard = limit.perSecond() / limit.shards();
+            double seconds = Math.max(0, r.weight() - r.available()) / perShard;
+            Instant at = r.lastRefill().plusNanos((long) Math.ceil(seconds * 1e6) * 1000);
+            if (at.isAfter(now) && (best == null || at.isBefore(best))) {
+                best = at;
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+
+    /** @return the earliest deadline among parked awaits that have one (a passed one included) */
+    public Optional<Instant> nextAwaitDeadline() {
+        return db.inTransaction(drainSql::nextAwaitDeadline);
     }
 
     /** @return how many parked awaits whose deadline has passed (by the engine's clock) woke: the reaper's sweep */

@@ -20,6 +20,20 @@ import java.util.Optional;
 public final class DrainSql {
     private final String backlogSql;
     private final String lastDeadlineSql;
+    private final String nextDeadlineSql;
+    private final String nextFireSql;
+    private final String refillSql;
+
+    /**
+     * One shard of a rate limit's bucket that due rows wait on.
+     *
+     * @param key        the rate key
+     * @param available  its tokens at {@code lastRefill}
+     * @param lastRefill when they were counted
+     * @param weight     the smallest weight among the due rows naming it
+     */
+    public record Refill(String key, double available, Instant lastRefill, int weight) {
+    }
 
     /**
      * What is left runnable in one queue.
@@ -53,6 +67,22 @@ public final class DrainSql {
                 SELECT max(await_deadline) AS last_deadline FROM %1$s
                 WHERE status = 'awaiting_signal' AND await_deadline IS NOT NULL
                 """.formatted(t);
+        // A test database holds few rows and buckets: no index needed.
+        this.refillSql = """
+                SELECT b.key, b.available, b.last_refill, w.weight
+                FROM %2$s b
+                JOIN (SELECT rate_limit, min(weight) AS weight FROM %1$s
+                      WHERE status = 'runnable' AND eligible_at <= ? AND rate_limit IS NOT NULL
+                      GROUP BY rate_limit) w ON b.kind = 'rate' AND b.key = w.rate_limit
+                """.formatted(t, schema.qualify("gen_durable_buckets"));
+        // A test database holds a few schedules: no index needed.
+        this.nextFireSql = "SELECT min(next_fire_at) AS next_fire FROM " + schema.qualify("gen_durable_schedules")
+                + " WHERE NOT paused AND fsm = ANY(?::text[]) AND next_fire_at > ?";
+        // Index: gen_durable_await_deadline.
+        this.nextDeadlineSql = """
+                SELECT min(await_deadline) AS next_deadline FROM %1$s
+                WHERE status = 'awaiting_signal' AND await_deadline IS NOT NULL
+                """.formatted(t);
     }
 
     /**
@@ -74,6 +104,42 @@ public final class DrainSql {
             }
         }
         return out;
+    }
+
+    /** @return the shards of the rate limits that rows due at {@code now} name */
+    public java.util.List<Refill> refills(Connection c, Instant now) throws SQLException {
+        java.util.List<Refill> out = new java.util.ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(refillSql)) {
+            ps.setObject(1, Jdbc.ts(now));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Refill(rs.getString("key"), rs.getDouble("available"), Jdbc.instant(rs, "last_refill"),
+                            rs.getInt("weight")));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** @return the earliest next fire time after {@code after} among the unpaused schedules of {@code fsms} */
+    public Optional<Instant> nextScheduleFire(Connection c, java.util.Collection<String> fsms, Instant after)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(nextFireSql)) {
+            ps.setArray(1, Jdbc.texts(c, fsms.toArray()));
+            ps.setObject(2, Jdbc.ts(after));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return Optional.ofNullable(Jdbc.instant(rs, "next_fire"));
+            }
+        }
+    }
+
+    /** @return the earliest deadline among parked awaits that have one (a passed one included) */
+    public Optional<Instant> nextAwaitDeadline(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(nextDeadlineSql); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return Optional.ofNullable(Jdbc.instant(rs, "next_deadline"));
+        }
     }
 
     /** @return the latest deadline among parked awaits that have one */

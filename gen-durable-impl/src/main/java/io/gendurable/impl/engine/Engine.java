@@ -221,6 +221,26 @@ public final class Engine implements GenDurable, AutoCloseable {
                 () -> new EngineHealth.Lifecycle(started, stopped, startedAt));
         this.health.poisonedSchedules(() -> schedules.firer().poisoned());
         this.health.maintenanceGaps(() -> beacon.maintenanceGaps());
+        this.health.unservedQueues(this::unservedQueues);
+    }
+
+    /**
+     * @return each queue that a registered FSM defaults to ({@code @DurableFsm(queue = …)}) and this
+     *         node does not serve ({@code gendurable.queues}) → those FSMs' names, sorted: their
+     *         instances run only on a node that serves it
+     */
+    public Map<String, List<String>> unservedQueues() {
+        Map<String, List<String>> out = new java.util.TreeMap<>();
+        for (io.gendurable.impl.fsm.FsmDefinition d : registry.all()) {
+            if (!config.node().queues().containsKey(d.queue())) {
+                List<String> names = out.computeIfAbsent(d.queue(), q -> new ArrayList<>());
+                if (!names.contains(d.name())) {
+                    names.add(d.name());
+                }
+            }
+        }
+        out.values().forEach(java.util.Collections::sort);
+        return out;
     }
 
     private void afterCommit(List<Transition> committed, FlushSql.Flushed flushed, Poke poke) {
@@ -277,6 +297,9 @@ public final class Engine implements GenDurable, AutoCloseable {
                 return;
             }
             prepare();
+            unservedQueues().forEach((queue, fsms) -> LOG.log(Level.WARNING, "gen-durable: FSMs " + fsms
+                    + " default to queue '" + queue + "', which this node does not serve (gendurable.queues = "
+                    + config.node().queues().keySet() + "): their instances run only on a node that serves it"));
             pauses.start();  // before the schedulers: a paused queue's prefetch is never dispatched
             for (Scheduler s : schedulers) {
                 localPoke.register(s);

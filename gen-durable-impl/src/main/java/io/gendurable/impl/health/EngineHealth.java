@@ -129,6 +129,16 @@ public final class EngineHealth {
         this.poisonedSchedules = Objects.requireNonNull(poisoned, "poisoned");
     }
 
+    private volatile Supplier<Map<String, List<String>>> unservedQueues = Map::of;
+
+    /**
+     * @param unserved each queue that registered FSMs default to and this node does not serve →
+     *                 those FSMs (readiness data: a signal, not a failure)
+     */
+    public void unservedQueues(Supplier<Map<String, List<String>>> unserved) {
+        this.unservedQueues = Objects.requireNonNull(unserved, "unserved");
+    }
+
     /** @return the loops liveness watches (this node's), with their intervals */
     public Map<String, Duration> watchedLoops() {
         return Collections.unmodifiableMap(loops);
@@ -142,6 +152,9 @@ public final class EngineHealth {
         // a signal, not a failure: a schedule that cannot fire must not take the node out of service
         poisonedSchedules.get().forEach((name, why) -> data.put("schedule " + name, "cannot fire: " + why));
         maintenanceGaps.get().forEach(data::put);
+        // a signal too: an insert-only node serves no queue on purpose; elsewhere it is a missing gendurable.queues entry
+        unservedQueues.get().forEach((queue, fsms) -> data.put("unserved queue " + queue, "FSMs " + fsms
+                + " default to it; this node does not serve it (gendurable.queues): their instances run only on a node that does"));
         if (l.stopped()) {
             data.put("engine", "stopped");
             return new Check("gendurable", false, data);

@@ -75,6 +75,7 @@ class InspectAndSummaryTest {
     @BeforeEach
     void up() {
         t = DurableTesting.builder().dataSource(own.dataSource()).schema(own.schema()).fsms(Parent.class, Child.class, Work.class)
+                .config("gendurable.queues", "default:1,parents:1,kids:1,jobs:1")
                 .config("gendurable.concurrency-limits.g.limit", "2")
                 .config("gendurable.rate-limits.r.allowed", "5")
                 .config("gendurable.rate-limits.r.burst", "10")

@@ -138,7 +138,10 @@ class SchedulesTest {
     private DurableTesting node(TestClock clock, String misfireThreshold, Class<?>... fsms) {
         DurableTesting t = DurableTesting.builder().dataSource(own.dataSource()).schema(own.schema()).fsms(fsms)
                 .clock(clock).config("gendurable.schedules.misfire-threshold", misfireThreshold)
+                .config("gendurable.queues", "default:1,reports:1")
                 .dropSchemaOnClose(false).build();
+        // these tests move the clock as if their nodes were down meanwhile, then tick at one instant
+        io.gendurable.testing.KitAccess.detachFromClock(t);
         nodes.add(t);
         return t;
     }

@@ -15,7 +15,7 @@ public final class Kit {
 
     /** @return the engine behind {@code t} */
     public static Engine engine(DurableTesting t) {
-        return (Engine) t.durable();
+        return io.gendurable.testing.KitAccess.engine(t);
     }
 
     /** @return plain SQL on {@code t}'s schema */

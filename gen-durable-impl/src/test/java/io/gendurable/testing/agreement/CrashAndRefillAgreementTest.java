@@ -1,0 +1,122 @@
+package io.gendurable.testing.agreement;
+
+import io.gendurable.DurableFsm;
+import io.gendurable.Fsm;
+import io.gendurable.InsertOptions;
+import io.gendurable.Job;
+import io.gendurable.Outcome;
+import io.gendurable.Status;
+import io.gendurable.StepContext;
+import io.gendurable.impl.config.LimitsConfig;
+import io.gendurable.testing.DrainException;
+import io.gendurable.testing.DurableTesting;
+import io.gendurable.testing.TestClock;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.gendurable.testing.agreement.Kits.config;
+import static io.gendurable.testing.agreement.Kits.kit;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A step that throws a {@link VirtualMachineError}, and a rate limit's refill: on a node the first
+ * leaves its row executing until the lease lapses (the reaper then runs it again), and a row
+ * refused by a rate limit of 1 per 10 s runs at the refill, 10 s later. Under the kit the first
+ * fails the drain saying so; the second runs at the refill too, not at the end of a 1 s, 2 s, 4 s…
+ * walk (+15 s).
+ */
+class CrashAndRefillAgreementTest {
+
+    /** Attempt 1 overflows its stack; attempt 2 is done. */
+    @DurableFsm(name = "agree-deep")
+    public static class Deep implements Fsm<String> {
+        final AtomicInteger calls = new AtomicInteger();
+
+        @Override
+        public Outcome step(String step, String s, StepContext ctx) {
+            calls.incrementAndGet();
+            if (ctx.attempt() == 1) {
+                throw new StackOverflowError("deep recursion");
+            }
+            return Outcome.done("after " + ctx.attempt());
+        }
+    }
+
+    /** Done with the instant (of its engine's clock) at which it ran. */
+    @DurableFsm(name = "agree-metered")
+    public static class Metered implements Job<String> {
+        private final InstantSource clock;
+
+        Metered(InstantSource clock) {
+            this.clock = clock;
+        }
+
+        @Override
+        public Object perform(String s, StepContext ctx) {
+            return clock.instant().toString();
+        }
+    }
+
+    @Test
+    void a_step_that_throws_a_virtual_machine_error_stays_executing_on_a_node_and_fails_the_drain() {
+        Instant start = Kits.start();
+        Deep onNode = new Deep();
+        try (Production p = new Production("agree-crash", new TestClock(start), b -> b, onNode)) {
+            long id = p.engine.insert(Deep.class, "x").id();
+            Awaitility.await().dontCatchUncaughtExceptions().alias("attempt 1 ran").atMost(Duration.ofSeconds(30)).until(() -> onNode.calls.get() == 1);
+            assertThat(p.instance(id).status()).as("on a node, until its lease lapses").isEqualTo(Status.EXECUTING);
+            p.clock.advance(Duration.ofSeconds(31));  // past the harness's 30 s lease: the reaper takes it back
+            Awaitility.await().dontCatchUncaughtExceptions().alias("the reaper took it back as attempt 2")
+                    .atMost(Duration.ofSeconds(30)).until(() -> p.instance(id), s -> s.attempt() == 2
+                            && s.lastError() != null && s.lastError().startsWith("lease expired"));
+        }
+
+        try (DurableTesting t = kit(new TestClock(start), config(), new Deep())) {
+            long id = t.durable().insert(Deep.class, "x").id();
+            assertThatThrownBy(t::drain).isInstanceOf(DrainException.class)
+                    .hasMessageContainingAll("instance " + id, "StackOverflowError", "lease", "attempt 2")
+                    .hasCauseInstanceOf(StackOverflowError.class);
+            assertThat(t.instance(id).status()).as("under the kit, as on a node").isEqualTo(Status.EXECUTING);
+        }
+    }
+
+    @Test
+    void a_row_refused_by_a_rate_limit_runs_at_its_refill() {
+        Instant start = Kits.start();
+        InsertOptions metered = InsertOptions.builder().rateLimit("meter").build();
+        List<Long> nodeOffsets;
+        TestClock nodeClock = new TestClock(start);
+        try (Production p = new Production("agree-refill", nodeClock, b -> b.limits(new LimitsConfig(
+                Map.of("meter", new LimitsConfig.RateLimit("meter", 1, Duration.ofSeconds(10), 1, 1)), Map.of())),
+                new Metered(nodeClock))) {
+            long a = p.engine.insert(Metered.class, "a", metered).id();
+            long b = p.engine.insert(Metered.class, "b", metered).id();
+            p.runUntil(start.plus(Duration.ofSeconds(12)), Duration.ofSeconds(5));  // visits +5 s, +10 s, +12 s
+            nodeOffsets = List.of(offset(start, p.instance(a).result().as(String.class)),
+                    offset(start, p.instance(b).result().as(String.class)));
+        }
+        assertThat(nodeOffsets).as("seconds after the start, on a node").containsExactly(0L, 10L);
+
+        TestClock kitClock = new TestClock(start);
+        try (DurableTesting t = kit(kitClock, config("gendurable.rate-limits.meter.allowed=1",
+                "gendurable.rate-limits.meter.period=PT10S", "gendurable.rate-limits.meter.burst=1"), new Metered(kitClock))) {
+            long a = t.durable().insert(Metered.class, "a", metered).id();
+            long b = t.durable().insert(Metered.class, "b", metered).id();
+            t.drain();
+            assertThat(List.of(offset(start, t.assertDone(a).as(String.class)), offset(start, t.assertDone(b).as(String.class))))
+                    .as("seconds after the start, under the kit").isEqualTo(nodeOffsets);
+        }
+    }
+
+    private static long offset(Instant start, String ranAt) {
+        return Duration.between(start, Instant.parse(ranAt)).toSeconds();
+    }
+}
