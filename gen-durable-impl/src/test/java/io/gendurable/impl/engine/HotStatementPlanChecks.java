@@ -129,9 +129,14 @@ abstract class HotStatementPlanChecks {
 
     /** @return the claim's parameters as SQL literals: a batch of {@link #BATCH} from {@code queue}, no gates */
     static String[] claimArgs(String queue) {
+        return claimArgs(queue, BATCH);
+    }
+
+    /** @return the claim's parameters as SQL literals: a batch of {@code batch} from {@code queue}, no gates */
+    static String[] claimArgs(String queue, int batch) {
         String q = "'" + queue + "'";
-        return new String[]{q, q, q, "'{}'::text[]", q, "now()", RUNNABLE, "'{}'::text[]", String.valueOf(BATCH),
-            String.valueOf(BATCH), "'node:default@me'", "now() + interval '30 seconds'", "now()"};
+        return new String[]{q, q, q, "'{}'::text[]", q, "now()", RUNNABLE, "'{}'::text[]", String.valueOf(batch),
+            String.valueOf(batch), "'node:default@me'", "now() + interval '30 seconds'", "now()"};
     }
 
     @ParameterizedTest(name = "{0}")
