@@ -276,11 +276,7 @@ class LimiterModelTest {
         leaseSql = new LeaseSql(schema);
         int seeds = Integer.getInteger("admission.model.seeds", defaultSeeds);
         int perSeed = Integer.getInteger("admission.model.steps", defaultSteps);
-        List<Long> list = new ArrayList<>(List.of(1L, 2L, 3L));
-        long extra = System.nanoTime();
-        for (int i = list.size(); i < seeds; i++) {
-            list.add(extra + i);
-        }
+        List<Long> list = io.gendurable.impl.support.ModelSeeds.of(seeds);
         if (Long.getLong("admission.model.seed") != null) {  // one seed, to replay a failure
             list = List.of(Long.getLong("admission.model.seed"));
             seeds = 1;

@@ -90,11 +90,7 @@ class AdmissionModelTest {
         flushSql = FlushSql.in(new Statements(new SchemaName(h.schema())));
         int seeds = Integer.getInteger("admission.model.seeds", 3);
         int perSeed = Integer.getInteger("admission.model.steps", 300);
-        List<Long> list = new ArrayList<>(List.of(1L, 2L, 3L));
-        long extra = System.nanoTime();
-        for (int i = list.size(); i < seeds; i++) {
-            list.add(extra + i);
-        }
+        List<Long> list = io.gendurable.impl.support.ModelSeeds.of(seeds);
         for (long seed : list.subList(0, seeds)) {
             run(seed, perSeed);
         }

@@ -115,11 +115,7 @@ class LeaseModelTest {
         leaseSql = new LeaseSql(schema);
         int seeds = Integer.getInteger("fencing.model.seeds", 3);
         int perSeed = Integer.getInteger("fencing.model.steps", 250);
-        List<Long> list = new ArrayList<>(List.of(1L, 2L, 3L));
-        long extra = System.nanoTime();
-        for (int i = list.size(); i < seeds; i++) {
-            list.add(extra + i);
-        }
+        List<Long> list = io.gendurable.impl.support.ModelSeeds.of(seeds);
         for (long seed : list.subList(0, seeds)) {
             run(seed, perSeed);
         }

@@ -103,11 +103,7 @@ class TreeModelTest {
         childrenSql = new ChildrenSql(schema);
         int seeds = Integer.getInteger("tree.model.seeds", 3);
         int perSeed = Integer.getInteger("tree.model.steps", 300);
-        List<Long> list = new ArrayList<>(List.of(1L, 2L, 3L));
-        long extra = System.nanoTime();
-        for (int i = list.size(); i < seeds; i++) {
-            list.add(extra + i);
-        }
+        List<Long> list = io.gendurable.impl.support.ModelSeeds.of(seeds);
         for (long seed : list.subList(0, seeds)) {
             run(seed, perSeed);
         }
