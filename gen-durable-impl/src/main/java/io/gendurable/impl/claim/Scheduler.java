@@ -421,9 +421,11 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
                     steps.execute(() -> {
                         try {
                             run.run();
-                        } finally {
-                            searching.incrementAndGet();
+                        } catch (RuntimeException | Error e) {
+                            drainerLost(e);
+                            throw e;
                         }
+                        searching.incrementAndGet();
                         drain();
                     });
                     return;
@@ -822,9 +824,24 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
             searching.decrementAndGet();
             try {
                 row.run();
-            } finally {
-                searching.incrementAndGet();
+            } catch (RuntimeException | Error e) {
+                drainerLost(e);
+                throw e;
             }
+            searching.incrementAndGet();
+        }
+    }
+
+    /**
+     * A step thread ends with {@code e} (a step's {@link VirtualMachineError}, rethrown so the
+     * thread dies of it): it is not counted as searching, and the rows it would have taken get a
+     * drainer of their own. Its row's slot and claim were ended already ({@link #runStep}).
+     */
+    private void drainerLost(Throwable e) {
+        try {
+            dispatch();
+        } catch (RuntimeException | Error again) {
+            e.addSuppressed(again);
         }
     }
 
