@@ -242,8 +242,8 @@ abstract class HotStatementPlanChecks {
     JsonObject explain(String sql, String mode, String... args) {
         try (Connection c = h.dataSource().getConnection(); Statement s = c.createStatement()) {
             s.execute("DEALLOCATE ALL");
-            s.execute("SET plan_cache_mode = " + mode);
             s.execute(Db.PLANNER_SETTINGS.replace(", true)", ", false)"));   // as the engine's transactions plan
+            s.execute("SET plan_cache_mode = " + mode);   // then the mode under test
             s.execute("PREPARE q AS " + dollarParams(sql));
             try {
                 JsonObject plan = plan(s, "EXPLAIN (FORMAT JSON) EXECUTE q(" + String.join(", ", args) + ")");
