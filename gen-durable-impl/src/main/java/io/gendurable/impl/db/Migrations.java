@@ -8,6 +8,7 @@ import javax.sql.DataSource;
 /**
  * Installs and upgrades the schema with Flyway from {@code db/gendurable} in this jar, into the
  * engine's schema, with its own history table so it never mixes with the application's migrations.
+ * The schema may hold the application's own objects before the engine's first start.
  */
 public final class Migrations {
     /** The engine's Flyway history table, inside the engine's schema. */
@@ -58,7 +59,10 @@ public final class Migrations {
                 .createSchemas(true)
                 .table(HISTORY_TABLE)
                 .locations("classpath:db/gendurable")
-                .baselineOnMigrate(false)
+                // a schema the application shares may hold its tables already: the history table is
+                // then created with a baseline below every script (version 0), and they all run
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
                 .load()
                 .migrate();
         return result.migrationsExecuted;

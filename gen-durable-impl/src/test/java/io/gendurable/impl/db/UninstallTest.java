@@ -36,7 +36,7 @@ class UninstallTest {
                 s.execute("SET search_path TO " + control);
                 createApplicationObjects(s);
                 List<String> expected = catalog(s, control);
-                // the shared schema: the engine installed (Flyway wants it empty then), then the application's
+                // the shared schema: the engine installed first, then the application's
                 s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
                 Migrations.migrate(h.dataSource(), new SchemaName(schema));
                 s.execute("SET search_path TO " + schema);
@@ -45,6 +45,33 @@ class UninstallTest {
                 s.execute(recipe);
                 assertThat(catalog(s, schema)).isEqualTo(expected);
                 s.execute("DROP SCHEMA " + schema + " CASCADE; DROP SCHEMA " + control + " CASCADE");
+            }
+        }
+    }
+
+    @Test
+    void the_engine_installs_into_a_schema_that_already_holds_the_applications_tables() throws Exception {
+        try (EngineHarness h = new EngineHarness("shared-first")) {
+            String schema = h.schema() + "_app_first";
+            try (Connection c = h.dataSource().getConnection(); Statement s = c.createStatement()) {
+                s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " + schema);
+                s.execute("SET search_path TO " + schema);
+                createApplicationObjects(s);
+                s.execute("INSERT INTO app_orders VALUES (1, 'paid')");
+                List<String> before = catalog(s, schema);
+
+                int applied = Migrations.migrate(h.dataSource(), new SchemaName(schema));
+
+                assertThat(applied).as("every migration, from the first").isEqualTo(Integer.parseInt(Migrations.EXPECTED_VERSION));
+                assertThat(catalog(s, schema)).containsAll(before).contains("rel r gen_durable");
+                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM app_orders")) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getLong(1)).as("the application's rows").isEqualTo(1);
+                }
+                assertThat(Migrations.migrate(h.dataSource(), new SchemaName(schema))).as("a second start").isZero();
+                s.execute(recipe());
+                assertThat(catalog(s, schema)).as("uninstalled again").isEqualTo(before);
+                s.execute("DROP SCHEMA " + schema + " CASCADE");
             }
         }
     }
