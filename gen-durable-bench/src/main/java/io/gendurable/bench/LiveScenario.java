@@ -12,15 +12,15 @@ import java.util.Map;
 /**
  * Live inserts on a table that started empty (a first deployment): the worker starts on a fresh
  * schema and runs {@code --live-warm} rounds of ten jobs while the table holds a few rows (its
- * statements are server-prepared and planned then), then a loader inserts {@code --n} jobs in
- * batches of 1,000 while it runs; timed from the first of those inserts until the last is done.
+ * statements are server-prepared and planned then), then {@code --live-loaders} threads insert
+ * {@code --n} jobs in batches of 1,000 while it runs; timed from the first of those inserts until the last is done.
  * Beside it, in the same invocation, the preloaded burn-down of {@code jobs}:
  * {@code live_vs_preloaded} is the ratio of the medians.
  */
 final class LiveScenario implements Scenario.Body {
     @Override
     public void run(Options o, BenchDb db, Map<String, Object> line) throws Exception {
-        line.put("params", Map.of("n", o.n, "repeat", o.repeat, "live_warm", o.liveWarm));
+        line.put("params", Map.of("n", o.n, "repeat", o.repeat, "live_warm", o.liveWarm, "live_loaders", o.liveLoaders));
         BurnDown burnDown = new BurnDown(o, db);
         List<Map<String, Object>> live = new ArrayList<>();
         List<Map<String, Object>> preloaded = new ArrayList<>();
@@ -54,7 +54,7 @@ final class LiveScenario implements Scenario.Body {
                 progress.arm(o.n);
                 CpuSplit cpu = CpuSplit.now(ds);
                 long t0 = System.nanoTime();
-                loader.insertAll(o.n, 1, 1000, w.row());
+                loader.insertAll(o.n, o.liveLoaders, 1000, w.row());
                 boolean complete = progress.await(o.stallSeconds);
                 r.putAll(BurnDown.rates(progress, t0, o.n, "events"));
                 Map<String, Object> split = cpu.since();

@@ -41,6 +41,9 @@ final class Options {
     @Option(names = "--live-warm",
             description = "live: rounds of ten jobs the worker runs on the empty table before the live inserts [${DEFAULT-VALUE}]")
     int liveWarm = 30;
+    @Option(names = "--live-loaders",
+            description = "live: threads inserting the jobs, batches of 1,000 each (an application's request threads) [${DEFAULT-VALUE}]")
+    int liveLoaders = 1;
     @Option(names = "--warmup",
             description = "no-op jobs burnt before the first scenario, in rounds of n (0: none) [${DEFAULT-VALUE}]")
     int warmup = 100_000;
