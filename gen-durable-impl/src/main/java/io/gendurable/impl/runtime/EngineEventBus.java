@@ -149,6 +149,11 @@ public final class EngineEventBus implements EngineEvents {
         mask = m;
     }
 
+    /** @return whether the dispatcher thread was started (an event has been published) */
+    public boolean dispatching() {
+        return dispatcher != null;
+    }
+
     /** @return events queued and not yet delivered */
     public int pending() {
         return queue.size();
@@ -159,9 +164,7 @@ public final class EngineEventBus implements EngineEvents {
             return;
         }
         Thread t = threads.newThread(this::dispatch);
-        if (t.getName().startsWith("Thread-")) {
-            t.setName("gendurable-events");
-        }
+        t.setName("gendurable-events");
         dispatcher = t;
         t.start();
     }
