@@ -152,7 +152,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.activity = new NodeActivity(clock);
         this.bus = new EngineEventBus(metrics, b.probeThreads);
         b.listeners.forEach(l -> bus.add(l.listener(), l.kinds()));
-        this.events = EngineEvents.both(activity, EngineEvents.both(bus, b.events == null ? EngineEvents.NONE : b.events));
+        this.events = EngineEvents.both(activity, b.events == null ? EngineEvents.NONE : b.events);
         EngineContext ctx = new EngineContext(config, registry, db, new Statements(schema), clock, metrics, events, json,
                 timer, steps, b.tracing == null ? io.gendurable.impl.trace.Tracing.NONE : b.tracing, bus);
         this.postgresPoke = config.poke().transport() == EngineConfig.PokeTransport.POSTGRES

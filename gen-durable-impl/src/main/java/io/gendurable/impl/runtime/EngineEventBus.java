@@ -35,8 +35,9 @@ import java.util.concurrent.TimeUnit;
  * listener and event go on. Observers thus never run on a claim, step, flush or sweep thread, nor
  * inside an engine transaction; a blocked one holds up only the dispatcher.
  *
- * <p>It is also an {@link EngineEvents}: steps' outcomes and operators' actions reach the plain
- * listeners through it (the container fires their CDI events itself).
+ * <p>It is also an {@link EngineEvents}, told of each step's outcome and each operator's action
+ * beside the engine's other observers: stale outcomes become {@link OutcomeStale}, and the plain
+ * listeners get the step and operator events (the container fires their CDI events itself).
  */
 public final class EngineEventBus implements EngineEvents {
     private static final Logger LOG = System.getLogger("io.gendurable.events");

@@ -345,6 +345,9 @@ public final class StepRunner {
     }
 
     private void stepFinished(ClaimedRow row, Transition encoded, long nanos, Flusher.Result result) {
+        // the events with their data (stale outcome; step events for plain listeners): only when listened to
+        engine.bus().stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind().label(), nanos,
+                encoded.error(), result == Flusher.Result.STALE);
         try {
             engine.events().stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind().label(), nanos,
                     encoded.error(), result == Flusher.Result.STALE);

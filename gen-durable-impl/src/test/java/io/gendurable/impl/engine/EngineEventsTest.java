@@ -16,6 +16,7 @@ import io.gendurable.events.GcSwept;
 import io.gendurable.events.KeyContended;
 import io.gendurable.events.LeasesReaped;
 import io.gendurable.events.LimitContended;
+import io.gendurable.events.OperatorAction;
 import io.gendurable.events.OutcomeStale;
 import io.gendurable.events.QueueDrained;
 import io.gendurable.events.QueueSaturation;
@@ -120,6 +121,14 @@ class EngineEventsTest {
             assertThat(s.concurrency()).isEqualTo(4);
             assertThat(s.prefetch()).isGreaterThanOrEqualTo(0);
             assertThat(s.running() + s.buffer()).isLessThanOrEqualTo(s.concurrency() + s.prefetch());
+        });
+
+        e.operations().pauseQueue("other", "maintenance");
+        await().atMost(Duration.ofSeconds(5)).until(() -> !r.of(OperatorAction.class).isEmpty());
+        assertThat(r.of(OperatorAction.class)).singleElement().satisfies(a -> {
+            assertThat(a.action()).isEqualTo(OperatorAction.Action.PAUSE_QUEUE);
+            assertThat(a.target()).isEqualTo("other");
+            assertThat(a.reason()).isEqualTo("maintenance");
         });
 
         e.stop();
