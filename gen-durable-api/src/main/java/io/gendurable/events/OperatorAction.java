@@ -13,7 +13,8 @@ import java.time.Instant;
  * @param reason    the reason given, or null
  * @param at        when it committed, by the engine's clock
  */
-public record OperatorAction(Action action, String target, String principal, String reason, Instant at) {
+public record OperatorAction(Action action, String target, String principal, String reason, Instant at)
+        implements EngineEvent {
     /** The actions. */
     public enum Action {
         /** an instance (and maybe its descendants) cancelled */

@@ -13,5 +13,6 @@ import java.time.Duration;
  * @param outcome  next, retry, await, schedule_children or done
  * @param duration time spent in the step's code
  */
-public record StepCompleted(long id, String fsm, String step, String queue, String outcome, Duration duration) {
+public record StepCompleted(long id, String fsm, String step, String queue, String outcome, Duration duration)
+        implements EngineEvent {
 }

@@ -16,5 +16,5 @@ import java.time.Duration;
  * @param duration time spent in the step's code
  */
 public record StepFailed(long id, String fsm, String step, String queue, String outcome, String error,
-                         Duration duration) {
+                         Duration duration) implements EngineEvent {
 }

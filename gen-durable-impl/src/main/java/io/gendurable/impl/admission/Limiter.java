@@ -25,8 +25,14 @@ public interface Limiter {
      * @param gateKey its concurrency key when that key's name is a configured gate, else null
      * @param rateKey its step's rate-limit key ({@code name} or {@code name:partition}), else null
      * @param weight  the tokens it takes from the rate limit
+     * @param fsm     its FSM name, for the events (null when unknown)
+     * @param step    the step it is to run, for the events (null when unknown)
      */
-    record Candidate(long id, long token, String gateKey, String rateKey, int weight) {
+    record Candidate(long id, long token, String gateKey, String rateKey, int weight, String fsm, String step) {
+        /** A candidate without its FSM and step; the parameters as the canonical constructor's. */
+        public Candidate(long id, long token, String gateKey, String rateKey, int weight) {
+            this(id, token, gateKey, rateKey, weight, null, null);
+        }
     }
 
     /**

@@ -53,20 +53,28 @@ public final class PostgresLimiter implements Limiter {
 
     @Override
     public Admission admit(List<Candidate> candidates, String queue) {
+        int lost = 0;
         for (int attempt = 1; ; attempt++) {
+            // the throttles of the attempt that commits: a rolled-back attempt's are not events
+            AdmissionEvents events = AdmissionEvents.of(ctx.bus(), queue);
             try {
-                return ctx.db().inTransaction(c -> admitOnce(c, candidates));
+                Admission a = ctx.db().inTransaction(c -> admitOnce(c, candidates, events));
+                events.publish(lost);
+                return a;
             } catch (RuntimeException e) {
                 if (attempt < ATTEMPTS && SqlErrors.isUniqueViolation(e)) {
                     ctx.metrics().contended.increment();
+                    lost++;
                     continue;  // a racing mint won: recompute from its committed rows
                 }
+                AdmissionEvents.of(ctx.bus(), queue).publish(lost);
                 throw e;
             }
         }
     }
 
-    private Admission admitOnce(java.sql.Connection c, List<Candidate> candidates) throws SQLException {
+    private Admission admitOnce(java.sql.Connection c, List<Candidate> candidates, AdmissionEvents events)
+            throws SQLException {
         Instant now = ctx.clock().instant();
         Set<Long> denied = new LinkedHashSet<>();
         Map<String, List<Shard>> grabbed = new HashMap<>();   // "kind/key" → grabbed shards (mutable copies)
@@ -117,9 +125,11 @@ public final class PostgresLimiter implements Limiter {
             if (cand.rateKey() != null) {
                 if (rateOf(cand.rateKey()) == null) {
                     unknownRateLimit(cand.rateKey());
+                    events.unknown(cand);
                     denied.add(cand.id());
                     continue;
                 }
+                events.rateWanted(cand.rateKey());
                 rateShards = grabbed.getOrDefault(RATE + "/" + cand.rateKey(), List.of());
                 double tokens = rateShards.stream().mapToDouble(Shard::available).sum();
                 // a row the bucket cannot cover stops the rows of its key behind it: the tokens are
@@ -137,12 +147,15 @@ public final class PostgresLimiter implements Limiter {
             }
             if (rateShards != null) {
                 debit(grabbed, RATE + "/" + cand.rateKey(), cand.weight());
+                events.rateGranted(cand.rateKey());
             }
             admitted.put(cand.id(), gateShard == null ? null : new Slot(cand.gateKey(), gateShard.shard()));
         }
         wantedPerGate.forEach((key, n) -> {
-            if (grantedPerGate.getOrDefault(key, 0) < n) {
+            int granted = grantedPerGate.getOrDefault(key, 0);
+            if (granted < n) {
                 ctx.metrics().gateThrottled.increment();
+                events.gateThrottled(key, n, granted);
             }
         });
         List<Shard> updates = new ArrayList<>();

@@ -61,6 +61,9 @@ public class DurableBean implements GenDurable, DurableOperations {
     @Inject
     jakarta.enterprise.event.Event<Object> cdiEvents;
 
+    @Inject
+    jakarta.enterprise.inject.spi.BeanManager beanManager;
+
     private String engineName = DurableEngine.DEFAULT;
     private volatile Engine engine;
     // stopping: the drain began (no new engine is started); stopped: the engine has stopped. Between
@@ -83,12 +86,13 @@ public class DurableBean implements GenDurable, DurableOperations {
      *
      * @param engineName the engine's name
      * @param extension  the extension holding its settings and FSMs
-     * @param cdiEvents  where its events go
+     * @param beanManager the container: where its events go, and which of them are observed
      */
-    DurableBean(String engineName, GenDurableExtension extension, jakarta.enterprise.event.Event<Object> cdiEvents) {
+    DurableBean(String engineName, GenDurableExtension extension, jakarta.enterprise.inject.spi.BeanManager beanManager) {
         this.engineName = engineName;
         this.extension = extension;
-        this.cdiEvents = cdiEvents;
+        this.beanManager = beanManager;
+        this.cdiEvents = beanManager.getEvent();
     }
 
     /** @return the engine's name ({@link DurableEngine#DEFAULT} for this class's own bean) */
@@ -165,7 +169,12 @@ public class DurableBean implements GenDurable, DurableOperations {
             LOG.log(Level.INFO, "gen-durable" + (named ? " engine " + engineName + " (schema "
                     + settings.config().schema().name() + ")" : "") + " uses " + ds.origin() + "; executors " + ex.origin() + "; "
                     + events.metricsOrigin());
-            e = Engine.builder().config(settings.config()).dataSource(ds.dataSource()).registry(extension.registry(engineName))
+            CdiEventSink observed = CdiEventSink.resolve(beanManager, cdiEvents);
+            Engine.Builder builder = Engine.builder();
+            if (!observed.types().isEmpty()) {
+                builder.listener(observed, observed.types());
+            }
+            e = builder.config(settings.config()).dataSource(ds.dataSource()).registry(extension.registry(engineName))
                     .timer(ex.timer()).steps(ex.steps()).probeThreads(ex.probeThreads()).events(events).principal(DurableBean::callerPrincipal)
                     .tracing(tracing())
                     .callerTransactions(JtaCallerTransactions.lookup(jndi,

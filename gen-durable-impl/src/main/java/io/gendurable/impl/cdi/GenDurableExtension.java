@@ -152,7 +152,7 @@ public class GenDurableExtension implements Extension {
     }
 
     private DurableBean named(String name, BeanManager beanManager) {
-        DurableBean bean = new DurableBean(name, this, beanManager.getEvent());
+        DurableBean bean = new DurableBean(name, this, beanManager);
         synchronized (namedEngines) {
             namedEngines.put(name, bean);
         }

@@ -42,7 +42,9 @@ interface MetricsBackend extends EngineEvents {
             Map.entry("gendurable.scheduler.picks_in_flush", x -> x.picksInFlush),
             Map.entry("gendurable.scheduler.started_at_insert", x -> x.startedAtInsert),
             Map.entry("gendurable.scheduler.short_picks", x -> x.shortPicks),
-            Map.entry("gendurable.scheduler.empty_picks", x -> x.emptyPicks));
+            Map.entry("gendurable.scheduler.empty_picks", x -> x.emptyPicks),
+            Map.entry("gendurable.events.dropped", x -> x.eventsDropped),
+            Map.entry("gendurable.events.failed", x -> x.eventsFailed));
 
     /**
      * Registers the gauges over the engine's counters, its queues and the cluster-wide queue figures.

@@ -1,6 +1,8 @@
 package io.gendurable.impl.claim;
 
+import io.gendurable.events.KeyContended;
 import io.gendurable.impl.runtime.EngineContext;
+import io.gendurable.impl.runtime.EventKind;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Db;
@@ -76,7 +78,11 @@ public final class Picker {
     private List<Picked> claim(int demand) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return ctx.db().inTransaction(c -> pick(c, demand));
+                List<Picked> rows = ctx.db().inTransaction(c -> pick(c, demand));
+                if (attempt > 1) {
+                    contended(attempt - 1, false);
+                }
+                return rows;
             } catch (RuntimeException e) {
                 if (!SqlErrors.isUniqueViolation(e)) {
                     throw e;
@@ -86,11 +92,19 @@ public final class Picker {
                     continue;
                 }
                 ctx.metrics().contendedDeferred.increment();
+                contended(attempt, true);
                 LOG.log(System.Logger.Level.INFO, "gen-durable: K = 1 contention on queue "
                         + queue + ": another claim took the same concurrency key " + attempt
                         + " times running; retrying on the next poll");
                 return List.of();
             }
+        }
+    }
+
+    /** @param lost K = 1 races this claim lost @param deferred whether it gave up until the next poll */
+    private void contended(int lost, boolean deferred) {
+        if (ctx.bus().on(EventKind.KEY_CONTENDED)) {
+            ctx.bus().publish(new KeyContended(queue, lost, deferred));
         }
     }
 
@@ -118,7 +132,7 @@ public final class Picker {
             ClaimedRow r = p.row();
             if (r.gated() || r.rateLimit() != null) {
                 candidates.add(new Limiter.Candidate(r.id(), r.claimToken(), r.gated() ? r.concurrencyKey() : null, r.rateLimit(),
-                        r.weight()));
+                        r.weight(), r.fsm(), r.step()));
             }
         }
         if (candidates.isEmpty()) {

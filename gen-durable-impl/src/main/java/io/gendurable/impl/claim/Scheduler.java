@@ -1,5 +1,11 @@
 package io.gendurable.impl.claim;
 
+import io.gendurable.events.ClaimsReclaimed;
+import io.gendurable.events.QueueDrained;
+import io.gendurable.events.QueueSaturation;
+import io.gendurable.events.RowsClaimed;
+import io.gendurable.impl.runtime.EngineEventBus;
+import io.gendurable.impl.runtime.EventKind;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.config.ConfigKeys;
@@ -475,7 +481,11 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
             }
         }
         waitUntil(() -> !fillRunning.get(), deadlineNanos);
-        Loops.guarded(LOG, "drain release of queue " + queue, ctx.metrics(), this::releaseBuffered);
+        int[] released = {0};
+        Loops.guarded(LOG, "drain release of queue " + queue, ctx.metrics(), () -> released[0] = releaseBuffered());
+        if (ctx.bus().on(EventKind.QUEUE_DRAINED)) {
+            ctx.bus().publish(new QueueDrained(queue, released[0], inFlight()));
+        }
     }
 
     /**
@@ -624,6 +634,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         for (Picked p : rows) {
             buffer.add(track(p));
         }
+        claimEvents(rows.size(), demand);
         if (!running) {
             Loops.guarded(LOG, "drain release of queue " + queue, ctx.metrics(), this::releaseBuffered);
             return;
@@ -634,6 +645,17 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         } else {
             idleDelayMillis = config.poll().interval().toMillis();
             schedulePoll(idleDelayMillis);
+        }
+    }
+
+    /** The claim's events, when listened to: what it kept of its demand, and the queue's fill right after. */
+    private void claimEvents(int count, int demand) {
+        EngineEventBus bus = ctx.bus();
+        if (bus.on(EventKind.ROWS_CLAIMED)) {
+            bus.publish(new RowsClaimed(queue, config.node().id(), count, demand));
+        }
+        if (bus.on(EventKind.QUEUE_SATURATION)) {
+            bus.publish(new QueueSaturation(queue, inFlight(), buffer.size(), concurrency, prefetch));
         }
     }
 
@@ -699,6 +721,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
                 for (Picked p : admitted) {
                     buffer.add(track(p));
                 }
+                claimEvents(admitted.size(), demand);
                 if (!running) {
                     Loops.guarded(LOG, "drain release of queue " + queue, ctx.metrics(), Scheduler.this::releaseBuffered);
                     return;
@@ -1094,11 +1117,15 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
                 ctx.clock().instant().plus(staleness.isNegative() ? Duration.ZERO : staleness), ctx.clock().instant()));
         if (n > 0) {
             ctx.metrics().reclaimed.add(n);
+            if (ctx.bus().on(EventKind.CLAIMS_RECLAIMED)) {
+                ctx.bus().publish(new ClaimsReclaimed(queue, n));
+            }
             LOG.log(Level.INFO, "gen-durable queue " + queue + ": released " + n + " claims of a dead predecessor");
         }
     }
 
-    private void releaseBuffered() {
+    /** @return how many buffered claims went back (those still this node's) */
+    private int releaseBuffered() {
         List<Picked> rows = new ArrayList<>();
         List<Claim> claims = new ArrayList<>();
         for (Run r; (r = buffer.poll()) != null; ) {
@@ -1106,7 +1133,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
             claims.add(r.claim);
         }
         if (rows.isEmpty()) {
-            return;
+            return 0;
         }
         // Forgotten before the release, whatever it does: a claim this node no longer means to run
         // is never heartbeated again, so if the release fails the reaper takes it at lease expiry.
@@ -1117,6 +1144,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         ctx.metrics().released.add(n);
         LOG.log(Level.INFO, "gen-durable queue " + queue + ": released " + n + " of " + rows.size()
                 + " buffered claims on stop");
+        return n;
     }
 
     private static void waitUntil(java.util.function.BooleanSupplier condition, long deadline) {

@@ -368,7 +368,7 @@ public final class ConfigKeys {
     /** The JNDI name of the managed thread factory of the readiness probe's thread. */
     public static final ConfigKey<Void, String> THREAD_FACTORY = container("thread-factory",
             "java:comp/DefaultManagedThreadFactory",
-            "The managed thread factory that makes the readiness probe's own thread (never queued behind steps).");
+            "The managed thread factory that makes the readiness probe's own thread (never queued behind steps) and the engine events' dispatcher thread.");
 
     /** The values of {@link #METRICS_BACKEND}, in the order {@code auto} tries them. */
     public static final List<String> METRICS_BACKENDS = List.of("microprofile", "micrometer", "opentelemetry");

@@ -54,6 +54,9 @@ import io.gendurable.impl.poke.Poke;
 import io.gendurable.impl.poke.PostgresPoke;
 import io.gendurable.impl.redis.RedisBackends;
 import io.gendurable.impl.runtime.EngineContext;
+import io.gendurable.events.EngineEvent;
+import io.gendurable.events.EngineEventListener;
+import io.gendurable.impl.runtime.EngineEventBus;
 import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
 import io.gendurable.impl.runtime.QueueActivity;
@@ -89,6 +92,8 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 public final class Engine implements GenDurable, AutoCloseable {
     private static final Logger LOG = System.getLogger("io.gendurable.engine");
+    /** How long the event listeners may take, at stop, to receive the events already queued. */
+    private static final java.time.Duration EVENTS_CLOSE_WAIT = java.time.Duration.ofSeconds(2);
 
     private final EngineConfig config;
     private final DataSource dataSource;
@@ -118,6 +123,7 @@ public final class Engine implements GenDurable, AutoCloseable {
     private final Limiter limiter;
     private final LimitsSeeder limitsSeeder;
     private final EngineEvents events;
+    private final EngineEventBus bus;
     private final DrainRunner drainRunner;
     private final PausedQueues pauses;
     // the operator's actions' statements; set once in the constructor (the reaper and the releases
@@ -144,9 +150,11 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.schema = new SchemaName(config.schema().name());
         this.db = new Db(EnginePersistence.create(dataSource, schema), dataSource);
         this.activity = new NodeActivity(clock);
+        this.bus = new EngineEventBus(metrics, b.probeThreads);
+        b.listeners.forEach(l -> bus.add(l.listener(), l.kinds()));
         this.events = EngineEvents.both(activity, b.events == null ? EngineEvents.NONE : b.events);
         EngineContext ctx = new EngineContext(config, registry, db, new Statements(schema), clock, metrics, events, json,
-                timer, steps, b.tracing == null ? io.gendurable.impl.trace.Tracing.NONE : b.tracing);
+                timer, steps, b.tracing == null ? io.gendurable.impl.trace.Tracing.NONE : b.tracing, bus);
         this.postgresPoke = config.poke().transport() == EngineConfig.PokeTransport.POSTGRES
                 ? new PostgresPoke(ctx, dataSource, localPoke::poke, this::pokeAllLocal)
                 : null;
@@ -408,6 +416,7 @@ public final class Engine implements GenDurable, AutoCloseable {
             }
             db.close();
             probes.shutdownNow();
+            bus.close(EVENTS_CLOSE_WAIT);
             LOG.log(Level.INFO, "gen-durable stopped");
         }
     }
@@ -471,6 +480,36 @@ public final class Engine implements GenDurable, AutoCloseable {
         return db.withEntityManager(em -> findSql.byCorrelationKey(em, correlationKey)).map(r -> Rows.snapshot(r, json));
     }
 
+    /**
+     * Registers a listener of every engine event ({@link io.gendurable.events.EngineEvent}), called on
+     * the engine's event dispatcher thread (docs/metrics.md, "Engine events").
+     *
+     * @param listener the listener
+     */
+    public void addListener(EngineEventListener listener) {
+        bus.addListener(listener);
+    }
+
+    /**
+     * Registers a listener of some engine event types: nothing is built for a type no listener wants.
+     *
+     * @param listener the listener
+     * @param types    the event types it receives ({@code EngineEvent.class} for all)
+     * @throws IllegalArgumentException when a type is not an engine event type
+     */
+    public void addListener(EngineEventListener listener, java.util.Collection<Class<? extends EngineEvent>> types) {
+        bus.addListener(listener, types);
+    }
+
+    /**
+     * Unregisters a listener; events already queued for it may still reach it.
+     *
+     * @param listener the listener
+     */
+    public void removeListener(EngineEventListener listener) {
+        bus.removeListener(listener);
+    }
+
     /** @return the counters */
     public EngineMetrics metrics() {
         return metrics;
@@ -505,6 +544,10 @@ public final class Engine implements GenDurable, AutoCloseable {
 
     List<Scheduler> schedulers() {
         return List.copyOf(schedulers);
+    }
+
+    EngineEventBus eventBus() {
+        return bus;
     }
 
     io.gendurable.impl.claim.PausedQueues pauses() {
@@ -550,6 +593,10 @@ public final class Engine implements GenDurable, AutoCloseable {
         return beacon;
     }
 
+    /** A listener given to the builder, with the bits of the event kinds it receives. */
+    private record Listening(EngineEventListener listener, long kinds) {
+    }
+
     /** Builds an {@link Engine}; {@code dataSource}, {@code config}, {@code registry}, {@code timer} and {@code steps} are required. */
     public static final class Builder {
         private DataSource dataSource;
@@ -565,6 +612,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         private EngineEvents events;
         private java.util.function.Supplier<String> principal;
         private io.gendurable.impl.trace.Tracing tracing;
+        private final List<Listening> listeners = new ArrayList<>();
 
         private Builder() {
         }
@@ -598,6 +646,27 @@ public final class Engine implements GenDurable, AutoCloseable {
 
         /** @param v step spans and the stored trace context (default: none; docs/tracing.md) @return this */
         public Builder tracing(io.gendurable.impl.trace.Tracing v) { this.tracing = v; return this; }
+
+        /** @param v a listener of every engine event (more: call again) @return this */
+        public Builder listener(EngineEventListener v) {
+            listeners.add(new Listening(Objects.requireNonNull(v, "listener"), io.gendurable.impl.runtime.EventKind.ALL));
+            return this;
+        }
+
+        /**
+         * @param v     a listener of some engine event types
+         * @param types the types ({@code EngineEvent.class} for all)
+         * @return this
+         * @throws IllegalArgumentException when a type is not an engine event type
+         */
+        public Builder listener(EngineEventListener v, java.util.Collection<Class<? extends EngineEvent>> types) {
+            long m = 0;
+            for (Class<? extends EngineEvent> t : types) {
+                m |= io.gendurable.impl.runtime.EventKind.maskOf(t);
+            }
+            listeners.add(new Listening(Objects.requireNonNull(v, "listener"), m));
+            return this;
+        }
 
         /** @return the engine, not started */
         public Engine build() {

@@ -17,6 +17,11 @@ public final class EngineInternals {
     private EngineInternals() {
     }
 
+    /** @param engine an engine @return its event bus (which event types are listened to, events pending) */
+    public static io.gendurable.impl.runtime.EngineEventBus eventBus(Engine engine) {
+        return engine.eventBus();
+    }
+
     /** @param engine an engine @return its schedulers, one per configured queue */
     public static List<Scheduler> schedulers(Engine engine) {
         return engine.schedulers();

@@ -316,8 +316,10 @@ final class Operations implements DurableOperations {
         // cannot write a line of its own into the log (the quoted parts escape \, " and controls)
         LOG.log(Level.INFO, oneLine("gen-durable operator action " + action + " on " + quoted(target) + detail + " by "
                 + (who == null ? "(no principal)" : quoted(who)) + (reason == null ? "" : " — reason " + quoted(reason))));
+        OperatorAction done = new OperatorAction(action, target, who, reason, ctx.clock().instant());
+        ctx.bus().operated(done);  // the plain listeners (the CDI event is the container's, below)
         try {
-            ctx.events().operated(new OperatorAction(action, target, who, reason, ctx.clock().instant()));
+            ctx.events().operated(done);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "gen-durable: an observer of operator actions failed: " + e);
         }

@@ -1,5 +1,7 @@
 package io.gendurable.impl.gc;
 
+import io.gendurable.events.GcSwept;
+import io.gendurable.impl.runtime.EventKind;
 import io.gendurable.impl.runtime.Background;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.admission.BucketSweeper;
@@ -34,12 +36,19 @@ public final class Gc implements Background {
         this.buckets = buckets;
         this.config = ctx.config().gc();
         this.sql = ctx.statements().of(GcSql.class, GcSql::new);
-        this.loop = new Periodic(ctx.requireTimer(), config.interval(), () -> {
-            Loops.guarded(LOG, "gc", ctx.metrics(), this::runOnce);
-            Loops.guarded(LOG, "gc of the step history", ctx.metrics(), this::sweepHistory);
-            Loops.guarded(LOG, "gc of rate buckets", ctx.metrics(), this::sweepRateBuckets);
-            Loops.guarded(LOG, "gate reconciler", ctx.metrics(), this::reconcileGates);
-        });
+        this.loop = new Periodic(ctx.requireTimer(), config.interval(), this::pass);
+    }
+
+    /** One pass of the loop: each sweep guarded apart, then (when listened to and anything was swept) its {@code GcSwept} event. */
+    public void pass() {
+        int[] n = new int[3];
+        Loops.guarded(LOG, "gc", ctx.metrics(), () -> n[0] = runOnce());
+        Loops.guarded(LOG, "gc of the step history", ctx.metrics(), this::sweepHistory);
+        Loops.guarded(LOG, "gc of rate buckets", ctx.metrics(), () -> n[1] = sweepRateBuckets());
+        Loops.guarded(LOG, "gate reconciler", ctx.metrics(), () -> n[2] = reconcileGates());
+        if ((n[0] | n[1] | n[2]) != 0 && ctx.bus().on(EventKind.GC_SWEPT)) {
+            ctx.bus().publish(new GcSwept(n[0], n[1], n[2]));
+        }
     }
 
     @Override

@@ -1,5 +1,8 @@
 package io.gendurable.impl.lease;
 
+import io.gendurable.events.AwaitsTimedOut;
+import io.gendurable.events.LeasesReaped;
+import io.gendurable.impl.runtime.EventKind;
 import io.gendurable.impl.runtime.Background;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.config.EngineConfig;
@@ -74,6 +77,9 @@ public final class Reaper implements Background {
         int total = sweep(c -> sql.reap(c, ctx.clock().instant(), config.batch()));
         if (total > 0) {
             ctx.metrics().reaped.add(total);
+            if (ctx.bus().on(EventKind.LEASES_REAPED)) {
+                ctx.bus().publish(new LeasesReaped(total));
+            }
             LOG.log(Level.INFO, "gen-durable reaper: " + total + " expired leases returned to runnable");
         }
         return total;
@@ -88,6 +94,9 @@ public final class Reaper implements Background {
     public int fireTimeouts() {
         int total = sweep(c -> sql.fireTimeouts(c, ctx.clock().instant(), config.batch()));
         ctx.metrics().awaitTimeouts.add(total);
+        if (total > 0 && ctx.bus().on(EventKind.AWAITS_TIMED_OUT)) {
+            ctx.bus().publish(new AwaitsTimedOut(total));
+        }
         return total;
     }
 

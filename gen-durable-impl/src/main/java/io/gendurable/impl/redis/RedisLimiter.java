@@ -1,5 +1,6 @@
 package io.gendurable.impl.redis;
 
+import io.gendurable.impl.admission.AdmissionEvents;
 import io.gendurable.impl.admission.BucketSql;
 import io.gendurable.impl.admission.GateRows;
 import io.gendurable.impl.admission.Limiter;
@@ -227,9 +228,11 @@ public final class RedisLimiter implements Limiter {
         Map<String, Integer> rates = new LinkedHashMap<>();
         Set<Long> denied = new LinkedHashSet<>();
         List<Candidate> asked = new ArrayList<>();
+        AdmissionEvents events = AdmissionEvents.of(ctx.bus(), queue);
         for (Candidate c : candidates) {
             if (c.rateKey() != null && limits.rateFor(c.rateKey()) == null) {
                 unknownRateLimit(c.rateKey());
+                events.unknown(c);
                 denied.add(c.id());
                 continue;
             }
@@ -289,6 +292,24 @@ public final class RedisLimiter implements Limiter {
                     ctx.metrics().gateThrottled.increment();
                 }
             }
+            if (c.rateKey() != null && (code == ADMITTED || code == RATE_DENIED)) {
+                events.rateWanted(c.rateKey());
+                if (code == ADMITTED) {
+                    events.rateGranted(c.rateKey());
+                }
+            }
+        }
+        if (!throttledGates.isEmpty() && events != AdmissionEvents.NONE) {
+            Map<String, int[]> perGate = new LinkedHashMap<>();  // key → {wanted, admitted}
+            for (int i = 0; i < asked.size(); i++) {
+                Candidate c = asked.get(i);
+                if (c.gateKey() != null && throttledGates.contains(c.gateKey())) {
+                    int[] n = perGate.computeIfAbsent(c.gateKey(), k -> new int[2]);
+                    n[0]++;
+                    n[1] += codes.get(i).intValue() == ADMITTED ? 1 : 0;
+                }
+            }
+            perGate.forEach((key, n) -> events.gateThrottled(key, n[0], n[1]));
         }
         List<Slot> slots = admitted.values().stream().filter(s -> s != null).toList();
         try {
@@ -305,6 +326,7 @@ public final class RedisLimiter implements Limiter {
                 mine.put(id, new Held(slot, now));
             }
         });
+        events.publish(0);
         return new Admission(admitted, denied);
     }
 

@@ -29,10 +29,11 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param timer      runs fills, flushes, heartbeats and sweeps; {@code null} for the synchronous drain runner
  * @param steps      runs steps; {@code null} for the synchronous drain runner
  * @param tracing    step spans and the stored trace context ({@link Tracing#NONE} when telemetry is off)
+ * @param bus        the engine's events with their data, for their listeners (check {@link EngineEventBus#on} first)
  */
 public record EngineContext(EngineConfig config, FsmRegistry registry, Db db, Statements statements, InstantSource clock,
                             EngineMetrics metrics, EngineEvents events, Json json,
-                            ScheduledExecutorService timer, ExecutorService steps, Tracing tracing) {
+                            ScheduledExecutorService timer, ExecutorService steps, Tracing tracing, EngineEventBus bus) {
     /** Checks the required parts. */
     public EngineContext {
         Objects.requireNonNull(config, "config");
@@ -44,6 +45,15 @@ public record EngineContext(EngineConfig config, FsmRegistry registry, Db db, St
         Objects.requireNonNull(events, "events");
         Objects.requireNonNull(json, "json");
         Objects.requireNonNull(tracing, "tracing");
+        Objects.requireNonNull(bus, "bus");
+    }
+
+    /** A context whose event bus has no listener; the parameters as the canonical constructor's. */
+    public EngineContext(EngineConfig config, FsmRegistry registry, Db db, Statements statements, InstantSource clock,
+                         EngineMetrics metrics, EngineEvents events, Json json,
+                         ScheduledExecutorService timer, ExecutorService steps, Tracing tracing) {
+        this(config, registry, db, statements, clock, metrics, events, json, timer, steps, tracing,
+                new EngineEventBus(metrics, null));
     }
 
     /** A context without tracing ({@link Tracing#NONE}); the parameters as the canonical constructor's. */
@@ -68,6 +78,6 @@ public record EngineContext(EngineConfig config, FsmRegistry registry, Db db, St
      * @return this context without executors (everything runs in the caller's thread), observed by {@code observers}
      */
     public EngineContext synchronous(EngineEvents observers) {
-        return new EngineContext(config, registry, db, statements, clock, metrics, observers, json, null, null, tracing);
+        return new EngineContext(config, registry, db, statements, clock, metrics, observers, json, null, null, tracing, bus);
     }
 }

@@ -88,6 +88,10 @@ public final class EngineMetrics {
     public final LongAdder unknownRateLimit = new LongAdder();
     /** Gate counters the reconciler corrected, and idle or orphaned bucket keys it swept. */
     public final LongAdder bucketsReconciled = new LongAdder();
+    /** Engine events dropped: the event dispatcher's queue was full (a listener fell behind), or the engine had stopped. */
+    public final LongAdder eventsDropped = new LongAdder();
+    /** Deliveries of an engine event to a listener (or to the CDI observers) that threw. */
+    public final LongAdder eventsFailed = new LongAdder();
     /** Steps that ran past their timeout (their thread interrupted), in total. */
     public final LongAdder stepTimeouts = new LongAdder();
     /** The same by FSM and step. */

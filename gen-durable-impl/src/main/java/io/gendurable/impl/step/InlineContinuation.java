@@ -86,7 +86,7 @@ public final class InlineContinuation {
             return next;
         }
         Limiter.Admission a = limiter.admit(List.of(new Limiter.Candidate(r.id(), token, newGate ? key : null,
-                step.rateLimit(), step.weight())), r.queue());
+                step.rateLimit(), step.weight(), r.fsm(), step.name())), r.queue());
         if (a.denied().contains(r.id())) {
             flusher.submit(encoder.requeue(next, worker, ctx.clock().instant())).join();
             return null;

@@ -1,5 +1,7 @@
 package io.gendurable.impl.step;
 
+import io.gendurable.events.OutcomeStale;
+import io.gendurable.impl.runtime.EventKind;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.Backoff;
 import io.gendurable.Fsm;
@@ -195,6 +197,9 @@ public final class StepRunner {
             if (!c.continued().live(current.row())) {
                 // its lease lapsed before its code started: the reaper's (or another node's) now
                 engine.metrics().stale.increment();
+                if (engine.bus().on(EventKind.OUTCOME_STALE)) {
+                    engine.bus().publish(new OutcomeStale(current.row().id(), current.row().fsm(), current.row().step(), "none"));
+                }
                 LOG.log(Level.INFO, "gen-durable: the claim of instance " + current.row().id()
                         + " lapsed before its step started; the step is left to the reaper");
                 finished.finished(Flusher.Result.STALE, null);
@@ -340,6 +345,9 @@ public final class StepRunner {
     }
 
     private void stepFinished(ClaimedRow row, Transition encoded, long nanos, Flusher.Result result) {
+        // the events with their data (stale outcome; step events for plain listeners): only when listened to
+        engine.bus().stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind().label(), nanos,
+                encoded.error(), result == Flusher.Result.STALE);
         try {
             engine.events().stepFinished(row.id(), row.fsm(), row.step(), row.queue(), encoded.kind().label(), nanos,
                     encoded.error(), result == Flusher.Result.STALE);
