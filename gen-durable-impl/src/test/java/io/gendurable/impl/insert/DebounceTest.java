@@ -120,6 +120,32 @@ class DebounceTest {
         t.assertDone(next.id(), "b");
     }
 
+    /** Retries its first attempt a minute later, then is done with its state. */
+    @DurableFsm(name = "debounced-retried")
+    public static class RetriedOnce implements Fsm<String> {
+        @Override
+        public Outcome step(String step, String s, StepContext ctx) {
+            return ctx.attempt() == 1 ? Outcome.retry(Duration.ofMinutes(1), s) : Outcome.done(s);
+        }
+    }
+
+    @Test
+    void an_instance_that_ran_a_step_and_waits_again_is_not_debounced_into_and_waits_beside_the_next() {
+        t.register(new RetriedOnce());
+        long first = t.durable().insert(RetriedOnce.class, "a", debounce("k")).id();
+        clock.advance(WINDOW);
+        assertThat(t.drain(DUE_ONLY).steps()).as("its first attempt ran and retries in a minute").hasSize(1);
+        assertThat(t.instance(first).status()).isEqualTo(Status.RUNNABLE);
+
+        Inserted next = t.durable().insert(RetriedOnce.class, "b", debounce("k"));
+        assertThat(next.debounced()).as("a started instance is no longer waiting").isFalse();
+        assertThat(t.instance(first).eligibleAt()).as("its retry keeps its time").isEqualTo(clock.instant().plus(Duration.ofMinutes(1)));
+        assertThat(t.durable().insert(RetriedOnce.class, "c", debounce("k"))).isEqualTo(new Inserted(next.id(), false, true));
+        t.drain();
+        t.assertDone(first, "a");
+        t.assertDone(next.id(), "c");
+    }
+
     @Test
     void a_key_is_per_fsm_and_plain_inserts_are_untouched() {
         long a = t.durable().insert(Reindex.class, "a", debounce("k")).id();
