@@ -27,7 +27,8 @@ public interface GenDurable {
      * @param state   the initial state; not null ({@link IllegalArgumentException}, nothing written)
      * @param options queue, priority, schedule, correlation key…
      * @param <S>     the state type
-     * @return the id, or the live holder's id with {@code duplicate=true}
+     * @return the id, or the live holder's id with {@code duplicate=true}, or a debounce key's waiting
+     *         instance's id with {@code debounced=true}
      */
     <S> Inserted insert(Class<? extends Fsm<S>> fsm, S state, InsertOptions options);
 
@@ -35,7 +36,8 @@ public interface GenDurable {
      * Inserts an instance described by name.
      *
      * @param instance the instance
-     * @return the id, or the live holder's id with {@code duplicate=true}
+     * @return the id, or the live holder's id with {@code duplicate=true}, or a debounce key's waiting
+     *         instance's id with {@code debounced=true}
      */
     Inserted insert(NewInstance instance);
 

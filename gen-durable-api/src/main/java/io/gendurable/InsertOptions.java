@@ -26,16 +26,20 @@ import java.util.Set;
  *                         past it), overriding the FSM's and the step's; zero for none; null (the
  *                         default) for {@link Fsm#stepTimeout(String)}, {@link DurableFsm#stepTimeout()}
  *                         or {@code gendurable.step-timeout}
+ * @param debounce         run once after a burst ({@link Debounce}): while an instance of the FSM with
+ *                         this debounce key waits for its first start, the insert moves that start
+ *                         instead of inserting; not with {@code scheduledAt} (the window sets the start)
+ *                         nor {@code correlationKey}
  */
 public record InsertOptions(String queue, int priority, Instant scheduledAt, String step,
                             String correlationKey, Set<Status> correlationScope, String concurrencyKey,
-                            String rateLimit, int weight, Duration stepTimeout) {
+                            String rateLimit, int weight, Duration stepTimeout, Debounce debounce) {
 
     /** The statuses that hold a correlation key by default: every non-terminal one. */
     public static final Set<Status> LIVE_STATUSES = Collections.unmodifiableSet(EnumSet.of(
             Status.RUNNABLE, Status.EXECUTING, Status.AWAITING_SIGNAL, Status.AWAITING_CHILDREN));
 
-    private static final InsertOptions DEFAULTS = new InsertOptions(null, 0, null, null, null, null, null, null, 1, null);
+    private static final InsertOptions DEFAULTS = new InsertOptions(null, 0, null, null, null, null, null, null, 1, null, null);
 
     /**
      * Validates every field.
@@ -51,6 +55,7 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
      * @param rateLimit the rate-limit key of the first step: {@code name} or {@code name:partition}
      * @param weight the tokens the first step takes from its rate limit; 1 or more
      * @param stepTimeout the longest each step may run; zero for none; null for the FSM's default
+     * @param debounce run once after a burst; null for none; not with {@code scheduledAt} nor {@code correlationKey}
      */
     public InsertOptions {
         Validation.optionalQueue(queue);
@@ -82,6 +87,35 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
             throw new IllegalArgumentException("weight must be 1 or more, got " + weight);
         }
         Validation.stepTimeout("stepTimeout", stepTimeout);
+        if (debounce != null && scheduledAt != null) {
+            throw new IllegalArgumentException("debounce and scheduledAt (or scheduleIn) cannot be combined: a debounced"
+                    + " instance starts its window after the latest insert of its key; widen the window instead");
+        }
+        if (debounce != null && correlationKey != null) {
+            throw new IllegalArgumentException("debounce and correlationKey cannot be combined: a debounced insert"
+                    + " answers with the waiting instance of its debounce key; address it by the id it returns");
+        }
+    }
+
+    /**
+     * Options without a debounce: the fields as the canonical constructor's.
+     *
+     * @param queue the queue; default {@link DurableFsm#queue()}
+     * @param priority lower runs first; 0 or more; default 0
+     * @param scheduledAt not picked before this instant; default now
+     * @param step the first step; default {@link DurableFsm#initialStep()}
+     * @param correlationKey a business key that addresses the instance and deduplicates inserts
+     * @param correlationScope the statuses in which the key is held; default the non-terminal ones
+     * @param concurrencyKey at most K instances with this key execute at once, cluster-wide
+     * @param rateLimit the rate-limit key of the first step: {@code name} or {@code name:partition}
+     * @param weight the tokens the first step takes from its rate limit; 1 or more
+     * @param stepTimeout the longest each step may run; zero for none; null for the FSM's default
+     */
+    public InsertOptions(String queue, int priority, Instant scheduledAt, String step, String correlationKey,
+                         Set<Status> correlationScope, String concurrencyKey, String rateLimit, int weight,
+                         Duration stepTimeout) {
+        this(queue, priority, scheduledAt, step, correlationKey, correlationScope, concurrencyKey, rateLimit, weight,
+                stepTimeout, null);
     }
 
     /**
@@ -100,7 +134,7 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
     public InsertOptions(String queue, int priority, Instant scheduledAt, String step, String correlationKey,
                          Set<Status> correlationScope, String concurrencyKey, String rateLimit, int weight) {
         this(queue, priority, scheduledAt, step, correlationKey, correlationScope, concurrencyKey, rateLimit, weight,
-                null);
+                null, null);
     }
 
     /** @return options with every default */
@@ -131,6 +165,7 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
         private String rateLimit;
         private int weight = 1;
         private Duration stepTimeout;
+        private Debounce debounce;
 
         private Builder() {
         }
@@ -260,11 +295,40 @@ public record InsertOptions(String queue, int priority, Instant scheduledAt, Str
             return this;
         }
 
+        /**
+         * Run once after a burst, the last write winning: while an instance of this FSM with this key
+         * waits for its first start, this insert moves its start to {@code window} from now and gives it
+         * this insert's state, and answers its id with {@link Inserted#debounced()}.
+         *
+         * @param key    the debounce key, per FSM (not null or blank)
+         * @param window how long to wait after the latest insert of the key: 1 ms to 30 days
+         * @return this builder
+         * @throws IllegalArgumentException naming the field and the accepted values
+         */
+        public Builder debounce(String key, Duration window) {
+            return debounce(key, window, Debounce.State.LAST);
+        }
+
+        /**
+         * Run once after a burst ({@link Debounce}).
+         *
+         * @param key    the debounce key, per FSM (not null or blank)
+         * @param window how long to wait after the latest insert of the key: 1 ms to 30 days
+         * @param state  {@link Debounce.State#LAST}: the latest insert's state replaces the waiting one's;
+         *               {@link Debounce.State#FIRST}: the waiting instance keeps its own
+         * @return this builder
+         * @throws IllegalArgumentException naming the field and the accepted values
+         */
+        public Builder debounce(String key, Duration window, Debounce.State state) {
+            this.debounce = new Debounce(key, window, state);
+            return this;
+        }
+
         /** @return the options */
         public InsertOptions build() {
             Instant at = scheduleIn != null ? Instant.now().plus(scheduleIn) : scheduledAt;
             return new InsertOptions(queue, priority, at, step, correlationKey, correlationScope, concurrencyKey,
-                    rateLimit, weight, stepTimeout);
+                    rateLimit, weight, stepTimeout, debounce);
         }
     }
 }

@@ -41,6 +41,7 @@ interface MetricsBackend extends EngineEvents {
             Map.entry("gendurable.buckets.reconciled", x -> x.bucketsReconciled),
             Map.entry("gendurable.scheduler.picks_in_flush", x -> x.picksInFlush),
             Map.entry("gendurable.scheduler.started_at_insert", x -> x.startedAtInsert),
+            Map.entry("gendurable.insert.debounced", x -> x.debounced),
             Map.entry("gendurable.scheduler.short_picks", x -> x.shortPicks),
             Map.entry("gendurable.scheduler.empty_picks", x -> x.emptyPicks),
             Map.entry("gendurable.events.dropped", x -> x.eventsDropped),

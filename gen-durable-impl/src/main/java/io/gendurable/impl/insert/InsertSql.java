@@ -57,15 +57,71 @@ public final class InsertSql {
             boolNotNull("key_blocked", Input::keyBlocked),
             text("claim_by", Input::claimBy));
 
+    /** The debounced insert's input: as {@link #ROWS} without what a debounced row cannot have, plus its key and mode. */
+    private static final Unnest<Row> DEBOUNCED = Unnest.of(
+            ordinal("ord"),
+            text("fsm", Row::fsm),
+            int4("fsm_version", Row::fsmVersion),
+            text("step", Row::step),
+            text("state", Row::stateJson),
+            text("queue", Row::queue),
+            int4("priority", Row::priority),
+            instant("eligible_at", Row::eligibleAt),
+            text("concurrency_key", Row::concurrencyKey),
+            text("rate_limit", Row::rateLimit),
+            int4("weight", Row::weight),
+            text("traceparent", Row::traceparent),
+            text("tracestate", Row::tracestate),
+            bigint("step_timeout_ms", Row::stepTimeoutMillis),
+            text("debounce_key", Row::debounceKey),
+            boolNotNull("debounce_first", Row::debounceFirst));
+
     // tests only: runs right before the fresh read of the holders of a batch's duplicates
     static volatile Runnable beforeHolderRead = () -> { };
 
     private final String sql;
     private final String holdersSql;
     private final String stampSql;
+    private final String debounceSql;
 
     public InsertSql(SchemaName schema) {
         String t = schema.instances();
+        // Debounced rows (InsertOptions.debounce), one statement per batch whose (fsm, key) pairs are
+        // distinct: each inserts its row, or, when the unique gen_durable_debounce index holds a row of
+        // its FSM and key still waiting for its first start (runnable, and written by nothing but
+        // inserts of its key since: updated_at = debounce_at), moves that row's start to its own window's
+        // end (never earlier) and, unless debounce_first, gives it its state. In key order, as the
+        // correlation insert, so two batches meet at the index without a deadlock. An insert that meets
+        // a row another transaction is inserting or claiming waits for it, then updates it (inserted) or
+        // inserts (claimed: the row left the index). The answer says which: the returned id is the
+        // input's own (inserted) or the waiting row's (debounced).
+        this.debounceSql = """
+                WITH input AS (
+                    SELECT nextval('%1$s_id_seq') AS id, x.*
+                    FROM (SELECT * FROM %2$s
+                          ORDER BY fsm, debounce_key, ord) x
+                ), ins AS (
+                    -- arbiter: gen_durable_debounce (unique, partial on the waiting rows of a debounce key)
+                    INSERT INTO %1$s AS g (id, fsm, fsm_version, step, state, queue, priority, eligible_at,
+                                           concurrency_key, rate_limit, weight, traceparent, tracestate,
+                                           step_timeout_ms, debounce_key, debounce_at, inserted_at, updated_at, status)
+                    SELECT id, fsm, fsm_version, step, state::jsonb, queue, priority, eligible_at::timestamptz,
+                           concurrency_key, rate_limit, weight, traceparent, tracestate,
+                           step_timeout_ms, debounce_key, ?, ?, ?, 'runnable'
+                    FROM input
+                    ORDER BY fsm, debounce_key, ord
+                    ON CONFLICT (fsm, debounce_key)
+                        WHERE debounce_key IS NOT NULL AND status = 'runnable' AND updated_at = debounce_at
+                    DO UPDATE SET eligible_at = GREATEST(g.eligible_at, EXCLUDED.eligible_at),
+                                  state = CASE WHEN (SELECT i.debounce_first FROM input i WHERE i.id = EXCLUDED.id)
+                                               THEN g.state ELSE EXCLUDED.state END,
+                                  updated_at = EXCLUDED.updated_at, debounce_at = EXCLUDED.debounce_at
+                    RETURNING g.id, g.fsm, g.debounce_key
+                )
+                SELECT i.ord, ins.id, ins.id = i.id AS inserted
+                FROM input i JOIN ins ON ins.fsm = i.fsm AND ins.debounce_key = i.debounce_key
+                ORDER BY i.ord
+                """.formatted(t, DEBOUNCED.as("u"));
         this.sql = """
                 WITH input AS (
                 -- fence: an insert that takes its row's claim stamps a fresh token
@@ -124,12 +180,23 @@ public final class InsertSql {
      * One row to insert; {@code correlationScope} is the array literal of status names;
      * {@code traceparent}/{@code tracestate} the W3C context of the span current at insert, or null;
      * {@code stepTimeoutMillis} the instance's own step timeout ({@code InsertOptions.stepTimeout},
-     * 0: none), or null.
+     * 0: none), or null; {@code debounceKey} the instance's debounce key ({@code InsertOptions.debounce},
+     * its {@code eligibleAt} then the end of its window), or null, and {@code debounceFirst} whether a
+     * waiting instance of that key keeps its own state ({@code Debounce.State.FIRST}).
      */
     public record Row(String fsm, int fsmVersion, String step, String stateJson, String queue, int priority,
                       Instant eligibleAt, String correlationKey, String correlationScope, String concurrencyKey,
                       String rateLimit, int weight, Long parentId, String traceparent, String tracestate,
-                      Long stepTimeoutMillis) {
+                      Long stepTimeoutMillis, String debounceKey, boolean debounceFirst) {
+        /** A row without a debounce key; the fields as the canonical constructor's. */
+        public Row(String fsm, int fsmVersion, String step, String stateJson, String queue, int priority,
+                   Instant eligibleAt, String correlationKey, String correlationScope, String concurrencyKey,
+                   String rateLimit, int weight, Long parentId, String traceparent, String tracestate,
+                   Long stepTimeoutMillis) {
+            this(fsm, fsmVersion, step, stateJson, queue, priority, eligibleAt, correlationKey, correlationScope,
+                    concurrencyKey, rateLimit, weight, parentId, traceparent, tracestate, stepTimeoutMillis, null, false);
+        }
+
         /** A row without a step timeout of its own; the fields as the canonical constructor's. */
         public Row(String fsm, int fsmVersion, String step, String stateJson, String queue, int priority,
                    Instant eligibleAt, String correlationKey, String correlationScope, String concurrencyKey,
@@ -214,6 +281,9 @@ public final class InsertSql {
         boolean[] blocked = gateNames == null ? new boolean[n] : blockedBehindHeads(rows, gateNames);
         List<Input> input = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
+            if (rows.get(i).debounceKey() != null) {
+                throw new IllegalArgumentException("row " + i + " is debounced: insert it with insertDebounced");
+            }
             String by = claimBy == null ? null : claimBy[i];
             if (by != null && !startable(rows.get(i), now)) {
                 throw new IllegalArgumentException("row " + i + " cannot be claimed by its insert: " + rows.get(i));
@@ -257,13 +327,62 @@ public final class InsertSql {
     }
 
     /**
+     * Inserts debounced rows (each with a {@link Row#debounceKey()}): per row, a new runnable row, or
+     * the waiting row of its FSM and key moved and (unless {@link Row#debounceFirst()}) given its state.
+     * Rows of one FSM and key in one batch apply in input order: the first in one statement, the
+     * second in the next, and so on (one statement when the pairs are distinct).
+     *
+     * @param now the insert's instant: {@code inserted_at}, {@code updated_at} and {@code debounce_at}
+     * @return per input position: the new row's id, or the waiting row's with {@code debounced}
+     */
+    public Inserted[] insertDebounced(Connection c, List<Row> rows, Instant now) throws SQLException {
+        Inserted[] out = new Inserted[rows.size()];
+        // round k holds each pair's k-th row: distinct pairs per statement (ON CONFLICT DO UPDATE
+        // cannot write one row twice in a statement), and the pair's rows apply in input order
+        java.util.Map<List<String>, Integer> seen = new java.util.HashMap<>();
+        List<List<Integer>> rounds = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) {
+            Row r = rows.get(i);
+            if (r.debounceKey() == null) {
+                throw new IllegalArgumentException("row " + i + " has no debounce key: " + r);
+            }
+            int round = seen.merge(List.of(r.fsm(), r.debounceKey()), 0, (a, b) -> a + 1);
+            if (round == rounds.size()) {
+                rounds.add(new ArrayList<>());
+            }
+            rounds.get(round).add(i);
+        }
+        for (List<Integer> positions : rounds) {
+            List<Row> batch = positions.stream().map(rows::get).toList();
+            try (PreparedStatement ps = c.prepareStatement(debounceSql)) {
+                int p = DEBOUNCED.bind(c, ps, 1, batch);
+                ps.setObject(p++, Jdbc.ts(now));
+                ps.setObject(p++, Jdbc.ts(now));
+                ps.setObject(p, Jdbc.ts(now));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        int i = positions.get(rs.getInt("ord"));
+                        out[i] = new Inserted(rs.getLong("id"), false, !rs.getBoolean("inserted"));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** @return the debounced insert's text (for tests and docs) */
+    public String debounceSql() {
+        return debounceSql;
+    }
+
+    /**
      * @return whether an insert may claim this row: due at {@code now}, no concurrency key (its
      * admission needs a claim's checks), no rate limit, and no correlation key (its identity is
      * guarded by the statuses of its scope, which an {@code executing} insert would bypass)
      */
     public static boolean startable(Row r, Instant now) {
         return !r.eligibleAt().isAfter(now) && r.concurrencyKey() == null && r.rateLimit() == null
-                && r.correlationKey() == null;
+                && r.correlationKey() == null && r.debounceKey() == null;
     }
 
     /**
@@ -294,7 +413,7 @@ public final class InsertSql {
 
     private static boolean k1(Row r, java.util.Set<String> gateNames) {
         String key = r.concurrencyKey();
-        if (key == null || r.correlationKey() != null) {
+        if (key == null || r.correlationKey() != null || r.debounceKey() != null) {
             return false;
         }
         return !gateNames.contains(io.gendurable.impl.config.LimitsConfig.nameOf(key));

@@ -82,10 +82,22 @@ public final class Inserter {
         // needed a second round (a duplicate's holder ended before it could be read) and then
         // failed writes nothing, as a rejected batch must; each statement reads afresh (read committed)
         List<Round> rounds = new ArrayList<>();
+        // debounced rows (InsertOptions.debounce) go through a statement of their own, in the same transaction
+        List<Integer> debouncedPositions = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) {
+            if (rows.get(i).debounceKey() != null) {
+                debouncedPositions.add(i);
+            }
+        }
+        Inserted[][] debouncedAnswers = new Inserted[1][];
         try {
             Db.Work<Void> work = c -> {
                 rounds.clear();
-                List<Integer> todo = java.util.stream.IntStream.range(0, rows.size()).boxed().toList();
+                if (!debouncedPositions.isEmpty()) {
+                    debouncedAnswers[0] = sql.insertDebounced(c, debouncedPositions.stream().map(rows::get).toList(), now);
+                }
+                List<Integer> todo = java.util.stream.IntStream.range(0, rows.size())
+                        .filter(i -> rows.get(i).debounceKey() == null).boxed().toList();
                 for (int round = 0; !todo.isEmpty(); round++) {
                     if (round == HOLDER_RETRIES) {
                         List<Integer> left = todo;
@@ -124,6 +136,9 @@ public final class Inserter {
                 }
                 throw e;
             }
+            for (int k = 0; k < debouncedPositions.size(); k++) {
+                out[debouncedPositions.get(k)] = debouncedAnswers[0][k];
+            }
             for (Round r : rounds) {
                 InsertSql.Answers answers = r.leased().answers;
                 for (int k = 0; k < r.positions().size(); k++) {
@@ -144,9 +159,14 @@ public final class Inserter {
         } finally {
             release(slots);
         }
+        long debounced = Arrays.stream(out).filter(Inserted::debounced).count();
         if (joined.isPresent()) {
-            joined.get().afterCommit(() -> pokeDueQueues(rows, out, started, now));  // rolled back: nothing to announce
+            joined.get().afterCommit(() -> {  // rolled back: nothing to announce or count
+                ctx.metrics().debounced.add(debounced);
+                pokeDueQueues(rows, out, started, now);
+            });
         } else {
+            ctx.metrics().debounced.add(debounced);
             pokeDueQueues(rows, out, started, now);
         }
         return Arrays.asList(out);
@@ -265,6 +285,9 @@ public final class Inserter {
         Instant now = ctx.clock().instant();
         List<InsertSql.Row> rows = new ArrayList<>(instances.size());
         for (NewInstance ni : instances) {
+            if (ni.options().debounce() != null) {
+                throw new IllegalArgumentException("a service's insert cannot be debounced: " + ni.fsm());
+            }
             rows.add(instanceRows.toRow(ni, now, null));
         }
         return sql.insert(c, rows, now);

@@ -70,6 +70,11 @@ public final class InstanceRows {
         FsmDefinition def = registry.newest(ni.fsm()).orElseThrow(() -> new IllegalArgumentException(
                 "fsm '" + ni.fsm() + "' is not registered on this node; registered: " + registry.describe()));
         InsertOptions o = ni.options();
+        io.gendurable.Debounce debounce = o.debounce();
+        if (debounce != null && parentId != null) {
+            throw new IllegalArgumentException("a child cannot be debounced (options.debounce of a new '" + ni.fsm()
+                    + "'): its parent waits for every child it schedules; debounce the insert of the parent instead");
+        }
         String state;
         try {
             state = json.write(ni.state());
@@ -84,8 +89,11 @@ public final class InstanceRows {
                 : InsertSql.scopeLiteral(scope.stream().map(Status::dbName).toList());
         return new InsertSql.Row(def.name(), def.version(), o.step() != null ? o.step() : def.initialStep(), state,
                 o.queue() != null ? o.queue() : def.queue(), o.priority(),
-                o.scheduledAt() != null ? o.scheduledAt() : now, o.correlationKey(), scopeLiteral, o.concurrencyKey(),
+                // a debounced row waits a window from its insert (debounce and scheduledAt exclude each other)
+                debounce != null ? now.plus(debounce.window()) : o.scheduledAt() != null ? o.scheduledAt() : now,
+                o.correlationKey(), scopeLiteral, o.concurrencyKey(),
                 o.rateLimit(), o.weight(), parentId, trace.traceparent(), trace.tracestate(),
-                o.stepTimeout() == null ? null : o.stepTimeout().toMillis());
+                o.stepTimeout() == null ? null : o.stepTimeout().toMillis(),
+                debounce == null ? null : debounce.key(), debounce != null && debounce.state() == io.gendurable.Debounce.State.FIRST);
     }
 }

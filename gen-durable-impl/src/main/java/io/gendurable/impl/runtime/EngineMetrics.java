@@ -20,6 +20,11 @@ public final class EngineMetrics {
      * their pickup cost no claim statement and no commit of its own. Not counted in {@link #picked}.
      */
     public final LongAdder startedAtInsert = new LongAdder();
+    /**
+     * Debounced inserts ({@code InsertOptions.debounce}) that found their key's instance still waiting
+     * for its first start and moved it instead of inserting one.
+     */
+    public final LongAdder debounced = new LongAdder();
     /** Rows claimed. */
     public final LongAdder picked = new LongAdder();
     /**

@@ -26,7 +26,7 @@ import static io.gendurable.testing.agreement.Kits.kit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Gates, FSM versions, correlation-key dedup and inline {@code next}: the same FSMs and calls on a
+ * Gates, FSM versions, correlation-key dedup, debounce and inline {@code next}: the same FSMs and calls on a
  * node and under the kit end the same (statuses, results, what each insert answered).
  */
 class EngineFeaturesAgreementTest {
@@ -156,6 +156,45 @@ class EngineFeaturesAgreementTest {
             kit.add("after done: duplicate=" + after.duplicate() + " same=" + (after.id() == first));
             kit.addAll(outcomes(List.of(t.instance(first))));
             assertThat(kit).as("under the kit").isEqualTo(node);
+        }
+    }
+
+    @Test
+    void debounced_inserts_answer_and_run_the_same() {
+        // two bursts of one key, the second after the first instance ran, and a FIRST key beside them
+        InsertOptions last = InsertOptions.builder().debounce("doc", Duration.ofSeconds(30)).build();
+        InsertOptions first = InsertOptions.builder().debounce("cfg", Duration.ofSeconds(30), io.gendurable.Debounce.State.FIRST).build();
+        Function<GenDurable, List<Long>> burst = d -> {
+            Inserted a = d.insert(V1.class, "a1", last);
+            Inserted b = d.insert(V1.class, "a2", last);
+            Inserted c = d.insert(V1.class, "c1", first);
+            Inserted e = d.insert(V1.class, "c2", first);
+            assertThat(List.of(a.debounced(), b.debounced(), c.debounced(), e.debounced())).containsExactly(false, true, false, true);
+            assertThat(b.id()).isEqualTo(a.id());
+            assertThat(e.id()).isEqualTo(c.id());
+            return List.of(a.id(), c.id());
+        };
+        Instant start = Kits.start();
+        List<String> node;
+        try (Production p = new Production("agree-debounce", new TestClock(start), UnaryOperator.identity(), new V1())) {
+            List<Long> ids = new ArrayList<>(burst.apply(p.engine));
+            p.runUntil(start.plus(HORIZON), HORIZON);
+            Inserted again = p.engine.insert(V1.class, "b1", last);
+            assertThat(again.debounced()).as("on a node, after the first ran").isFalse();
+            ids.add(again.id());
+            p.runUntil(start.plus(HORIZON.multipliedBy(2)), HORIZON);
+            node = outcomes(ids.stream().map(p::instance).toList());
+        }
+        assertThat(node).as("on a node").containsExactly("DONE \"a2 by v1\"", "DONE \"c1 by v1\"", "DONE \"b1 by v1\"");
+
+        try (DurableTesting t = kit(new TestClock(start), config(), new V1())) {
+            List<Long> ids = new ArrayList<>(burst.apply(t.durable()));
+            t.drain();
+            Inserted again = t.durable().insert(V1.class, "b1", last);
+            assertThat(again.debounced()).as("under the kit, after the first ran").isFalse();
+            ids.add(again.id());
+            t.drain();
+            assertThat(outcomes(ids.stream().map(t::instance).toList())).as("under the kit").isEqualTo(node);
         }
     }
 
