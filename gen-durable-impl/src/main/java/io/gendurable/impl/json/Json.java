@@ -5,12 +5,15 @@ import jakarta.json.bind.JsonbBuilder;
 import jakarta.json.bind.JsonbException;
 
 import java.lang.reflect.Type;
+import java.util.function.BiFunction;
 
 /**
  * JSON-B for state, results and payloads. Values are stored as JSON (objects for records),
  * parsed server-side with {@code ::jsonb}, never as a JSON string holding JSON.
  */
 public final class Json implements AutoCloseable {
+    // handed to each JsonValue, which reads through it (and so does not depend on this class)
+    private final BiFunction<String, Type, Object> reader = this::read;
     private final Jsonb jsonb;
 
     public Json() {
@@ -73,7 +76,7 @@ public final class Json implements AutoCloseable {
 
     /** @return a {@link io.gendurable.DurableValue} over the text */
     public JsonValue value(String text) {
-        return new JsonValue(text, this);
+        return new JsonValue(text, reader);
     }
 
     @Override

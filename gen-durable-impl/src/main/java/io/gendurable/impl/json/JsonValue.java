@@ -2,14 +2,21 @@ package io.gendurable.impl.json;
 
 import io.gendurable.DurableValue;
 
-/** A JSON value read from the database, read lazily through JSON-B. */
+import java.lang.reflect.Type;
+import java.util.function.BiFunction;
+
+/** A JSON value read from the database, read lazily through JSON-B ({@link Json#value}). */
 public final class JsonValue implements DurableValue {
     private final String json;
-    private final Json codec;
+    private final BiFunction<String, Type, Object> reader;
 
-    JsonValue(String json, Json codec) {
+    /**
+     * @param json   the text; null: JSON {@code null}
+     * @param reader reads a text as a type (the codec's {@code read})
+     */
+    JsonValue(String json, BiFunction<String, Type, Object> reader) {
         this.json = json == null ? "null" : json;
-        this.codec = codec;
+        this.reader = reader;
     }
 
     @Override
@@ -19,7 +26,7 @@ public final class JsonValue implements DurableValue {
 
     @Override
     public <T> T as(Class<T> type) {
-        return type.cast(codec.read(json, type));
+        return type.cast(reader.apply(json, type));
     }
 
     @Override
