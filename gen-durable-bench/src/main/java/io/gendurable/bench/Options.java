@@ -21,7 +21,7 @@ final class Options {
     String db = "";
     @Option(names = "--session-db", description = "JDBC URL of direct (or session-mode pooler) connections for the "
             + "engines' migrations and postgres pokes, when --db goes through a transaction-mode pooler (PgBouncer); "
-            + "in-process engines and the cdi scenario")
+            + "every engine of the bench")
     String sessionDb = "";
     @Option(names = "--fsync", arity = "1", defaultValue = "on",
             description = "embedded server only: fsync and synchronous_commit on|off [${DEFAULT-VALUE}]")
