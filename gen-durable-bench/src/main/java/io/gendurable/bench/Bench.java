@@ -69,6 +69,7 @@ public final class Bench {
             }
         }
         try (BenchDb db = BenchDb.open(o.db, o.fsync, o.pgConfig)) {
+            db.session(o.sessionDb);
             if (serve) {
                 serve(db);
                 return;

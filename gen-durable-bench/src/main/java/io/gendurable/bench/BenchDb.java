@@ -32,6 +32,9 @@ public final class BenchDb implements AutoCloseable {
     private final String url;
     private final boolean embedded;
     private final EmbeddedPostgres pg;
+    /** {@code --session-db}: the session DataSource of every in-process engine, or null. */
+    private String sessionUrl;
+    private HikariDataSource session;
 
     private BenchDb(String url, boolean embedded, EmbeddedPostgres pg) {
         this.url = url;
@@ -97,8 +100,28 @@ public final class BenchDb implements AutoCloseable {
         return "bench_" + hint + "_" + ProcessHandle.current().pid() + "_" + SCHEMAS.incrementAndGet();
     }
 
+    /**
+     * Gives every in-process engine a session DataSource on {@code sessionUrl} (direct, or a
+     * session-mode pooler) for its migrations and {@code postgres} poke listener, for a {@code --db}
+     * that goes through a transaction-mode pooler such as PgBouncer.
+     *
+     * @param sessionUrl a JDBC URL, or blank for none
+     */
+    public void session(String sessionUrl) {
+        if (sessionUrl == null || sessionUrl.isBlank()) {
+            return;
+        }
+        this.sessionUrl = sessionUrl;
+        this.session = pool(sessionUrl, "bench-session", 4);
+        Node.session = session;
+    }
+
     /** @return a pooled DataSource of {@code size} connections */
     public HikariDataSource pool(String name, int size) {
+        return pool(url, name, size);
+    }
+
+    private static HikariDataSource pool(String url, String name, int size) {
         HikariConfig c = new HikariConfig();
         c.setPoolName(name);
         c.setJdbcUrl(url);
@@ -115,6 +138,9 @@ public final class BenchDb implements AutoCloseable {
     public Map<String, Object> describe(DataSource ds) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("url", redact(url));
+        if (sessionUrl != null) {
+            m.put("session_url", redact(sessionUrl));
+        }
         m.put("embedded", embedded);
         for (String setting : new String[]{"server_version", "synchronous_commit", "fsync", "full_page_writes",
                 "wal_level", "shared_buffers", "max_connections", "autovacuum", "max_wal_size"}) {
@@ -170,6 +196,10 @@ public final class BenchDb implements AutoCloseable {
 
     @Override
     public void close() {
+        if (session != null) {
+            Node.session = null;
+            session.close();
+        }
         if (pg != null) {
             try {
                 pg.close();

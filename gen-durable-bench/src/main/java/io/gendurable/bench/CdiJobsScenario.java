@@ -72,6 +72,9 @@ final class CdiJobsScenario implements Scenario.Body {
         Map<String, Object> r = new LinkedHashMap<>();
         try (Schema schema = Schema.fresh(db, o, "jobscdi"); HikariDataSource admin = db.pool("bench-cdi-admin", 2)) {
             System.setProperty("gendurable.jdbc.url", db.url());
+            if (!o.sessionDb.isBlank()) {
+                System.setProperty("gendurable.session.jdbc.url", o.sessionDb);
+            }
             System.setProperty("gendurable.schema", schema.name());
             ConfigProviderResolver.instance().releaseConfig(ConfigProvider.getConfig());
             long tBoot = System.nanoTime();

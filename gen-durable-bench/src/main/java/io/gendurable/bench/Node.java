@@ -21,6 +21,8 @@ import java.util.function.IntFunction;
 
 /** One engine with its own executors, on a shared pool. */
 final class Node implements AutoCloseable {
+    /** The session DataSource of every node ({@code --session-db}), or null: the node's own pool serves. */
+    static volatile DataSource session;
     final Engine engine;
     private final ScheduledExecutorService timer;
     private final ExecutorService steps;
@@ -32,7 +34,7 @@ final class Node implements AutoCloseable {
         }
         this.timer = Executors.newScheduledThreadPool(timerThreads, threads(name + "-timer"));
         this.steps = Executors.newCachedThreadPool(threads(name + "-step"));
-        this.engine = Engine.builder().dataSource(ds).config(config).registry(registry).timer(timer).steps(steps)
+        this.engine = Engine.builder().dataSource(ds).sessionDataSource(session).config(config).registry(registry).timer(timer).steps(steps)
                 .events(events == null ? EngineEvents.NONE : events).build();
     }
 

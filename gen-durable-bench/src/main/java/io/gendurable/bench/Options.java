@@ -19,6 +19,10 @@ import java.util.List;
 final class Options {
     @Option(names = "--db", description = "JDBC URL (else $" + BenchDb.URL_ENV + ", else an embedded PostgreSQL)")
     String db = "";
+    @Option(names = "--session-db", description = "JDBC URL of direct (or session-mode pooler) connections for the "
+            + "engines' migrations and postgres pokes, when --db goes through a transaction-mode pooler (PgBouncer); "
+            + "every engine of the bench")
+    String sessionDb = "";
     @Option(names = "--fsync", arity = "1", defaultValue = "on",
             description = "embedded server only: fsync and synchronous_commit on|off [${DEFAULT-VALUE}]")
     boolean fsync;

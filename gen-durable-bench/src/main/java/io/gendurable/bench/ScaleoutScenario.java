@@ -243,9 +243,13 @@ final class ScaleoutScenario implements Scenario.Body {
         Child(Options o, String url, String schema, String id, int concurrency) throws IOException {
             this.id = id;
             String java = ProcessHandle.current().info().command().orElse("java");
-            ProcessBuilder pb = new ProcessBuilder(java, "-Xms" + o.scaleoutHeap, "-Xmx" + o.scaleoutHeap,
-                    "-cp", System.getProperty("java.class.path"), ScaleoutNode.class.getName(),
-                    url, schema, id, String.valueOf(concurrency));
+            List<String> command = new ArrayList<>(List.of(java, "-Xms" + o.scaleoutHeap, "-Xmx" + o.scaleoutHeap));
+            if (!o.sessionDb.isBlank()) {
+                command.add("-Dgendurable.session.jdbc.url=" + o.sessionDb);  // --db may be a transaction-mode pooler
+            }
+            command.addAll(List.of("-cp", System.getProperty("java.class.path"), ScaleoutNode.class.getName(),
+                    url, schema, id, String.valueOf(concurrency)));
+            ProcessBuilder pb = new ProcessBuilder(command);
             pb.redirectError(ProcessBuilder.Redirect.INHERIT);
             this.process = pb.start();
             this.reader = new Thread(this::read, "scaleout-read-" + id);

@@ -230,7 +230,24 @@ class BenchSmokeTest {
                 Json.line(java.util.Arrays.asList(1, 2.5, null, 12345.67, Double.NaN, 3.0)));
     }
 
+    @Test
+    void aSessionDbServesTheEnginesAndTheLineNamesIt() {
+        String url = db.url() + (db.url().contains("?") ? "&" : "?") + "ApplicationName=bench-smoke-session";
+        assertEquals(url, Options.parse(new String[]{"--session-db=" + url}).sessionDb);
+        try (BenchDb withSession = BenchDb.open(db.url(), false)) {
+            withSession.session(url);
+            JsonObject line = jakarta.json.Json.createReader(new StringReader(run("jobs", withSession))).readObject();
+            assertEquals(url, line.getJsonObject("db").getString("session_url"));
+            assertTrue(line.getJsonObject("results").getInt("rows_done") == 200, line.toString());
+        }
+        assertTrue(Node.session == null, "the session pool is released with its database");
+    }
+
     private static String run(String name) {
+        return run(name, db);
+    }
+
+    private static String run(String name, BenchDb db) {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         boolean ok = new Bench(Options.parse(SMALL), db, new PrintStream(buf, true, StandardCharsets.UTF_8))
                 .run(Scenario.named(name).orElseThrow());

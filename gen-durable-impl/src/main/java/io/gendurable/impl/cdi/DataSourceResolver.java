@@ -81,6 +81,50 @@ public final class DataSourceResolver {
                 + String.join("; ", tried));
     }
 
+    /**
+     * The DataSource for what needs a session of its own (the migrations, the {@code postgres}
+     * poke's listener) when the engine's goes through a transaction-mode pooler:
+     * {@code gendurable.session.datasource} in JNDI, else a pool of its own on
+     * {@code gendurable.session.jdbc.url}.
+     *
+     * @return it, or empty when neither key is set (the engine's DataSource serves)
+     * @throws IllegalStateException when both keys are set, or the JNDI name does not resolve
+     */
+    public Optional<ResolvedDataSource> resolveSession() {
+        Optional<String> name = reader.value(ConfigKeys.SESSION_DATASOURCE);
+        Optional<String> url = reader.value(ConfigKeys.SESSION_JDBC_URL);
+        if (name.isPresent() && url.isPresent()) {
+            throw new IllegalStateException("gen-durable: set one of gendurable.session.datasource (a JNDI name) and "
+                    + "gendurable.session.jdbc.url (a JDBC URL), not both");
+        }
+        if (name.isPresent()) {
+            List<String> tried = new ArrayList<>();
+            for (String candidate : jndiNames(name.get())) {
+                Optional<DataSource> found = jndi.find(candidate, DataSource.class, tried);
+                if (found.isPresent()) {
+                    return Optional.of(new ResolvedDataSource(found.get(), "JNDI " + candidate, false));
+                }
+            }
+            throw new IllegalStateException("gen-durable: gendurable.session.datasource=" + name.get()
+                    + " names no DataSource in JNDI; tried " + String.join("; ", tried));
+        }
+        if (url.isPresent()) {
+            if (!HikariPools.available()) {
+                throw new IllegalStateException("gendurable.session.jdbc.url is set but HikariCP is not on the class "
+                        + "path; add com.zaxxer:HikariCP, or name a DataSource in gendurable.session.datasource");
+            }
+            String user = reader.get(ConfigKeys.JDBC_USER);
+            DataSource pool = HikariPools.open(url.get(), user, reader.get(ConfigKeys.JDBC_PASSWORD), SESSION_POOL_SIZE,
+                    "gendurable-session");
+            return Optional.of(new ResolvedDataSource(pool, "own HikariCP pool (" + SESSION_POOL_SIZE + " connections) on "
+                    + EngineSettings.maskPassword(url.get()) + (user == null ? "" : " as " + user), true));
+        }
+        return Optional.empty();
+    }
+
+    /** Session connections the engine holds at most: Flyway's two at start-up, then the poke's listener. */
+    static final int SESSION_POOL_SIZE = 3;
+
     private ResolvedDataSource ownPool(String url) {
         if (!HikariPools.available()) {
             throw new IllegalStateException("gendurable.jdbc.url is set but HikariCP is not on the class path; "
@@ -90,7 +134,7 @@ public final class DataSourceResolver {
         String user = reader.get(ConfigKeys.JDBC_USER);
         String password = reader.get(ConfigKeys.JDBC_PASSWORD);
         int size = poolSize(config);
-        DataSource pool = HikariPools.open(url, user, password, size);
+        DataSource pool = HikariPools.open(url, user, password, size, "gendurable");
         return new ResolvedDataSource(pool, "own HikariCP pool (" + size + " connections) on "
                 + EngineSettings.maskPassword(url) + (user == null ? "" : " as " + user), true);
     }

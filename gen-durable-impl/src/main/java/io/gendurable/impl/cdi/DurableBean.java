@@ -71,6 +71,8 @@ public class DurableBean implements GenDurable, DurableOperations {
     private volatile boolean stopping;
     private volatile boolean stopped;
     private ResolvedDataSource dataSource;
+    // gendurable.session.*: the migrations' and the poke listener's DataSource, or null (the engine's serves)
+    private ResolvedDataSource sessionDataSource;
     private EngineExecutors executors;
     private ContainerEvents events;
 
@@ -160,21 +162,26 @@ public class DurableBean implements GenDurable, DurableOperations {
         // lookups and checks first; the pools, the migration and the threads come last
         EngineExecutors ex = new ExecutorResolver(settings.reader(), settings.config(), jndi).resolve();
         ResolvedDataSource ds = null;
+        ResolvedDataSource session = null;
         Engine e = null;
         try {
-            ds = new DataSourceResolver(settings.reader(), settings.config(), jndi)
-                    .resolve(named ? java.util.Optional.empty() : DataSourceResolver.bean(applicationDataSource));
+            DataSourceResolver resolver = new DataSourceResolver(settings.reader(), settings.config(), jndi);
+            ds = resolver.resolve(named ? java.util.Optional.empty() : DataSourceResolver.bean(applicationDataSource));
+            session = resolver.resolveSession().orElse(null);
             ContainerEvents events = named ? ContainerEvents.withoutMetrics(cdiEvents) : ContainerEvents.create(cdiEvents,
                     MetricsChoice.read(settings.reader()));
             LOG.log(Level.INFO, "gen-durable" + (named ? " engine " + engineName + " (schema "
-                    + settings.config().schema().name() + ")" : "") + " uses " + ds.origin() + "; executors " + ex.origin() + "; "
+                    + settings.config().schema().name() + ")" : "") + " uses " + ds.origin()
+                    + (session == null ? "" : " (migrations and poke listener: " + session.origin() + ")")
+                    + "; executors " + ex.origin() + "; "
                     + events.metricsOrigin());
             CdiEventSink observed = CdiEventSink.resolve(beanManager, cdiEvents);
             Engine.Builder builder = Engine.builder();
             if (!observed.types().isEmpty()) {
                 builder.listener(observed, observed.types());
             }
-            e = builder.config(settings.config()).dataSource(ds.dataSource()).registry(extension.registry(engineName))
+            e = builder.config(settings.config()).dataSource(ds.dataSource())
+                    .sessionDataSource(session == null ? null : session.dataSource()).registry(extension.registry(engineName))
                     .timer(ex.timer()).steps(ex.steps()).probeThreads(ex.probeThreads()).events(events).principal(DurableBean::callerPrincipal)
                     .tracing(tracing())
                     .callerTransactions(JtaCallerTransactions.lookup(jndi,
@@ -188,7 +195,7 @@ public class DurableBean implements GenDurable, DurableOperations {
                 this.events.close();
                 this.events = null;
             }
-            closeQuietly(e, ds, ex, failure);
+            closeQuietly(e, ds, session, ex, failure);
             if (named && failure instanceof IllegalStateException) {
                 // the resolvers name the plain keys; say which engine's namespace they are read from
                 throw new IllegalStateException("gen-durable engine " + engineName + " (its keys are read under "
@@ -197,6 +204,7 @@ public class DurableBean implements GenDurable, DurableOperations {
             throw failure;
         }
         this.dataSource = ds;
+        this.sessionDataSource = session;
         this.executors = ex;
         return e;
     }
@@ -219,7 +227,8 @@ public class DurableBean implements GenDurable, DurableOperations {
         }
     }
 
-    private static void closeQuietly(Engine e, ResolvedDataSource ds, EngineExecutors ex, Throwable failure) {
+    private static void closeQuietly(Engine e, ResolvedDataSource ds, ResolvedDataSource session, EngineExecutors ex,
+                                     Throwable failure) {
         try {
             if (e != null) {
                 e.stop();
@@ -229,6 +238,9 @@ public class DurableBean implements GenDurable, DurableOperations {
         }
         if (ds != null) {
             ds.close();
+        }
+        if (session != null) {
+            session.close();
         }
         ex.close();
     }
@@ -260,6 +272,9 @@ public class DurableBean implements GenDurable, DurableOperations {
             }
             executors.close();
             dataSource.close();
+            if (sessionDataSource != null) {
+                sessionDataSource.close();
+            }
             extension.releaseFsmInstances(engineName);
         }
     }

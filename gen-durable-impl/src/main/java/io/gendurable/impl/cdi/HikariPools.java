@@ -32,11 +32,12 @@ final class HikariPools {
      * @param user     the user, or null when the URL carries it
      * @param password the password, or null
      * @param maxSize  the most connections
+     * @param name     the pool's name (its threads and log lines)
      * @return the pool; the caller closes it
      */
-    static HikariDataSource open(String url, String user, String password, int maxSize) {
+    static HikariDataSource open(String url, String user, String password, int maxSize, String name) {
         HikariConfig c = new HikariConfig();
-        c.setPoolName("gendurable");
+        c.setPoolName(name);
         // The driver logs the URL it connects with (at FINE): a password travels as a property instead.
         String[] split = withoutPassword(url);
         String urlPassword = split[1];

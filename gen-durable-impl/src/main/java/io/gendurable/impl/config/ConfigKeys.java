@@ -358,6 +358,12 @@ public final class ConfigKeys {
     public static final ConfigKey<Void, String> JDBC_USER = container("jdbc.user", null, "The user of that pool.");
     /** The password of that pool; never logged. */
     public static final ConfigKey<Void, String> JDBC_PASSWORD = container("jdbc.password", null, "The password of that pool.");
+    /** The JNDI name of a DataSource that keeps its sessions, for the migrations and the poke's listener. */
+    public static final ConfigKey<Void, String> SESSION_DATASOURCE = container("session.datasource", null,
+            "A DataSource on the same database whose connections keep their session (direct, or a session-mode pooler), for what needs one: the Flyway migrations and the `postgres` poke's `LISTEN` connection. Set it when the engine's DataSource goes through a transaction-mode pooler such as PgBouncer.");
+    /** A JDBC URL for a small pool of session connections, instead of {@link #SESSION_DATASOURCE}. */
+    public static final ConfigKey<Void, String> SESSION_JDBC_URL = container("session.jdbc.url", null,
+            "Instead of `session.datasource`: a JDBC URL (direct, or a session-mode pooler) for a HikariCP pool of 3 connections of the engine's own, with `gendurable.jdbc.user` and `.password`.");
     /** The JNDI name of the managed executor that runs steps. */
     public static final ConfigKey<Void, String> EXECUTOR = container("executor", "java:comp/DefaultManagedExecutorService",
             "The managed executor that runs steps.");

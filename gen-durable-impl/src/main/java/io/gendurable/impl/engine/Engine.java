@@ -97,6 +97,8 @@ public final class Engine implements GenDurable, AutoCloseable {
 
     private final EngineConfig config;
     private final DataSource dataSource;
+    /** Where what needs a session of its own runs: the migrations and the poke's listener (default: {@link #dataSource}). */
+    private final DataSource sessionDataSource;
     private final SchemaName schema;
     private final FsmRegistry registry;
     private final Json json;
@@ -142,6 +144,7 @@ public final class Engine implements GenDurable, AutoCloseable {
     private Engine(Builder b) {
         this.config = Objects.requireNonNull(b.config, "config");
         this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource");
+        this.sessionDataSource = b.sessionDataSource != null ? b.sessionDataSource : dataSource;
         this.registry = Objects.requireNonNull(b.registry, "registry");
         ScheduledExecutorService timer = Objects.requireNonNull(b.timer, "timer");
         ExecutorService steps = Objects.requireNonNull(b.steps, "steps");
@@ -156,7 +159,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         EngineContext ctx = new EngineContext(config, registry, db, new Statements(schema), clock, metrics, events, json,
                 timer, steps, b.tracing == null ? io.gendurable.impl.trace.Tracing.NONE : b.tracing, bus);
         this.postgresPoke = config.poke().transport() == EngineConfig.PokeTransport.POSTGRES
-                ? new PostgresPoke(ctx, dataSource, localPoke::poke, this::pokeAllLocal)
+                ? new PostgresPoke(ctx, dataSource, sessionDataSource, localPoke::poke, this::pokeAllLocal)
                 : null;
         this.redis = config.usesRedis() ? RedisBackends.open(ctx, localPoke::poke, this::pokeAllLocal) : null;
         Poke remote = postgresPoke != null ? postgresPoke
@@ -356,7 +359,7 @@ public final class Engine implements GenDurable, AutoCloseable {
             }
             LOG.log(Level.INFO, "gen-durable starting: " + config.describe() + " fsms=" + registry.describe());
             if (config.schema().migrateAtStart()) {
-                int applied = Migrations.migrate(dataSource, schema);
+                int applied = Migrations.migrate(sessionDataSource, schema);
                 LOG.log(Level.INFO, "gen-durable schema " + schema.name() + ": " + applied + " migrations applied");
             }
             limitsSeeder.seed();
@@ -600,6 +603,7 @@ public final class Engine implements GenDurable, AutoCloseable {
     /** Builds an {@link Engine}; {@code dataSource}, {@code config}, {@code registry}, {@code timer} and {@code steps} are required. */
     public static final class Builder {
         private DataSource dataSource;
+        private DataSource sessionDataSource;
         private EngineConfig config;
         private FsmRegistry registry;
         private ScheduledExecutorService timer;
@@ -619,6 +623,14 @@ public final class Engine implements GenDurable, AutoCloseable {
 
         /** @param v the database @return this */
         public Builder dataSource(DataSource v) { this.dataSource = v; return this; }
+        /**
+         * @param v the same database with connections that keep their session (direct, or a
+         *          session-mode pooler), for the Flyway migrations and the {@code postgres} poke's
+         *          {@code LISTEN}, when {@link #dataSource} goes through a transaction-mode pooler;
+         *          null (the default): {@link #dataSource}
+         * @return this
+         */
+        public Builder sessionDataSource(DataSource v) { this.sessionDataSource = v; return this; }
         /** @param v the validated configuration @return this */
         public Builder config(EngineConfig v) { this.config = v; return this; }
         /** @param v the FSMs @return this */

@@ -41,6 +41,7 @@ public final class PostgresPoke implements Poke {
 
     private final EngineContext ctx;
     private final DataSource dataSource;
+    private final DataSource listenerDataSource;
     private final String channel;
     private final String origin = UUID.randomUUID().toString().substring(0, 12);
     private final Consumer<String> local;
@@ -62,13 +63,18 @@ public final class PostgresPoke implements Poke {
     /**
      * @param ctx          the engine's context (its poke window, schema, timer, counters; the
      *                     listener's long-running task runs on its step executor)
-     * @param dataSource   where the listener takes its own connection, outside the persistence unit
+     * @param dataSource   where the sends take their short autocommitted connection ({@code pg_notify}
+     *                     needs no session: it works through a transaction-mode pooler)
+     * @param listenerDataSource where the listener takes its own connection, outside the persistence
+     *                     unit: it must keep its session ({@code LISTEN}), so never a transaction-mode pooler
      * @param local        this node's schedulers, told of each queue a NOTIFY names
      * @param pokeAllLocal pokes every local scheduler (after a reconnect, when NOTIFYs may have been missed)
      */
-    public PostgresPoke(EngineContext ctx, DataSource dataSource, Consumer<String> local, Runnable pokeAllLocal) {
+    public PostgresPoke(EngineContext ctx, DataSource dataSource, DataSource listenerDataSource, Consumer<String> local,
+                        Runnable pokeAllLocal) {
         this.ctx = ctx;
         this.dataSource = dataSource;
+        this.listenerDataSource = listenerDataSource;
         this.windowNanos = ctx.config().poke().window().toNanos();
         this.probeMillis = (int) Math.min(Integer.MAX_VALUE, ctx.config().poke().probeInterval().toMillis());
         this.lastSend = System.nanoTime() - windowNanos;
@@ -169,7 +175,7 @@ public final class PostgresPoke implements Poke {
         long backoff = 100;
         boolean first = true;
         while (running) {
-            try (Connection c = dataSource.getConnection()) {
+            try (Connection c = listenerDataSource.getConnection()) {
                 c.setAutoCommit(true);
                 try (Statement s = c.createStatement()) {
                     s.execute("LISTEN " + channel);

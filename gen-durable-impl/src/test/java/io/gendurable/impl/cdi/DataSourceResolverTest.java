@@ -96,6 +96,50 @@ class DataSourceResolverTest {
     }
 
     @Test
+    void without_the_session_keys_there_is_no_session_data_source_and_the_engines_own_serves() {
+        assertThat(resolver(Map.of(), NO_JNDI).resolveSession()).isEmpty();
+    }
+
+    @Test
+    void the_session_data_source_comes_from_jndi_and_is_not_owned() {
+        Optional<ResolvedDataSource> r = resolver(Map.of("gendurable.session.datasource", "jdbc/direct"),
+                binding("java:comp/env/jdbc/direct")).resolveSession();
+
+        assertThat(r).get().satisfies(s -> {
+            assertThat(s.dataSource()).isSameAs(bound);
+            assertThat(s.owned()).isFalse();
+        });
+    }
+
+    @Test
+    void a_session_data_source_name_that_does_not_resolve_fails_naming_the_key_and_what_was_tried() {
+        assertThatThrownBy(() -> resolver(Map.of("gendurable.session.datasource", "jdbc/missing"), binding("jdbc/other"))
+                .resolveSession())
+                .hasMessageContaining("gendurable.session.datasource=jdbc/missing")
+                .hasMessageContaining("JNDI java:comp/env/jdbc/missing");
+    }
+
+    @Test
+    void both_session_keys_at_once_are_refused_naming_both() {
+        assertThatThrownBy(() -> resolver(Map.of("gendurable.session.datasource", "jdbc/direct",
+                "gendurable.session.jdbc.url", "jdbc:postgresql://127.0.0.1:1/x"), binding("jdbc/direct")).resolveSession())
+                .hasMessageContaining("gendurable.session.datasource")
+                .hasMessageContaining("gendurable.session.jdbc.url")
+                .hasMessageContaining("not both");
+    }
+
+    @Test
+    void the_session_jdbc_url_builds_a_small_pool_of_its_own_with_the_jdbc_user_and_password() {
+        String url = io.gendurable.testing.SharedTestDatabase.url();
+        try (ResolvedDataSource r = resolver(Map.of("gendurable.session.jdbc.url", url, "gendurable.jdbc.user", "postgres",
+                "gendurable.jdbc.password", "secret"), NO_JNDI).resolveSession().orElseThrow()) {
+            assertThat(r.owned()).isTrue();
+            assertThat(r.origin()).contains("own HikariCP pool (3 connections)").doesNotContain("secret");
+            assertThat(io.gendurable.testing.SharedTestDatabase.queryLong(r.dataSource(), "SELECT 1")).isEqualTo(1);
+        }
+    }
+
+    @Test
     void a_password_in_the_jdbc_url_is_masked_in_descriptions() {
         assertThat(EngineSettings.maskPassword("jdbc:postgresql://h/db?user=u&password=s3cret&ssl=true"))
                 .isEqualTo("jdbc:postgresql://h/db?user=u&password=***&ssl=true");

@@ -69,6 +69,36 @@ class GenDurableBeanBootTest extends CdiTest {
     }
 
     @Test
+    void the_session_jdbc_url_serves_the_migration_and_the_poke_listener_and_its_pool_closes_with_the_engine() {
+        String schema = SharedTestDatabase.newSchema("cdi_session");
+        String app = "gd-" + schema;
+        String sessionApp = "gds-" + schema;
+        String sep = SharedTestDatabase.url().contains("?") ? "&" : "?";
+        CdiTestSupport.jdbcProperties(schema);
+        property("gendurable.jdbc.url", SharedTestDatabase.url() + sep + "ApplicationName=" + app);
+        property("gendurable.session.jdbc.url", SharedTestDatabase.url() + sep + "ApplicationName=" + sessionApp);
+        property("gendurable.poke", "postgres");
+
+        try (WeldContainer c = boot(Tally.class, Increments.class)) {
+            GenDurable durable = c.select(GenDurable.class).get();  // starts the engine: migrates, listens
+            Inserted r = durable.insert(Tally.class, new Count(0));
+            await().atMost(Duration.ofSeconds(20)).until(() -> durable.find(r.id()).orElseThrow().status() == Status.DONE);
+
+            await().alias("the poke listener on a connection of the session pool").atMost(Duration.ofSeconds(10))
+                    .until(() -> listenersOf(sessionApp) == 1);
+            assertThat(listenersOf(app)).as("listeners on the engine's own pool").isZero();
+            assertThat(connectionsOf(app)).isPositive();
+        }
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> connectionsOf(sessionApp) == 0 && connectionsOf(app) == 0);
+    }
+
+    private static long listenersOf(String applicationName) {
+        return SharedTestDatabase.queryLong(db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = '"
+                + applicationName + "' AND query LIKE 'LISTEN %'");
+    }
+
+    @Test
     void a_gendurable_datasource_bean_is_preferred_over_jdbc_url() {
         String schema = SharedTestDatabase.newSchema("cdi_bean_ds");
         CdiTestSupport.jdbcProperties(schema);
