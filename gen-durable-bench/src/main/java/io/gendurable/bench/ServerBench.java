@@ -185,6 +185,30 @@ public final class ServerBench {
                 line.put("complete", Boolean.TRUE.equals(line.get("complete")) && BurnDown.allComplete(fsm));
             }
             results.put("live_vs_preloaded", BurnDown.rate(results, "live", "jobs") / BurnDown.rate(results, "jobs", "jobs"));
+            line.put("figures", figures(results));
+        }
+
+        /**
+         * @return the line's headline figures under flat names of their own, which compare.sh reads
+         * with grep: the median runs' rates and CPU µs per no-op job of the preloaded burn-down
+         */
+        private static Map<String, Object> figures(Map<String, Object> results) {
+            Map<String, Object> f = new LinkedHashMap<>();
+            f.put("server_jobs_per_s", BurnDown.rate(results, "jobs", "jobs"));
+            f.put("server_live_jobs_per_s", BurnDown.rate(results, "live", "jobs"));
+            f.put("server_live_first_jobs_per_s", BurnDown.rate(results, "live_first", "jobs"));
+            f.put("server_live_vs_preloaded", results.get("live_vs_preloaded"));
+            Map<?, ?> cpu = (Map<?, ?>) ((Map<?, ?>) results.get("jobs")).get("cpu_us_each");
+            f.put("server_jvm_us", cpu.get("jvm_us"));
+            f.put("server_db_us", cpu.get("db_us"));
+            if (results.get("blocking") instanceof Map<?, ?> b) {
+                f.put("server_blocking_jobs_per_s", b.get("jobs_per_s"));
+                f.put("server_blocking_vs_ideal", b.get("vs_ideal"));
+            }
+            if (results.get("fsm") instanceof Map<?, ?> m) {
+                f.put("server_fsm_steps_per_s", m.get("steps_per_s"));
+            }
+            return f;
         }
 
         /** @return the concurrency {@code --server-queues} gives {@code queue} (the engine's default 10 if absent) */
