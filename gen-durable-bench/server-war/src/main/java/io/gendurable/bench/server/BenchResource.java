@@ -4,6 +4,7 @@ import io.gendurable.DurableOperations;
 import io.gendurable.GenDurable;
 import io.gendurable.NewInstance;
 import io.gendurable.impl.cdi.DurableBean;
+import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.impl.runtime.EngineMetrics;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -107,6 +108,7 @@ public class BenchResource {
     @Path("pause")
     public String pause(@QueryParam("queue") @DefaultValue("default") String queue) {
         operations.pauseQueue(queue, "bench");
+        seePausesNow();
         return json(Map.of("paused", queue));
     }
 
@@ -126,8 +128,18 @@ public class BenchResource {
         watch.arm(engine.engine().metrics(), target);
         if (resume != null && !resume.isBlank()) {
             operations.resumeQueue(resume);
+            seePausesNow();
         }
         return json(Map.of("armed", target));
+    }
+
+    /**
+     * Makes this node read the paused queues now. The engine's own view is refreshed once per poll
+     * interval (1 s), so a resume would otherwise start the burn-down up to 1 s late, inside its
+     * timing, and a pause could let an insert start rows meanwhile.
+     */
+    private void seePausesNow() {
+        EngineInternals.pauses(engine.engine()).refresh();
     }
 
     /** @return the armed run: outcomes counted, done, seconds, rates */
