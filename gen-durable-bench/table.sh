@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prints a markdown table of gen-durable-bench/results/LOG.md from JSON lines; every figure comes from the file,
 # nothing is typed by hand.
-#   gen-durable-bench/table.sh results/compare-....jsonl          "Current figures" (one compare.sh invocation)
+#   gen-durable-bench/table.sh results/compare-....jsonl          "Current figures" (one compare.sh invocation; its servers' rows need jq)
 #   gen-durable-bench/table.sh scaleout results/....jsonl         "Scale-out and pathologies" (needs jq)
 #   gen-durable-bench/table.sh scaleout-nodes results/....jsonl   each node's claims and conflicts (needs jq)
 #   gen-durable-bench/table.sh hotkey results/....jsonl           (needs jq)
@@ -72,5 +72,12 @@ case "${1:-}" in
 | the same, defaults via CDI | $(cpu jobs-cdi) |
 | of the JVM µs, the JIT's compiler threads: tuned · defaults | $(jit jobs) · $(jit jobs-cdi) |
 EOT
+    # the bench WAR in the application servers, when the comparison ran them (needs jq)
+    if grep -q '"servers":{' <<<"$cmp"; then
+      jq -r '.servers | to_entries[] | .key as $s | .value |
+        "| bench WAR in \($s): jobs/s preloaded · live · first live after deployment | \(.jobs_per_s | round) · \(.live_jobs_per_s | round) · \(.live_first_jobs_per_s | round) |",
+        "| \($s) ÷ tuned: preloaded · live · CPU per job, JVM · PostgreSQL | **\(.jobs_vs_tuned)** · **\(.live_vs_tuned)** · \(.jvm_cpu_vs_tuned) · \(.db_cpu_vs_tuned) |",
+        "| \($s): CPU µs per job, JVM · PostgreSQL · blocking jobs/s (÷ ideal) · fsm steps/s | \(.cpu_us_per_job.jvm_us) · \(.cpu_us_per_job.db_us) · \(.blocking_jobs_per_s | round) (\(.blocking_vs_ideal)) · \(.fsm_steps_per_s | round) |"' <<<"$cmp"
+    fi
     ;;
 esac

@@ -43,6 +43,12 @@ public final class Bench {
         this.out = out;
     }
 
+    /** @return this bench, without the plain-Java warm-up before its first scenario (ServerBench warms the server up) */
+    Bench withoutWarmup() {
+        warmedUp = true;
+        return this;
+    }
+
     public static void main(String[] args) throws Exception {
         quietLogs();
         Options o;

@@ -115,9 +115,14 @@ record CpuSplit(Cpu cpu, DbCpu db, DataSource ds) {
         private static final double TICKS_PER_SECOND = 100.0;  // USER_HZ on Linux
 
         static JvmTasks now() {
+            return of(Path.of("/proc/self"));
+        }
+
+        /** @return the JIT's and the collector's ticks of the JVM whose /proc directory is {@code proc} */
+        static JvmTasks of(Path proc) {
             long jit = 0;
             long gc = 0;
-            try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            try (var tasks = Files.list(proc.resolve("task"))) {
                 for (Path task : (Iterable<Path>) tasks::iterator) {
                     try {
                         String comm = Files.readString(task.resolve("comm")).strip();
@@ -156,7 +161,9 @@ record CpuSplit(Cpu cpu, DbCpu db, DataSource ds) {
 
     /**
      * CPU ticks of the database server's processes, when it runs on this machine: the pids
-     * {@code pg_stat_activity} lists (backends and background processes), read from /proc.
+     * {@code pg_stat_activity} lists for the bench's database (its backends, whoever opened them:
+     * this JVM or an application server) and the server's background processes (WAL writer,
+     * checkpointer…), read from /proc. Other databases' backends are left out.
      */
     record DbCpu(Map<Integer, Long> ticks) {
         private static final double TICKS_PER_SECOND = 100.0;  // USER_HZ on Linux
@@ -165,7 +172,7 @@ record CpuSplit(Cpu cpu, DbCpu db, DataSource ds) {
         static DbCpu of(DataSource ds) {
             Map<Integer, Long> ticks = new java.util.HashMap<>();
             try (var c = ds.getConnection(); var st = c.createStatement();
-                 var rs = st.executeQuery("SELECT pid FROM pg_stat_activity")) {
+                 var rs = st.executeQuery("SELECT pid FROM pg_stat_activity WHERE datname IS NULL OR datname = current_database()")) {
                 while (rs.next()) {
                     long t = ticks(rs.getInt(1));
                     if (t >= 0) {
@@ -178,10 +185,11 @@ record CpuSplit(Cpu cpu, DbCpu db, DataSource ds) {
             return ticks.isEmpty() ? null : new DbCpu(ticks);
         }
 
-        private static long ticks(int pid) {
+        /** @return the CPU ticks (user and system) of process {@code pid} whose name starts with {@code comm}, or -1 */
+        static long processTicks(long pid, String comm) {
             try {
                 String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-                if (!Files.readString(Path.of("/proc/" + pid + "/comm")).strip().startsWith("postgres")) {
+                if (!Files.readString(Path.of("/proc/" + pid + "/comm")).strip().startsWith(comm)) {
                     return -1;
                 }
                 String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
@@ -189,6 +197,10 @@ record CpuSplit(Cpu cpu, DbCpu db, DataSource ds) {
             } catch (IOException | RuntimeException e) {
                 return -1;
             }
+        }
+
+        private static long ticks(int pid) {
+            return processTicks(pid, "postgres");
         }
 
         /** @return CPU seconds the server's processes used since {@code before} */

@@ -127,6 +127,24 @@ final class Options {
     @Option(names = "--far-backlog",
             description = "rows at the urgent priority due in a year, beside the jobs (farfuture) [${DEFAULT-VALUE}]")
     int farBacklog = 200_000;
+    @Option(names = "--servers", split = ",",
+            description = "ServerBench: the application servers to run the bench WAR in, comma-separated (liberty, wildfly) [${DEFAULT-VALUE}]")
+    List<String> servers = new ArrayList<>(List.of("liberty", "wildfly"));
+    @Option(names = "--server-dir",
+            description = "ServerBench: where -Pbench-servers put the servers and bench.war [gen-durable-bench/server-war/target]")
+    String serverDir = "";
+    @Option(names = "--server-queues",
+            description = "ServerBench: gendurable.queues of the bench WAR (GENDURABLE_QUEUES) [${DEFAULT-VALUE}]")
+    String serverQueues = "default:32,blocking:32";
+    @Option(names = "--server-jvm",
+            description = "ServerBench: the server JVM's options (Liberty JVM_ARGS; WildFly JAVA_OPTS' heap) [${DEFAULT-VALUE}]")
+    String serverJvm = "-Xms512m -Xmx1g";
+    @Option(names = "--server-start-seconds", description = "ServerBench: give a server up when not ready by then [${DEFAULT-VALUE}]")
+    int serverStartSeconds = 300;
+    @Option(names = "--blocking-n", description = "ServerBench: jobs of the blocking burn-down (0: none) [${DEFAULT-VALUE}]")
+    int blockingN = 3000;
+    @Option(names = "--block-ms", description = "ServerBench: how long each blocking job's step waits [${DEFAULT-VALUE}]")
+    int blockMs = 20;
     @Option(names = "--stall-seconds",
             description = "give a scenario up when nothing commits for this long [${DEFAULT-VALUE}]")
     int stallSeconds = 60;
@@ -154,6 +172,12 @@ final class Options {
         }
         if (o.help) {
             o.scenarios.add(0, "help");
+        }
+        for (String server : o.servers) {
+            if (!server.equals("liberty") && !server.equals("wildfly")) {
+                throw new CommandLine.ParameterException(command(o), "--servers: liberty and/or wildfly, comma-separated, got "
+                        + o.servers);
+            }
         }
         if (o.scaleoutNodes.isEmpty() || o.scaleoutNodes.stream().anyMatch(k -> k < 1 || k > o.scaleoutConcurrency)) {
             throw new CommandLine.ParameterException(command(o), "--scaleout-nodes: node counts from 1 to "

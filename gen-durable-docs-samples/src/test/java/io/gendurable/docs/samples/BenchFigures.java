@@ -123,6 +123,9 @@ public final class BenchFigures {
                         num(c.get("ceiling_steps_per_s")) + " · **" + num(c.get("jobs_vs_ceiling")) + "**"));
                 rows.add(row("CPU µs per job, tuned: JVM · PostgreSQL", num(get(c, "cpu_us_per_job_median.jvm_us")) + " · "
                         + num(get(c, "cpu_us_per_job_median.db_us"))));
+                if (c.get("servers") instanceof Map<?, ?> servers) {
+                    servers.forEach((name, figures) -> rows.addAll(serverRows(String.valueOf(name), obj(figures))));
+                }
             }
             case "fsm" -> {
                 rows.add(row("`fsm`, 5 steps: requeued · inline, steps/s", each(ls, o -> num(get(o, "results.inline_false.steps_per_s"))
@@ -178,12 +181,31 @@ public final class BenchFigures {
                 rows.add(row("`summary()` · `inspect` of a parent of 1,000 children, ms", each(ls, o ->
                         num(get(o, "results.summary_ms")) + " · " + num(get(o, "results.inspect_parent_ms")))));
             }
-            case "db-scheduler", "jobs", "jobs-cdi", "ceiling" -> {
+            case "db-scheduler", "jobs", "jobs-cdi", "ceiling", "liberty", "wildfly" -> {
                 // in the comparison line
             }
             default -> throw new IllegalArgumentException("no rows for scenario " + scenario);
         }
         return rows;
+    }
+
+    /** The rows of one application server in a comparison line (compare.sh's {@code servers}). */
+    private static List<String[]> serverRows(String name, Map<String, Object> f) {
+        String server = switch (name) {
+            case "liberty" -> "Open Liberty";
+            case "wildfly" -> "WildFly";
+            default -> name;
+        };
+        return List.of(
+                row("bench WAR in " + server + ", shipped configuration: jobs/s preloaded · live inserts · first live run after deployment",
+                        num(f.get("jobs_per_s")) + " · " + num(f.get("live_jobs_per_s")) + " · " + num(f.get("live_first_jobs_per_s"))),
+                row(server + " ÷ tuned: preloaded · live · CPU per job, JVM · PostgreSQL",
+                        "**" + num(f.get("jobs_vs_tuned")) + "** · **" + num(f.get("live_vs_tuned")) + "** · "
+                                + num(f.get("jvm_cpu_vs_tuned")) + " · " + num(f.get("db_cpu_vs_tuned"))),
+                row(server + ": CPU µs per job, JVM · PostgreSQL · blocking steps, jobs/s (÷ ideal) · `fsm` steps/s",
+                        num(get(f, "cpu_us_per_job.jvm_us")) + " · " + num(get(f, "cpu_us_per_job.db_us")) + " · "
+                                + num(f.get("blocking_jobs_per_s")) + " (" + num(f.get("blocking_vs_ideal")) + ") · "
+                                + num(f.get("fsm_steps_per_s"))));
     }
 
     /**
