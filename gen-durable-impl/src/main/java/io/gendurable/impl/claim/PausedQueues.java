@@ -8,10 +8,15 @@ import io.gendurable.impl.runtime.Periodic;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * This node's view of the queues paused cluster-wide, read by one statement every poll interval
- * (and at once when a pause is poked). The claim itself never takes a paused queue's rows (it
+ * This node's view of the queues paused cluster-wide, read by one statement every poll interval,
+ * at once on the node that pauses or resumes a queue, and soon after a poke for a queue this view
+ * holds paused (a resume pokes the queue: the node runs it again without waiting for its next
+ * refresh). Another node hears of a pause at its next refresh: until then it may start rows it
+ * had prefetched (it claims none, the claim reading the pauses itself). The claim itself never takes a paused queue's rows (it
  * checks the table in the same statement); this view is for what the claim cannot see: a
  * scheduler starts none of the rows it had already prefetched and gives them back, and it polls
  * instead of claiming.
@@ -24,6 +29,8 @@ public final class PausedQueues implements Background {
     private final Runnable changed;
     private final Periodic loop;
     private volatile Set<String> paused = Set.of();
+    // a refresh asked by refreshSoon and not begun yet: asks in the meantime are the same refresh
+    private final AtomicBoolean refreshAsked = new AtomicBoolean();
 
     /**
      * @param ctx     the engine's context
@@ -55,6 +62,23 @@ public final class PausedQueues implements Background {
         if (!now.equals(before)) {
             LOG.log(Level.INFO, "gen-durable: paused queues now " + now + " (were " + before + ")");
             changed.run();
+        }
+    }
+
+    /**
+     * Asks for a {@link #refresh} on the timer, soon; asks before it begins are one refresh. For a
+     * poke of a queue this view holds paused, which may be its resume.
+     */
+    public void refreshSoon() {
+        if (refreshAsked.compareAndSet(false, true)) {
+            try {
+                ctx.requireTimer().execute(() -> {
+                    refreshAsked.set(false);
+                    Loops.guarded(LOG, "paused-queues refresh", ctx.metrics(), this::refresh);
+                });
+            } catch (RejectedExecutionException e) {
+                refreshAsked.set(false);  // stopping: the periodic refresh is gone too
+            }
         }
     }
 

@@ -515,6 +515,9 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
      * node does not turn into a pick per poke per node.
      */
     public void poke() {
+        if (pauses.isPaused(queue)) {
+            pauses.refreshSoon();  // a poke of a paused queue may be its resume: its refresh wakes this
+        }
         // Only a step whose code runs counts as busy: it asks for a fill when its code ends. A step
         // that only waits for its outcome's flush asked already (when its code ended) and holds no
         // slot, so a poke then claims at once instead of waiting out that flush's commit (which on

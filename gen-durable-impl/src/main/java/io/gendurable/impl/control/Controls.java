@@ -51,6 +51,10 @@ public final class Controls {
          */
         default void cancelRequested(List<Long> ids) {
         }
+
+        /** A queue was paused or resumed: this node's view of the paused queues is read again now. */
+        default void pausesChanged() {
+        }
     }
 
     /**
@@ -367,13 +371,15 @@ public final class Controls {
             sql.pause(c, queue, principal, reason, ctx.clock().instant());
             return null;
         });
-        committed.changed(Map.of(), Set.of(queue));  // a node with the queue's rows prefetched hears of it now
+        committed.pausesChanged();  // this node starts none of the queue's prefetched rows from now
+        committed.changed(Map.of(), Set.of(queue));
     }
 
     /** @return whether the queue was paused; every node claims from it again */
     public boolean resume(String queue) {
         boolean was = ctx.db().inTransaction(c -> sql.resume(c, queue));
-        committed.changed(Map.of(), Set.of(queue));
+        committed.pausesChanged();
+        committed.changed(Map.of(), Set.of(queue));  // other nodes' schedulers read their pauses again
         return was;
     }
 

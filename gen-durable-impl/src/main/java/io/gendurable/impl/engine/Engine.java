@@ -21,6 +21,7 @@ import io.gendurable.impl.await.AwaitBridge;
 import io.gendurable.impl.await.AwaitWatcher;
 import io.gendurable.impl.await.Awaiters;
 import io.gendurable.impl.claim.PausedQueues;
+import io.gendurable.impl.runtime.Loops;
 import io.gendurable.impl.claim.Scheduler;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.control.Controls;
@@ -215,6 +216,11 @@ public final class Engine implements GenDurable, AutoCloseable {
             public void cancelRequested(List<Long> ids) {
                 // the steps running here stop now; other nodes' at their next heartbeat
                 schedulers.forEach(s -> ids.forEach(s::interrupt));
+            }
+
+            @Override
+            public void pausesChanged() {
+                Loops.guarded(LOG, "paused-queues refresh", metrics, pauses::refresh);
             }
         });
         this.operations = new Operations(ctx, new Operations.Services(controls, new Queries(db, json, schema, clock), schedules,
