@@ -58,7 +58,7 @@ public final class PostgresLimiter implements Limiter {
                 return ctx.db().inTransaction(c -> admitOnce(c, candidates));
             } catch (RuntimeException e) {
                 if (attempt < ATTEMPTS && SqlErrors.isUniqueViolation(e)) {
-                    ctx.metrics().contended.increment();
+                    ctx.metrics().contended(queue);
                     continue;  // a racing mint won: recompute from its committed rows
                 }
                 throw e;

@@ -1,12 +1,10 @@
 package io.gendurable.impl.cdi;
 
-import io.gendurable.impl.health.EngineHealth;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 
-import java.util.Map;
 
 /**
  * Readiness ({@code /health/ready}): the engine started, its database answering within
@@ -23,7 +21,6 @@ public class ReadinessCheck implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
-        return HealthChecks.respond(durable, EngineHealth::readiness,
-                new EngineHealth.Check("gendurable", false, Map.of("engine", "not started")));
+        return HealthChecks.readiness(durable);
     }
 }
