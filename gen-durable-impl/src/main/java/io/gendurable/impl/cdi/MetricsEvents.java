@@ -21,8 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The engine's telemetry as MicroProfile Metrics (see docs/metrics.md): a timer per
  * (fsm, step, outcome), pick counters per queue, flush batch and duration, a gauge per engine
  * counter, the in-flight and buffer gauges of each queue this node runs, and the cluster-wide
- * queue gauges (rows by status, oldest due row) of every queue. Loaded only where the MicroProfile
- * Metrics API exists ({@link ContainerEvents}).
+ * queue gauges (rows by status, oldest due row) of every queue, each tagged with its engine. Loaded
+ * only where the MicroProfile Metrics API exists ({@link ContainerEvents}).
  */
 final class MetricsEvents implements MetricsBackend {
     private final MetricRegistry registry;
