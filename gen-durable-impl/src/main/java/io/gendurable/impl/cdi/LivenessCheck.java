@@ -8,7 +8,7 @@ import org.eclipse.microprofile.health.Liveness;
 
 /**
  * Liveness ({@code /health/live}): every background loop of this node began an iteration within
- * three of its intervals plus {@code gendurable.health.stall-grace} ({@link EngineHealth#liveness()}).
+ * three of its intervals plus {@code gendurable.health.stall-grace} ({@link io.gendurable.impl.health.EngineHealth#liveness()}).
  *
  * <p>Not a discovered bean (no bean-defining annotation): {@link GenDurableExtension} adds it only
  * when the MicroProfile Health API is on the class path, so applications without it are unaffected.

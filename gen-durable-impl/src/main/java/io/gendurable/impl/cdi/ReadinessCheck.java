@@ -9,7 +9,7 @@ import org.eclipse.microprofile.health.Readiness;
 /**
  * Readiness ({@code /health/ready}): the engine started, its database answering within
  * {@code gendurable.health.timeout}, the schema at the version this code expects
- * ({@link EngineHealth#readiness()}).
+ * ({@link io.gendurable.impl.health.EngineHealth#readiness()}).
  *
  * <p>Not a discovered bean (no bean-defining annotation): {@link GenDurableExtension} adds it only
  * when the MicroProfile Health API is on the class path, so applications without it are unaffected.
