@@ -63,7 +63,7 @@ public final class PostgresLimiter implements Limiter {
                 return a;
             } catch (RuntimeException e) {
                 if (attempt < ATTEMPTS && SqlErrors.isUniqueViolation(e)) {
-                    ctx.metrics().contended.increment();
+                    ctx.metrics().contended(queue);
                     lost++;
                     continue;  // a racing mint won: recompute from its committed rows
                 }

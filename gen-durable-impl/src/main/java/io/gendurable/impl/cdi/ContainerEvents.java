@@ -31,21 +31,22 @@ final class ContainerEvents implements EngineEvents {
         this.metrics = metrics;
     }
 
-    /** @return events with metrics through the first backend the application has ({@code gendurable.metrics.backend=auto}) */
+    /** @return the default engine's events with metrics through the first backend the application has ({@code gendurable.metrics.backend=auto}) */
     static ContainerEvents create(Event<Object> cdi) {
-        return create(cdi, MetricsChoice.AUTO);
+        return create(cdi, MetricsChoice.AUTO, io.gendurable.DurableEngine.DEFAULT);
     }
 
     /**
-     * @param choice the backends of {@code gendurable.metrics.backend}
+     * @param choice the backends of the engine's {@code metrics.backend}
+     * @param engine the engine's name: every metric's {@code engine} tag
      * @return events with metrics through the chosen backends
      * @throws io.gendurable.impl.config.ConfigException when a listed backend's API or registry is absent
      */
-    static ContainerEvents create(Event<Object> cdi, MetricsChoice choice) {
+    static ContainerEvents create(Event<Object> cdi, MetricsChoice choice, String engine) {
         List<String> missing = new ArrayList<>();
         List<MetricsBackend> found = new ArrayList<>();
         for (MetricsChoice.Backend b : choice.backends()) {
-            MetricsBackend backend = backend(b, missing);
+            MetricsBackend backend = backend(b, missing, engine);
             if (backend != null) {
                 found.add(backend);
                 if (choice.auto()) {
@@ -63,7 +64,7 @@ final class ContainerEvents implements EngineEvents {
     }
 
     /** @return the backend, or null (why, noted in {@code missing}) when its API or registry is absent */
-    private static MetricsBackend backend(MetricsChoice.Backend b, List<String> missing) {
+    private static MetricsBackend backend(MetricsChoice.Backend b, List<String> missing, String engine) {
         if (!b.apiPresent()) {
             missing.add(b.label + ": no API");
             return null;
@@ -71,9 +72,9 @@ final class ContainerEvents implements EngineEvents {
         try {
             // each backend class is loaded only here, once its API is known to be visible
             MetricsBackend found = switch (b) {
-                case MICROPROFILE -> MetricsEvents.fromContainer();
-                case MICROMETER -> MicrometerEvents.fromContainer();
-                case OPENTELEMETRY -> OpenTelemetryMetricsEvents.fromContainer();
+                case MICROPROFILE -> MetricsEvents.fromContainer(engine);
+                case MICROMETER -> MicrometerEvents.fromContainer(engine);
+                case OPENTELEMETRY -> OpenTelemetryMetricsEvents.fromContainer(engine);
             };
             if (found == null) {
                 missing.add(b.label + ": no registry");
@@ -83,11 +84,6 @@ final class ContainerEvents implements EngineEvents {
             missing.add(b.label + ": " + e);
             return null;
         }
-    }
-
-    /** @param cdi the CDI events @return events without metrics (a named engine: the meters carry no engine tag yet) */
-    static ContainerEvents withoutMetrics(Event<Object> cdi) {
-        return new ContainerEvents(cdi, null);
     }
 
     /** @return where the engine's metrics go, for the start-up log line */

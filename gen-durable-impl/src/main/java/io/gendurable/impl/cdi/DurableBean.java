@@ -83,8 +83,7 @@ public class DurableBean implements GenDurable, DurableOperations {
     /**
      * A named engine, created by the extension's synthetic bean: its DataSource comes from JNDI or
      * {@code gendurable.engines.<name>.jdbc.*}, never from a {@code @GenDurableDataSource} bean (that
-     * bean is the default engine's), and its metrics are off (the default engine's meters carry no
-     * engine tag yet).
+     * bean is the default engine's); its metrics carry its name as their {@code engine} tag.
      *
      * @param engineName the engine's name
      * @param extension  the extension holding its settings and FSMs
@@ -168,8 +167,7 @@ public class DurableBean implements GenDurable, DurableOperations {
             DataSourceResolver resolver = new DataSourceResolver(settings.reader(), settings.config(), jndi);
             ds = resolver.resolve(named ? java.util.Optional.empty() : DataSourceResolver.bean(applicationDataSource));
             session = resolver.resolveSession().orElse(null);
-            ContainerEvents events = named ? ContainerEvents.withoutMetrics(cdiEvents) : ContainerEvents.create(cdiEvents,
-                    MetricsChoice.read(settings.reader()));
+            ContainerEvents events = metrics(settings);
             LOG.log(Level.INFO, "gen-durable" + (named ? " engine " + engineName + " (schema "
                     + settings.config().schema().name() + ")" : "") + " uses " + ds.origin()
                     + (session == null ? "" : " (migrations and poke listener: " + session.origin() + ")")
@@ -207,6 +205,19 @@ public class DurableBean implements GenDurable, DurableOperations {
         this.sessionDataSource = session;
         this.executors = ex;
         return e;
+    }
+
+    /**
+     * @return this engine's events, with metrics through the backends of its {@code metrics.backend},
+     * tagged with its name
+     * @throws io.gendurable.impl.config.ConfigException naming the key (under a named engine's namespace)
+     */
+    private ContainerEvents metrics(EngineSettings settings) {
+        try {
+            return ContainerEvents.create(cdiEvents, MetricsChoice.read(settings.reader()), engineName);
+        } catch (IllegalArgumentException e) {
+            throw DurableEngine.DEFAULT.equals(engineName) ? e : EngineSettings.underNamespace(engineName, e);
+        }
     }
 
     /** @return step spans through the container's OpenTelemetry when its API is visible, else none (docs/tracing.md) */

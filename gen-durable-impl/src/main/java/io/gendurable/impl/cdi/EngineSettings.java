@@ -110,10 +110,19 @@ public record EngineSettings(EngineConfig config, ConfigReader reader) {
             return read(key -> lookup.apply(key.startsWith(ConfigKey.PREFIX)
                     ? prefix + key.substring(ConfigKey.PREFIX.length()) : key), own);
         } catch (IllegalArgumentException e) {
-            // the messages name the plain keys; the application wrote them under the engine's namespace
-            throw new ConfigException(prefix.substring(0, prefix.length() - 1), "engine " + engine + ": "
-                    + PLAIN_KEY.matcher(String.valueOf(e.getMessage())).replaceAll(prefix.replace("$", "\\$")));
+            throw underNamespace(engine, e);
         }
+    }
+
+    /**
+     * @param engine a named engine
+     * @param e      a failure whose message names plain keys ({@code gendurable.metrics.backend})
+     * @return the same failure naming them under the engine's namespace, where the application wrote them
+     */
+    public static ConfigException underNamespace(String engine, IllegalArgumentException e) {
+        String prefix = namespace(engine);
+        return new ConfigException(prefix.substring(0, prefix.length() - 1), "engine " + engine + ": "
+                + PLAIN_KEY.matcher(String.valueOf(e.getMessage())).replaceAll(prefix.replace("$", "\\$")));
     }
 
     private static final Pattern PLAIN_KEY = Pattern.compile("\\bgendurable\\.(?!engines\\.)");
@@ -126,7 +135,8 @@ public record EngineSettings(EngineConfig config, ConfigReader reader) {
 
     /**
      * @return the named engines of {@code gendurable.engines}, checked: each a lower-case name
-     * (letters, digits, '_', '-'), none twice, none {@code default}, and no key under
+     * (letters, digits, '_', '-'), none twice, none {@code default}, no two whose environment
+     * variables clash ({@link io.gendurable.impl.config.EnvironmentNames#clash}), and no key under
      * {@code gendurable.engines.<name>.} for a name the list lacks
      * @throws ConfigException naming the key and the names accepted
      */
@@ -156,6 +166,11 @@ public record EngineSettings(EngineConfig config, ConfigReader reader) {
             if (!seen.add(name)) {
                 throw new ConfigException(key, String.join(",", listed), "each engine name once (" + name + " is listed twice)");
             }
+        }
+        java.util.Optional<String> clash = io.gendurable.impl.config.EnvironmentNames.clash(List.copyOf(seen));
+        if (clash.isPresent()) {
+            throw new ConfigException(key, String.join(",", listed), "names no environment variable would set two engines' "
+                    + "keys with (GENDURABLE_ENGINES_<NAME>_<KEY>, where - and _ are both _): " + clash.get());
         }
         String all = ConfigKey.PREFIX + ConfigKeys.ENGINE_NAMESPACE;
         for (String n : names) {

@@ -35,7 +35,8 @@ import java.util.Map;
  * both classes), reads and validates the {@code gendurable.*} configuration before anything
  * starts, and adds {@link DurableBean} when bean discovery has not found it, and the beans that need an
  * optional API (MicroProfile Metrics: {@link MetricRegistryLookup}; Micrometer: {@link MeterRegistryLookup};
- * OpenTelemetry: {@link OpenTelemetryLookup}; MicroProfile Health: {@link ReadinessCheck} and {@link LivenessCheck}) only when that API is on the class path.
+ * OpenTelemetry: {@link OpenTelemetryLookup}; MicroProfile Health: {@link ReadinessCheck} and {@link LivenessCheck},
+ * and a readiness and a liveness check per named engine) only when that API is on the class path.
  * For each named engine of {@code gendurable.engines} it adds a {@link DurableBean} qualified
  * {@link DurableEngine @DurableEngine(name)} with its own FSM registry (the FSM beans whose
  * {@link DurableFsm#engine()} names it), starts it with the application and drains it before the
@@ -148,6 +149,9 @@ public class GenDurableExtension implements Extension {
                     .scope(ApplicationScoped.class)
                     .produceWith(instance -> named(name, beanManager))
                     .disposeWith((engine, instance) -> ((DurableBean) engine).stop());
+            if (apiPresent("org.eclipse.microprofile.health.HealthCheck")) {
+                HealthChecks.addNamedEngineChecks(event, name, () -> namedEngine(name));
+            }
         }
     }
 
@@ -157,6 +161,13 @@ public class GenDurableExtension implements Extension {
             namedEngines.put(name, bean);
         }
         return bean;
+    }
+
+    /** @param name a named engine @return its bean once the container created it, else null (health checks: never creates it) */
+    private DurableBean namedEngine(String name) {
+        synchronized (namedEngines) {
+            return namedEngines.get(name);
+        }
     }
 
     /** Starts the named engines with the application, just after the default one. */
@@ -199,7 +210,13 @@ public class GenDurableExtension implements Extension {
         Map<String, EngineSettings> named = new LinkedHashMap<>();
         for (String name : engineNames) {
             try {
-                named.put(name, EngineSettings.load(name));
+                EngineSettings s = EngineSettings.load(name);
+                try {
+                    MetricsChoice.read(s.reader());  // its own metrics.backend, checked as the default engine's
+                } catch (IllegalArgumentException e) {
+                    throw EngineSettings.underNamespace(name, e);
+                }
+                named.put(name, s);
             } catch (IllegalArgumentException e) {
                 event.addDeploymentProblem(e);
             }

@@ -1,16 +1,14 @@
 package io.gendurable.impl.cdi;
 
-import io.gendurable.impl.health.EngineHealth;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Liveness;
 
-import java.util.Map;
 
 /**
  * Liveness ({@code /health/live}): every background loop of this node began an iteration within
- * three of its intervals plus {@code gendurable.health.stall-grace} ({@link EngineHealth#liveness()}).
+ * three of its intervals plus {@code gendurable.health.stall-grace} ({@link io.gendurable.impl.health.EngineHealth#liveness()}).
  *
  * <p>Not a discovered bean (no bean-defining annotation): {@link GenDurableExtension} adds it only
  * when the MicroProfile Health API is on the class path, so applications without it are unaffected.
@@ -22,7 +20,6 @@ public class LivenessCheck implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
-        return HealthChecks.respond(durable, EngineHealth::liveness,
-                new EngineHealth.Check("gendurable-loops", true, Map.of("engine", "not started: loops not watched")));
+        return HealthChecks.liveness(durable);
     }
 }

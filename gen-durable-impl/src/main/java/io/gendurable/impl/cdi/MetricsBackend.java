@@ -9,10 +9,12 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
- * Where the engine's metrics go in a container: MicroProfile Metrics ({@link MetricsEvents}) or
- * Micrometer ({@link MicrometerEvents}), whichever the application has (docs/metrics.md). Each
- * implementation is the only class that touches its API, so an application without that API
- * never loads it.
+ * Where the engine's metrics go in a container: MicroProfile Metrics ({@link MetricsEvents}),
+ * Micrometer ({@link MicrometerEvents}) or OpenTelemetry ({@link OpenTelemetryMetricsEvents}), as
+ * {@code gendurable.metrics.backend} chooses (docs/metrics.md). Each implementation is the only
+ * class that touches its API, so an application without that API never loads it. One instance
+ * serves one engine: every metric it registers carries that engine's {@link #ENGINE_TAG} tag, so
+ * several engines share a registry under the same names.
  */
 interface MetricsBackend extends EngineEvents {
     /**
@@ -24,16 +26,12 @@ interface MetricsBackend extends EngineEvents {
             Map.entry("gendurable.reaper.reaped", x -> x.reaped),
             Map.entry("gendurable.keys.blocked", x -> x.keysBlocked),
             Map.entry("gendurable.keys.unblocked", x -> x.keysUnblocked),
-            Map.entry("gendurable.scheduler.reclaimed", x -> x.reclaimed),
             Map.entry("gendurable.gc.swept", x -> x.gcSwept),
             Map.entry("gendurable.schedules.poisoned", x -> x.schedulesPoisoned),
-            Map.entry("gendurable.concurrency.contended", x -> x.contended),
-            Map.entry("gendurable.concurrency.contended_deferred", x -> x.contendedDeferred),
             Map.entry("gendurable.concurrency.throttled", x -> x.gateThrottled),
             Map.entry("gendurable.rate_limit.throttled", x -> x.rateThrottled),
             Map.entry("gendurable.rate_limit.unknown", x -> x.unknownRateLimit),
             Map.entry("gendurable.await.timeouts", x -> x.awaitTimeouts),
-            Map.entry("gendurable.scheduler.released", x -> x.released),
             Map.entry("gendurable.signals.delivered", x -> x.signalsDelivered),
             Map.entry("gendurable.flush.errors", x -> x.flushErrors),
             Map.entry("gendurable.flush.deferred", x -> x.flushDeferred),
@@ -46,6 +44,20 @@ interface MetricsBackend extends EngineEvents {
             Map.entry("gendurable.scheduler.empty_picks", x -> x.emptyPicks),
             Map.entry("gendurable.events.dropped", x -> x.eventsDropped),
             Map.entry("gendurable.events.failed", x -> x.eventsFailed));
+
+    /**
+     * The running totals published per queue this node serves, with a {@code queue} tag beside the
+     * {@code engine} one (docs/metrics.md): the queue is known where they count, and the configured
+     * queues bound the series.
+     */
+    Map<String, Function<EngineMetrics.QueueCounts, LongAdder>> QUEUE_TOTALS = Map.ofEntries(
+            Map.entry("gendurable.scheduler.reclaimed", x -> x.reclaimed),
+            Map.entry("gendurable.scheduler.released", x -> x.released),
+            Map.entry("gendurable.concurrency.contended", x -> x.contended),
+            Map.entry("gendurable.concurrency.contended_deferred", x -> x.contendedDeferred));
+
+    /** The tag (attribute) every metric carries: the engine's name, {@code default} for the default engine. */
+    String ENGINE_TAG = "engine";
 
     /**
      * Registers the gauges over the engine's counters, its queues and the cluster-wide queue figures.

@@ -72,7 +72,8 @@ final class MicroProfileSettings {
      * environment's mapped onto the catalogue by {@link EnvironmentNames}: MicroProfile Config
      * lists an environment variable under its own name (SmallRye Config adds a dotted lower-case
      * form, GENDURABLE_DB_HOST as gendurable.db.host), so GENDURABLE_RATE_LIMITS_PSP_ALLOWED
-     * declares the rate limit psp, the project's own variables that are no engine keys
+     * declares the rate limit psp, GENDURABLE_ENGINES_BILLING_QUEUES sets the named engine billing's
+     * queues, the project's own variables that are no engine keys
      * (GENDURABLE_DB_HOST, a server variable of Open Liberty's server.xml) are skipped, and any
      * other GENDURABLE_* variable fails as a misspelled key.
      *
@@ -95,7 +96,11 @@ final class MicroProfileSettings {
                 names.addAll(source.getPropertyNames());
             }
         }
-        names.addAll(EnvironmentNames.propertyNames(environment, List.copyOf(names)));
+        // the named engines, as listed (checked later, by EngineSettings.engineNames): their variables map onto their keys
+        List<String> engines = config.getOptionalValue(io.gendurable.impl.config.ConfigKeys.ENGINES.key(), String.class)
+                .map(v -> java.util.Arrays.stream(v.split(",")).map(String::trim).filter(e -> !e.isEmpty()).toList())
+                .orElse(List.of());
+        names.addAll(EnvironmentNames.propertyNames(environment, List.copyOf(names), engines));
         return new EngineSettings.Source(key -> config.getOptionalValue(key, String.class), names);
     }
 

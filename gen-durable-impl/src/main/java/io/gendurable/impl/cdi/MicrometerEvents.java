@@ -37,18 +37,21 @@ import java.util.function.ToDoubleFunction;
  */
 final class MicrometerEvents implements MetricsBackend {
     private final MeterRegistry registry;
+    /** The engine's tag, on every meter. */
+    private final Tags engine;
     private final Map<String, Meter> meters = new ConcurrentHashMap<>();
     private final Set<String> queueGauges = ConcurrentHashMap.newKeySet();
 
-    MicrometerEvents(MeterRegistry registry) {
+    MicrometerEvents(MeterRegistry registry, String engine) {
         this.registry = registry;
+        this.engine = Tags.of(ENGINE_TAG, engine);
     }
 
-    /** @return meters on the application's registry, or null when none is resolvable */
-    static MicrometerEvents fromContainer() {
+    /** @param engine the engine's name, its meters' {@code engine} tag @return meters on the application's registry, or null when none is resolvable */
+    static MicrometerEvents fromContainer(String engine) {
         var lookup = jakarta.enterprise.inject.spi.CDI.current().select(MeterRegistryLookup.class);
         MeterRegistry registry = lookup.isResolvable() ? lookup.get().registry() : null;
-        return registry == null ? null : new MicrometerEvents(registry);
+        return registry == null ? null : new MicrometerEvents(registry, engine);
     }
 
     @Override
@@ -61,41 +64,43 @@ final class MicrometerEvents implements MetricsBackend {
                              boolean stale) {
         String kind = stale ? "stale" : outcome;
         Timer t = (Timer) meters.computeIfAbsent("step\0" + fsm + "\0" + step + "\0" + kind,
-                k -> registry.timer("gendurable.step.duration", Tags.of("fsm", fsm, "step", step, "outcome", kind)));
+                k -> registry.timer("gendurable.step.duration", engine.and("fsm", fsm, "step", step, "outcome", kind)));
         t.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
     public void stepTimedOut(long id, String fsm, String step, String queue) {
         ((Counter) meters.computeIfAbsent("timeouts\0" + fsm + "\0" + step,
-                k -> registry.counter("gendurable.step.timeouts", Tags.of("fsm", fsm, "step", step)))).increment();
+                k -> registry.counter("gendurable.step.timeouts", engine.and("fsm", fsm, "step", step)))).increment();
     }
 
     @Override
     public void picked(String queue, int count) {
         ((Counter) meters.computeIfAbsent("picks\0" + queue,
-                k -> registry.counter("gendurable.pick.count", Tags.of("queue", queue)))).increment();
+                k -> registry.counter("gendurable.pick.count", engine.and("queue", queue)))).increment();
         ((Counter) meters.computeIfAbsent("picked\0" + queue,
-                k -> registry.counter("gendurable.picked.rows", Tags.of("queue", queue)))).increment(count);
+                k -> registry.counter("gendurable.picked.rows", engine.and("queue", queue)))).increment(count);
     }
 
     @Override
     public void flushed(int outcomes, long nanos) {
         ((DistributionSummary) meters.computeIfAbsent("flush.batch",
-                k -> registry.summary("gendurable.flush.batch.size", Tags.empty()))).record(outcomes);
+                k -> registry.summary("gendurable.flush.batch.size", engine))).record(outcomes);
         ((Timer) meters.computeIfAbsent("flush.duration",
-                k -> registry.timer("gendurable.flush.duration", Tags.empty()))).record(nanos, TimeUnit.NANOSECONDS);
+                k -> registry.timer("gendurable.flush.duration", engine))).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
     public void registerGauges(Engine engine) {
         EngineMetrics m = engine.metrics();
-        TOTALS.forEach((name, adder) -> gauge(name, m, x -> adder.apply(x).sum(), Tags.empty()));
+        TOTALS.forEach((name, adder) -> gauge(name, m, x -> adder.apply(x).sum(), this.engine));
         for (QueueActivity s : engine.queueActivity()) {
-            Tags queue = Tags.of("queue", s.queue());
+            Tags queue = this.engine.and("queue", s.queue());
             gauge("gendurable.scheduler.in_flight", s, QueueActivity::inFlight, queue);
             gauge("gendurable.scheduler.buffer", s, QueueActivity::buffered, queue);
             gauge("gendurable.scheduler.prefetch", s, QueueActivity::prefetch, queue);
+            EngineMetrics.QueueCounts counts = m.queue(s.queue());
+            QUEUE_TOTALS.forEach((name, adder) -> gauge(name, counts, x -> adder.apply(x).sum(), queue));
         }
         if (engine.config().gauges().enabled()) {
             QueueGauges gauges = engine.gauges();
@@ -111,10 +116,10 @@ final class MicrometerEvents implements MetricsBackend {
         }
         for (String status : QueueGauges.STATUSES) {
             gauge("gendurable.queue.instances", gauges, g -> g.figures(queue).count(status),
-                    Tags.of("queue", queue, "status", status));
+                    this.engine.and("queue", queue, "status", status));
         }
         // a time gauge in seconds: Prometheus names it gendurable_queue_oldest_runnable_age_seconds, as MP Metrics does
-        Tags q = Tags.of("queue", queue);
+        Tags q = this.engine.and("queue", queue);
         TimeGauge age = registry.more().timeGauge("gendurable.queue.oldest_runnable_age", q, gauges, TimeUnit.SECONDS,
                 g -> g.figures(queue).oldestDueAge());
         meters.put("gauge\0gendurable.queue.oldest_runnable_age\0" + q, age);

@@ -43,9 +43,12 @@ final class OpenTelemetryMetricsEvents implements MetricsBackend {
     private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("outcome");
     private static final AttributeKey<String> QUEUE = AttributeKey.stringKey("queue");
     private static final AttributeKey<String> STATUS = AttributeKey.stringKey("status");
+    private static final AttributeKey<String> ENGINE = AttributeKey.stringKey(ENGINE_TAG);
     private static final double NANOS_PER_SECOND = 1e9;
 
     private final Meter meter;
+    /** The engine's attribute alone, on the metrics without other attributes; every other set carries it too. */
+    private final Attributes engine;
     private final DoubleHistogram stepDurations;
     private final LongCounter picks;
     private final LongCounter stepTimeouts;
@@ -60,7 +63,8 @@ final class OpenTelemetryMetricsEvents implements MetricsBackend {
     private final Set<String> clusterQueues = ConcurrentHashMap.newKeySet();
     private final List<AutoCloseable> observers = new CopyOnWriteArrayList<>();
 
-    OpenTelemetryMetricsEvents(OpenTelemetry telemetry) {
+    OpenTelemetryMetricsEvents(OpenTelemetry telemetry, String engine) {
+        this.engine = Attributes.of(ENGINE, engine);
         this.meter = telemetry.getMeter(SCOPE);
         this.stepDurations = meter.histogramBuilder("gendurable.step.duration").setUnit("s")
                 .setDescription("Time in step code, by FSM, step and outcome")
@@ -76,10 +80,10 @@ final class OpenTelemetryMetricsEvents implements MetricsBackend {
                 .setDescription("Group-commit flush transactions").setExplicitBucketBoundariesAdvice(SECONDS_BUCKETS).build();
     }
 
-    /** @return instruments on the application's OpenTelemetry, or null when none is resolvable */
-    static OpenTelemetryMetricsEvents fromContainer() {
+    /** @param engine the engine's name, its metrics' {@code engine} attribute @return instruments on the application's OpenTelemetry, or null when none is resolvable */
+    static OpenTelemetryMetricsEvents fromContainer(String engine) {
         OpenTelemetry telemetry = OpenTelemetryLookup.telemetry();
-        return telemetry == null ? null : new OpenTelemetryMetricsEvents(telemetry);
+        return telemetry == null ? null : new OpenTelemetryMetricsEvents(telemetry, engine);
     }
 
     @Override
@@ -92,13 +96,13 @@ final class OpenTelemetryMetricsEvents implements MetricsBackend {
                              boolean stale) {
         String kind = stale ? "stale" : outcome;
         Attributes a = stepAttributes.computeIfAbsent(new StepKey(fsm, step, kind),
-                k -> Attributes.of(FSM, k.fsm(), STEP, k.step(), OUTCOME, k.outcome()));
+                k -> engine.toBuilder().put(FSM, k.fsm()).put(STEP, k.step()).put(OUTCOME, k.outcome()).build());
         stepDurations.record(nanos / NANOS_PER_SECOND, a);
     }
 
     @Override
     public void stepTimedOut(long id, String fsm, String step, String queue) {
-        stepTimeouts.add(1, Attributes.of(FSM, fsm, STEP, step));
+        stepTimeouts.add(1, engine.toBuilder().put(FSM, fsm).put(STEP, step).build());
     }
 
     @Override
@@ -110,20 +114,22 @@ final class OpenTelemetryMetricsEvents implements MetricsBackend {
 
     @Override
     public void flushed(int outcomes, long nanos) {
-        flushSizes.record(outcomes);
-        flushDurations.record(nanos / NANOS_PER_SECOND);
+        flushSizes.record(outcomes, engine);
+        flushDurations.record(nanos / NANOS_PER_SECOND, engine);
     }
 
     private Attributes queue(String queue) {
-        return queueAttributes.computeIfAbsent(queue, q -> Attributes.of(QUEUE, q));
+        return queueAttributes.computeIfAbsent(queue, q -> engine.toBuilder().put(QUEUE, q).build());
     }
 
     @Override
     public void registerGauges(Engine engine) {
         EngineMetrics m = engine.metrics();
         TOTALS.forEach((name, adder) -> gauge(name, "Running total since start (see docs/metrics.md)",
-                o -> o.record(adder.apply(m).sum())));
+                o -> o.record(adder.apply(m).sum(), this.engine)));
         activities.addAll(engine.queueActivity());
+        QUEUE_TOTALS.forEach((name, adder) -> gauge(name, "Running total since start, by queue (see docs/metrics.md)",
+                o -> activities.forEach(s -> o.record(adder.apply(m.queue(s.queue())).sum(), queue(s.queue())))));
         gauge("gendurable.scheduler.in_flight", "Steps running now or waiting for their flush",
                 o -> activities.forEach(s -> o.record(s.inFlight(), queue(s.queue()))));
         gauge("gendurable.scheduler.buffer", "Claimed rows waiting for a slot",
@@ -136,7 +142,7 @@ final class OpenTelemetryMetricsEvents implements MetricsBackend {
                     "Live rows of the queue by status, cluster-wide, as of the last gauges query",
                     o -> clusterQueues.forEach(q -> {
                         for (String status : QueueGauges.STATUSES) {
-                            o.record(gauges.figures(q).count(status), Attributes.of(QUEUE, q, STATUS, status));
+                            o.record(gauges.figures(q).count(status), queue(q).toBuilder().put(STATUS, status).build());
                         }
                     }));
             observers.add(meter.gaugeBuilder("gendurable.queue.oldest_runnable_age").setUnit("s")

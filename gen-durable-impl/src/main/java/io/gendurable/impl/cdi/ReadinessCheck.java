@@ -1,17 +1,15 @@
 package io.gendurable.impl.cdi;
 
-import io.gendurable.impl.health.EngineHealth;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 
-import java.util.Map;
 
 /**
  * Readiness ({@code /health/ready}): the engine started, its database answering within
  * {@code gendurable.health.timeout}, the schema at the version this code expects
- * ({@link EngineHealth#readiness()}).
+ * ({@link io.gendurable.impl.health.EngineHealth#readiness()}).
  *
  * <p>Not a discovered bean (no bean-defining annotation): {@link GenDurableExtension} adds it only
  * when the MicroProfile Health API is on the class path, so applications without it are unaffected.
@@ -23,7 +21,6 @@ public class ReadinessCheck implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
-        return HealthChecks.respond(durable, EngineHealth::readiness,
-                new EngineHealth.Check("gendurable", false, Map.of("engine", "not started")));
+        return HealthChecks.readiness(durable);
     }
 }

@@ -88,10 +88,10 @@ public final class Picker {
                     throw e;
                 }
                 if (attempt < 3) {
-                    ctx.metrics().contended.increment();
+                    ctx.metrics().contended(queue);
                     continue;
                 }
-                ctx.metrics().contendedDeferred.increment();
+                ctx.metrics().contendedDeferred(queue);
                 contended(attempt, true);
                 LOG.log(System.Logger.Level.INFO, "gen-durable: K = 1 contention on queue "
                         + queue + ": another claim took the same concurrency key " + attempt

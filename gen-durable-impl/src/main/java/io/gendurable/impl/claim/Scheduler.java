@@ -1119,7 +1119,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         int n = ctx.db().inTransaction(c -> leaseSql.reclaimPredecessor(c, workerPrefix, worker,
                 ctx.clock().instant().plus(staleness.isNegative() ? Duration.ZERO : staleness), ctx.clock().instant()));
         if (n > 0) {
-            ctx.metrics().reclaimed.add(n);
+            ctx.metrics().reclaimed(queue, n);
             if (ctx.bus().on(EventKind.CLAIMS_RECLAIMED)) {
                 ctx.bus().publish(new ClaimsReclaimed(queue, n));
             }
@@ -1144,7 +1144,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity, Flusher
         // Only the claims still ours go back, and only their slots are credited: a row reaped
         // while it sat in the buffer may be running elsewhere, holding a slot of the gate.
         int n = releases.release(worker, rows);
-        ctx.metrics().released.add(n);
+        ctx.metrics().released(queue, n);
         LOG.log(Level.INFO, "gen-durable queue " + queue + ": released " + n + " of " + rows.size()
                 + " buffered claims on stop");
         return n;

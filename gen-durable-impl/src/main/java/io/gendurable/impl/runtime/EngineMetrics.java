@@ -127,6 +127,57 @@ public final class EngineMetrics {
         return a == null ? 0 : a.sum();
     }
 
+    /** The per-queue share of {@link #reclaimed}, {@link #released}, {@link #contended} and {@link #contendedDeferred}. */
+    private final Map<String, QueueCounts> byQueue = new ConcurrentHashMap<>();
+
+    /**
+     * The counters of one queue that the metrics publish with a {@code queue} tag: each also counts in
+     * the engine-wide field of the same name. Only queues this node serves get one, so the series
+     * are bounded by the configuration.
+     */
+    public static final class QueueCounts {
+        /** Claims of a dead predecessor this queue's scheduler released at start-up. */
+        public final LongAdder reclaimed = new LongAdder();
+        /** Buffered claims of this queue released by a drain. */
+        public final LongAdder released = new LongAdder();
+        /** This queue's claims or admissions that lost a cross-node race and were retried. */
+        public final LongAdder contended = new LongAdder();
+        /** This queue's claims that lost the K = 1 race in every retry. */
+        public final LongAdder contendedDeferred = new LongAdder();
+
+        QueueCounts() {
+        }
+    }
+
+    /** @param queue a queue this node serves @return its counters (created at first use) */
+    public QueueCounts queue(String queue) {
+        return byQueue.computeIfAbsent(queue, q -> new QueueCounts());
+    }
+
+    /** @param queue the queue whose scheduler released them @param n claims of a dead predecessor released */
+    public void reclaimed(String queue, long n) {
+        reclaimed.add(n);
+        queue(queue).reclaimed.add(n);
+    }
+
+    /** @param queue the queue drained @param n buffered claims it released */
+    public void released(String queue, long n) {
+        released.add(n);
+        queue(queue).released.add(n);
+    }
+
+    /** @param queue the queue whose claim or admission lost a cross-node race (and is retried) */
+    public void contended(String queue) {
+        contended.increment();
+        queue(queue).contended.increment();
+    }
+
+    /** @param queue the queue whose claim lost the K = 1 race in every retry */
+    public void contendedDeferred(String queue) {
+        contendedDeferred.increment();
+        queue(queue).contendedDeferred.increment();
+    }
+
     /** Total step nanoseconds (user code), for a mean. */
     public final LongAdder stepNanos = new LongAdder();
 

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The metric names of the docs are the code's: docs/metrics.md has a row for every metric a
  * backend registers (MicroProfile Metrics, Micrometer, OpenTelemetry and the totals of
- * {@link MetricsBackend#TOTALS}) and no row for another; and every dotted {@code gendurable.a.b}
+ * {@link MetricsBackend#TOTALS} and {@link MetricsBackend#QUEUE_TOTALS}) and no row for another; and every dotted {@code gendurable.a.b}
  * name in backticks on any page or in the README is a configuration key or a name the engine's code
  * writes (a metric, a span attribute).
  */
@@ -85,6 +85,7 @@ class MetricNamesDocTest {
     /** Every metric name the three backends and the totals register. */
     static Set<String> codeMetrics() throws IOException {
         Set<String> names = new TreeSet<>(MetricsBackend.TOTALS.keySet());
+        names.addAll(MetricsBackend.QUEUE_TOTALS.keySet());
         for (String file : BACKENDS) {
             Matcher m = LITERAL.matcher(Files.readString(CDI.resolve(file)));
             while (m.find()) {

@@ -140,4 +140,65 @@ class MicroProfileSettingsTest {
 
         assertThat(s.config().limits().isEmpty()).isTrue();
     }
+
+    /** A named engine's settings as the extension reads them: the engines listed, then its keys. */
+    private static EngineSettings named(SmallRyeConfig c, String engine) {
+        EngineSettings.Source s = MicroProfileSettings.source(c);
+        assertThat(EngineSettings.engineNames(s.lookup(), s.names())).contains(engine);
+        return EngineSettings.read(s.lookup(), s.names(), engine);
+    }
+
+    @Test
+    void a_named_engines_keys_are_read_from_its_environment_variables() {
+        // each variable used to fail the deployment as an unknown key (GENDURABLE_ENGINES_BILLING_EU_QUEUES …)
+        SmallRyeConfig c = config(Map.of("GENDURABLE_ENGINES", "billing-eu,reports",
+                        "GENDURABLE_ENGINES_BILLING_EU_QUEUES", "invoices:4",
+                        "GENDURABLE_ENGINES_BILLING_EU_RATE_LIMITS_PSP_ALLOWED", "9",
+                        "GENDURABLE_ENGINES_BILLING_EU_CONCURRENCY_LIMITS_STRIPE_LIMIT", "2",
+                        "GENDURABLE_ENGINES_REPORTS_LEASE_TTL", "PT90S"),
+                Map.of("gendurable.engines.billing-eu.schema", "billing", "gendurable.engines.reports.schema", "reports",
+                        "gendurable.engines.billing-eu.rate-limits.psp.period", "PT1S"));
+
+        EngineSettings billing = named(c, "billing-eu");
+        assertThat(billing.config().node().queues()).containsExactly(Map.entry("invoices", 4));
+        assertThat(billing.config().limits().rateLimits()).containsOnlyKeys("psp");
+        assertThat(billing.config().limits().rateLimits().get("psp").allowed()).isEqualTo(9.0);
+        assertThat(billing.config().limits().concurrencyLimits()).containsOnlyKeys("stripe");
+        assertThat(billing.config().lease().ttl()).as("not the reports engine's").isNotEqualTo(Duration.ofSeconds(90));
+        assertThat(named(c, "reports").config().lease().ttl()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(MicroProfileSettings.read(c).config().limits().isEmpty()).as("the default engine's: none").isTrue();
+    }
+
+    @Test
+    void a_variable_of_an_engine_not_listed_or_of_no_key_fails_naming_it_and_the_engines() {
+        SmallRyeConfig unlisted = config(Map.of("GENDURABLE_ENGINES", "billing", "GENDURABLE_ENGINES_BILING_QUEUES", "a:1"),
+                Map.of());
+        assertThatThrownBy(() -> MicroProfileSettings.read(unlisted)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("GENDURABLE_ENGINES_BILING_QUEUES")
+                .hasMessageContaining("engines: billing (GENDURABLE_ENGINES_BILLING_…)");
+        SmallRyeConfig misspelled = config(Map.of("GENDURABLE_ENGINES", "billing", "GENDURABLE_ENGINES_BILLING_QUEUEZ", "a:1"),
+                Map.of());
+        assertThatThrownBy(() -> MicroProfileSettings.read(misspelled)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("GENDURABLE_ENGINES_BILLING_QUEUEZ").hasMessageContaining("unknown key");
+    }
+
+    @Test
+    void engine_names_one_variable_would_set_for_two_engines_are_refused_naming_the_key() {
+        for (String[] clash : new String[][]{{"billing-eu,billing_eu", "one environment form, BILLING_EU"},
+                {"billing,billing-max", "GENDURABLE_ENGINES_BILLING_MAX_POLL_INTERVAL would be billing's max-poll-interval"
+                        + " and billing-max's poll-interval"},
+                {"billing,billing-jta", "billing's jta-datasource and billing-jta's datasource"}}) {
+            SmallRyeConfig c = config(Map.of(), Map.of("gendurable.engines", clash[0]));
+            EngineSettings.Source s = MicroProfileSettings.source(c);
+            assertThatThrownBy(() -> EngineSettings.engineNames(s.lookup(), s.names())).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("gendurable.engines=" + clash[0])
+                    .hasMessageContaining("accepted names no environment variable would set two engines' keys with")
+                    .hasMessageContaining(clash[1]);
+        }
+        // a name that only begins like another's is fine when no key continues it
+        SmallRyeConfig fine = config(Map.of("GENDURABLE_ENGINES_BILLING_QUEUES", "a:1", "GENDURABLE_ENGINES_BILLING_EU_QUEUES", "b:2"),
+                Map.of("gendurable.engines", "billing,billing-eu"));
+        assertThat(named(fine, "billing").config().node().queues()).containsOnlyKeys("a");
+        assertThat(named(fine, "billing-eu").config().node().queues()).containsOnlyKeys("b");
+    }
 }

@@ -165,9 +165,9 @@ class OpenTelemetryMetricsTest extends CdiTest {
             assertThat(otel.get("gendurable.queue.oldest_runnable_age").getUnit()).isEqualTo("s");
             assertThat(otel.get("gendurable.queue.oldest_runnable_age").getType()).isEqualTo(MetricDataType.DOUBLE_GAUGE);
             assertThat(otel.get("gendurable.queue.instances").getLongGaugeData().getPoints())
-                    .extracting(p -> p.getAttributes().asMap().size()).containsOnly(2);
+                    .extracting(p -> p.getAttributes().asMap().size()).containsOnly(3);  // engine, queue, status
             assertThat(otel.get("gendurable.scheduler.in_flight").getLongGaugeData().getPoints()).singleElement()
-                    .satisfies(p -> assertThat(tags(p.getAttributes())).isEqualTo(Map.of("queue", "default")));
+                    .satisfies(p -> assertThat(tags(p.getAttributes())).isEqualTo(Map.of("engine", "default", "queue", "default")));
             assertThat(otel.get("gendurable.scheduler.prefetch").getLongGaugeData().getPoints()).singleElement()
                     .satisfies(p -> assertThat(p.getValue()).isPositive());
         }

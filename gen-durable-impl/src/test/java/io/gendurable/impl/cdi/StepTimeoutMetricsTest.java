@@ -16,7 +16,7 @@ class StepTimeoutMetricsTest {
     @Test
     void micrometer_counts_timeouts_by_fsm_and_step() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        MicrometerEvents events = new MicrometerEvents(registry);
+        MicrometerEvents events = new MicrometerEvents(registry, "default");
         events.stepTimedOut(1, "checkout", "charge", "default");
         events.stepTimedOut(2, "checkout", "charge", "default");
         events.stepTimedOut(3, "checkout", "ship", "default");
@@ -31,7 +31,7 @@ class StepTimeoutMetricsTest {
         InMemoryMetricReader reader = InMemoryMetricReader.create();
         try (OpenTelemetrySdk sdk = OpenTelemetrySdk.builder()
                 .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build()).build()) {
-            OpenTelemetryMetricsEvents events = new OpenTelemetryMetricsEvents(sdk);
+            OpenTelemetryMetricsEvents events = new OpenTelemetryMetricsEvents(sdk, "default");
             events.stepTimedOut(1, "checkout", "charge", "default");
             events.stepTimedOut(2, "checkout", "charge", "default");
             MetricData timeouts = reader.collectAllMetrics().stream()

@@ -106,6 +106,8 @@ class ClaimContentionTest {
         assertThat(e.metrics().loopErrors.sum()).as("loop errors").isZero();
         assertThat(e.metrics().contendedDeferred.sum()).as("claims that gave up until the next poll").isEqualTo(1);
         assertThat(e.metrics().contended.sum()).as("retries").isGreaterThanOrEqualTo(2);
+        assertThat(e.metrics().queue("default").contendedDeferred.sum()).as("the queue's share, its metric's queue tag").isEqualTo(1);
+        assertThat(e.metrics().queue("default").contended.sum()).isEqualTo(e.metrics().contended.sum());
         assertThat(records).filteredOn(r -> r.getLevel() == Level.INFO)
                 .filteredOn(r -> "io.gendurable.claim".equals(r.getLoggerName()))
                 .anySatisfy(r -> assertThat(r.getMessage()).contains("K = 1").contains("queue default")

@@ -57,5 +57,6 @@ class DrainTest {
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'done'")).isEqualTo(1);
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'runnable'")).isEqualTo(5);
         assertThat(worker.metrics().released.sum()).isEqualTo(5);
+        assertThat(worker.metrics().queue("default").released.sum()).as("the queue's share, its metric's queue tag").isEqualTo(5);
     }
 }

@@ -103,6 +103,7 @@ class LeaseAndReaperTest {
 
         Engine restarted = h.start("n1", c -> c, job);
         assertThat(restarted.metrics().reclaimed.sum()).isEqualTo(1);
+        assertThat(restarted.metrics().queue("default").reclaimed.sum()).as("the queue's share, its metric's queue tag").isEqualTo(1);
         await().atMost(Duration.ofSeconds(10)).until(() -> restarted.find(dead).orElseThrow().status() == Status.DONE);
         var twin = restarted.find(live).orElseThrow();
         assertThat(twin.status()).isEqualTo(Status.EXECUTING);

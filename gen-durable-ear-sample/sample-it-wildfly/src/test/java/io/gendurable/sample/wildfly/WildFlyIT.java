@@ -82,6 +82,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 class WildFlyIT {
     private static final String DEPLOYMENT = "sample";
     private static final String SCHEMA = "gendurable_it_wildfly";  // GENDURABLE_SCHEMA in the failsafe configuration
+    /** GENDURABLE_ENGINES_BILLING_SCHEMA in the failsafe configuration: the billing engine's schema, from the environment. */
+    private static final String BILLING_SCHEMA = SCHEMA + "_billing";
     private static final int SLOW_INSTANCES = 8;
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -286,6 +288,44 @@ class WildFlyIT {
         assertTrue(body.lines().anyMatch(l -> l.startsWith("gendurable_scheduler_in_flight{")
                 && l.contains("queue=\"default\"")), gendurableLines(body));
         assertTrue(body.lines().anyMatch(l -> l.startsWith("gendurable_outcome_stale{")), gendurableLines(body));
+        // every meter names its engine: the default engine's, and the billing engine's under the same names
+        assertTrue(body.lines().filter(l -> l.startsWith("gendurable_")).allMatch(l -> l.contains("engine=\"default\"")
+                || l.contains("engine=\"billing\"")), gendurableLines(body));
+        assertTrue(sum(body, "gendurable_pick_count_total", "engine=\"billing\"") > 0, gendurableLines(body));
+        assertTrue(body.lines().anyMatch(l -> l.startsWith("gendurable_scheduler_released{") && l.contains("engine=\"billing\"")
+                && l.contains("queue=\"invoices\"")), "the drain's total, by queue\n" + gendurableLines(body));
+    }
+
+    @Test
+    @Order(8)
+    @OperateOnDeployment(DEPLOYMENT)
+    void theBillingEngineTakesItsSchemaFromTheEnvironmentAndHasItsOwnHealthChecks() throws Exception {
+        io.gendurable.sample.Billing billing = CDI.current().select(io.gendurable.sample.Billing.class).get();
+        Inserted invoice = billing.invoice("wf-engines-" + System.nanoTime());
+        AwaitResult done = billing.engine().await(invoice.id(), Duration.ofSeconds(60), AwaitUntil.TERMINAL);
+        assertInstanceOf(AwaitResult.Done.class, done, () -> "got " + done);
+        // GENDURABLE_ENGINES_BILLING_SCHEMA overrides the sample's gendurable.engines.billing.schema
+        assertEquals(1, count(serverDataSource(), "SELECT count(*) FROM " + BILLING_SCHEMA
+                + ".gen_durable WHERE fsm = 'invoice' AND id = " + invoice.id()));
+
+        // WildFly's health endpoints do not see a web module in an EAR (healthAnswersOnTheManagementPort):
+        // the checks are called as the server's MicroProfile Health would, through their beans
+        java.util.Map<String, String> ready = new java.util.TreeMap<>();
+        for (org.eclipse.microprofile.health.HealthCheck c : CDI.current().select(org.eclipse.microprofile.health.HealthCheck.class,
+                org.eclipse.microprofile.health.Readiness.Literal.INSTANCE)) {
+            org.eclipse.microprofile.health.HealthCheckResponse r = c.call();
+            ready.put(r.getName(), r.getStatus().name());
+        }
+        assertEquals("UP", ready.get("gendurable"), ready.toString());
+        assertEquals("UP", ready.get("gendurable:billing"), ready.toString());
+        java.util.Map<String, String> live = new java.util.TreeMap<>();
+        for (org.eclipse.microprofile.health.HealthCheck c : CDI.current().select(org.eclipse.microprofile.health.HealthCheck.class,
+                org.eclipse.microprofile.health.Liveness.Literal.INSTANCE)) {
+            org.eclipse.microprofile.health.HealthCheckResponse r = c.call();
+            live.put(r.getName(), r.getStatus().name());
+        }
+        assertEquals("UP", live.get("gendurable-loops"), live.toString());
+        assertEquals("UP", live.get("gendurable-loops:billing"), live.toString());
     }
 
     @Test

@@ -82,6 +82,9 @@ class SampleIT {
     private static final String DEPLOYMENT = "sample";
     /** GENDURABLE_SCHEMA in the failsafe configuration (it.schema), which the server inherits. */
     private static final String SCHEMA = System.getenv().getOrDefault("GENDURABLE_SCHEMA", "gendurable_it");
+    /** GENDURABLE_ENGINES_BILLING_SCHEMA in the failsafe configuration: the billing engine's schema, from the environment. */
+    private static final String BILLING_SCHEMA = System.getenv().getOrDefault("GENDURABLE_ENGINES_BILLING_SCHEMA",
+            "gendurable_billing");
     private static final int SLOW_INSTANCES = 8;
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -305,6 +308,14 @@ class SampleIT {
         double steps = sum(r.body(), "gendurable_step_duration_seconds_count", "fsm=\"order\"");
         double picks = sum(r.body(), "gendurable_pick_count_total", "queue=\"default\"");
         double shipmentPicks = sum(r.body(), "gendurable_pick_count_total", "queue=\"shipments\"");
+        // every series names its engine: the default engine's, and the billing engine's under the same names
+        assertTrue(r.body().lines().filter(l -> l.startsWith("gendurable_")).allMatch(l -> l.contains("engine=\"default\"")
+                || l.contains("engine=\"billing\"")), r.body());
+        assertTrue(sum(r.body(), "gendurable_pick_count_total", "engine=\"billing\"") > 0, r.body());
+        assertTrue(r.body().lines().anyMatch(l -> l.startsWith("gendurable_scheduler_in_flight{") && l.contains("engine=\"billing\"")
+                && l.contains("queue=\"invoices\"")), r.body());
+        assertTrue(r.body().lines().anyMatch(l -> l.startsWith("gendurable_scheduler_released{") && l.contains("engine=\"default\"")
+                && l.contains("queue=\"shipments\"")), "the drain's total, by queue\n" + r.body());
         assertTrue(steps >= 5, "order steps timed: " + steps + "\n" + r.body());
         assertTrue(picks > 0, "picks on default: " + picks + "\n" + r.body());
         assertTrue(shipmentPicks > 0, "picks on shipments: " + shipmentPicks + "\n" + r.body());
@@ -326,7 +337,10 @@ class SampleIT {
                 .collect(java.util.stream.Collectors.joining("\n"));
         assertTrue(steps >= 5, "order steps counted by the OpenTelemetry histogram: " + steps + "\n" + received);
         assertTrue(otel("gendurable.step.duration", "fsm", "order").stream()
-                .allMatch(p -> p.unit().equals("s") && p.attributes().keySet().equals(Set.of("fsm", "step", "outcome"))), received);
+                .allMatch(p -> p.unit().equals("s") && p.attributes().keySet().equals(Set.of("engine", "fsm", "step", "outcome"))),
+                received);
+        assertTrue(otel("gendurable.pick.count", "engine", "billing").stream().mapToDouble(ReceivedPoint::value).sum() > 0,
+                received);
         assertTrue(otel("gendurable.pick.count", "queue", "default").stream().mapToDouble(ReceivedPoint::value).sum() > 0,
                 received);
         assertTrue(otel("gendurable.picked.rows", "queue", "shipments").stream().mapToDouble(ReceivedPoint::value).sum() > 0,
@@ -358,6 +372,7 @@ class SampleIT {
         assertEquals(200, ready.statusCode(), ready.body());
         String readyBody = ready.body().replaceAll("\\s", "");
         assertTrue(readyBody.contains("\"name\":\"gendurable\""), ready.body());
+        assertTrue(readyBody.contains("\"name\":\"gendurable:billing\""), "the billing engine's own check\n" + ready.body());
         // the migrated schema is the version this engine expects (whatever the release's latest is)
         java.util.regex.Matcher expected = java.util.regex.Pattern.compile("\"expectedversion\":\"(\\d+)\"").matcher(readyBody);
         assertTrue(expected.find(), ready.body());
@@ -365,6 +380,7 @@ class SampleIT {
         HttpResponse<String> live = get("/health/live");
         assertEquals(200, live.statusCode(), live.body());
         assertTrue(live.body().replaceAll("\\s", "").contains("\"name\":\"gendurable-loops\""), live.body());
+        assertTrue(live.body().replaceAll("\\s", "").contains("\"name\":\"gendurable-loops:billing\""), live.body());
 
         // cluster-wide gauges: one series per queue and status, and the oldest due row's age
         HttpResponse<String> m = get("/metrics?scope=application");
@@ -928,9 +944,11 @@ class SampleIT {
         assertEquals("\"INV-engines-1\"", d.result().json());
 
         DataSource ds = serverDataSource();
-        assertEquals(1, count(ds, "SELECT count(*) FROM gendurable_billing.gen_durable WHERE fsm = 'invoice' AND id = "
+        // the billing engine's schema comes from GENDURABLE_ENGINES_BILLING_SCHEMA, over the sample's properties
+        assertFalse(BILLING_SCHEMA.equals("gendurable_billing"), "the failsafe configuration sets the variable");
+        assertEquals(1, count(ds, "SELECT count(*) FROM " + BILLING_SCHEMA + ".gen_durable WHERE fsm = 'invoice' AND id = "
                 + invoice.id()));
-        assertEquals(0, count(ds, "SELECT count(*) FROM gendurable_billing.gen_durable WHERE fsm <> 'invoice'"));
+        assertEquals(0, count(ds, "SELECT count(*) FROM " + BILLING_SCHEMA + ".gen_durable WHERE fsm <> 'invoice'"));
         assertEquals(0, countRows(ds, "fsm = 'invoice'"));
         // the default engine does not know the billing engine's job
         assertThrows(IllegalArgumentException.class, () -> orders.insert(InvoiceJob.class, "engines-2"));
