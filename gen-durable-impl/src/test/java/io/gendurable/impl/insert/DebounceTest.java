@@ -187,6 +187,54 @@ class DebounceTest {
         t.assertDone(again.id(), "b");
     }
 
+    /**
+     * The same at the insert's own instant (a test clock that stands still, or two writes in one
+     * clock tick): the write's time equals the insert's, so only what the write itself clears can
+     * take the row out of its key's waiting place. Before the fix each kept it there: the next
+     * insert moved the operator's start and replaced the state.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"runNow", "reschedule", "changePriority", "cancel-retry"})
+    void an_operator_action_at_the_insert_s_own_instant_ends_its_debouncing(String action) {
+        long id = t.durable().insert(Reindex.class, "a", debounce("k")).id();
+        switch (action) {
+            case "runNow" -> t.operations().runNow(id);
+            case "reschedule" -> t.operations().reschedule(id, clock.instant().plusSeconds(60));
+            case "changePriority" -> t.operations().changePriority(id, 3);
+            default -> {
+                t.operations().cancel(id, "by hand");
+                t.operations().retry(id);
+            }
+        }
+        java.time.Instant start = t.instance(id).eligibleAt();
+        Inserted again = t.durable().insert(Reindex.class, "b", debounce("k"));
+        assertThat(again.debounced()).as("the operator's write ended the debouncing").isFalse();
+        assertThat(t.instance(id).eligibleAt()).as("the operator's start stays").isEqualTo(start);
+        t.drain();
+        t.assertDone(id, "a");
+        t.assertDone(again.id(), "b");
+    }
+
+    /**
+     * An instance run at once by an operator at its insert's instant, whose first attempt retries:
+     * its retry's write carries that same instant. Before the fix the retried instance (started, on
+     * its second attempt) was back in its key's waiting place and the next insert replaced its
+     * state and moved its retry.
+     */
+    @Test
+    void a_started_instance_is_never_debounced_into_even_at_its_insert_s_instant() {
+        t.register(new RetriedOnce());
+        long first = t.durable().insert(RetriedOnce.class, "a", debounce("k")).id();
+        t.operations().runNow(first);
+        assertThat(t.drain(DUE_ONLY).steps()).as("its first attempt ran and retries in a minute").hasSize(1);
+        Inserted next = t.durable().insert(RetriedOnce.class, "b", debounce("k"));
+        assertThat(next.debounced()).as("a started instance is no longer waiting").isFalse();
+        assertThat(t.instance(first).eligibleAt()).as("its retry keeps its time").isEqualTo(clock.instant().plus(Duration.ofMinutes(1)));
+        t.drain();
+        t.assertDone(first, "a");
+        t.assertDone(next.id(), "b");
+    }
+
     @Test
     void bad_input_names_the_field_and_what_it_accepts() {
         assertThatThrownBy(() -> InsertOptions.builder().debounce(" ", WINDOW))
