@@ -235,6 +235,34 @@ class DebounceTest {
         t.assertDone(next.id(), "b");
     }
 
+    /** Done with its state and the names of the signals in its inbox. */
+    @DurableFsm(name = "debounced-inbox")
+    public static class Inbox implements Fsm<String> {
+        @Override
+        public Outcome step(String step, String s, StepContext ctx) {
+            return Outcome.done(s + ctx.inbox().stream().map(io.gendurable.Signal::name).toList());
+        }
+    }
+
+    /**
+     * A signal to the waiting instance is kept in its inbox and does not end its debouncing (a
+     * signal writes nothing else on a runnable row, on this release's nodes as on older ones): the
+     * next insert still moves it and gives it its state, and its first step sees the signal. The
+     * page said a signal ended the debouncing; nothing did.
+     */
+    @Test
+    void a_signal_to_the_waiting_instance_waits_in_its_inbox_and_the_next_insert_still_moves_it() {
+        t.register(new Inbox());
+        long id = t.durable().insert(Inbox.class, "a", debounce("k")).id();
+        clock.advance(Duration.ofSeconds(1));
+        t.durable().signal(io.gendurable.SignalTarget.id(id), "nudge", "x");
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(t.durable().insert(Inbox.class, "b", debounce("k"))).isEqualTo(new Inserted(id, false, true));
+        assertThat(t.instances(Inbox.class)).hasSize(1);
+        t.drain();
+        t.assertDone(id, "b[nudge]");
+    }
+
     @Test
     void bad_input_names_the_field_and_what_it_accepts() {
         assertThatThrownBy(() -> InsertOptions.builder().debounce(" ", WINDOW))
