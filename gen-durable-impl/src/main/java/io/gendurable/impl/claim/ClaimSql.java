@@ -48,6 +48,9 @@ public final class ClaimSql {
     public ClaimSql(SchemaName schema) {
         this.schema = schema;
         this.pausedSql = "SELECT queue FROM " + schema.qualify("gen_durable_paused_queues");
+        // Both claims clear debounce_at: a claimed row leaves its debounce key's waiting place
+        // (gen_durable_debounce: runnable and updated_at = debounce_at) for good, whatever later
+        // writes stamp (a retry's or an operator's write in the same clock tick as its insert)
         this.sql = """
                 WITH RECURSIVE %5$s, cand AS (
                 -- fence: takes new claims, stamping a fresh token each
@@ -80,7 +83,7 @@ public final class ClaimSql {
                 )
                 UPDATE %1$s g
                 SET status = 'executing', locked_by = ?, lease_expires_at = ?, updated_at = ?,
-                    claim_token = nextval('%3$s'),
+                    claim_token = nextval('%3$s'), debounce_at = NULL,
                     concurrency_shard = CASE WHEN g.concurrency_key IS NOT NULL AND NOT picked.k1 THEN -1 END
                 FROM picked
                 WHERE g.id = picked.id
@@ -94,7 +97,7 @@ public final class ClaimSql {
                 UPDATE %1$s g
                 -- fence: takes a new claim, stamping a fresh token
                 SET status = 'executing', locked_by = ?, lease_expires_at = ?, updated_at = ?,
-                    claim_token = nextval('%2$s')
+                    claim_token = nextval('%2$s'), debounce_at = NULL
                 WHERE g.id = ? AND g.status::text = 'runnable' AND NOT g.key_blocked AND g.eligible_at <= ?
                   AND g.concurrency_key IS NULL AND g.rate_limit IS NULL
                   AND NOT EXISTS (SELECT 1 FROM %3$s pq WHERE pq.queue = g.queue)

@@ -95,15 +95,18 @@ final class ControlSql {
                 WHERE id = ANY(?::bigint[]) AND status = 'executing'
                 RETURNING id
                 """.formatted(t);
+        // A retry and a reschedule clear debounce_at: the row leaves its debounce key's waiting place
+        // (gen_durable_debounce) even when the write's instant equals its insert's (one clock tick)
         this.retrySql = """
                 UPDATE %1$s SET status = 'runnable', step = COALESCE(?, step), state = COALESCE(?::jsonb, state),
                     attempt = 1, result = NULL, cancel_requested = NULL, children_pending = 0, awaits = NULL, await_deadline = NULL,
-                    eligible_at = ?, updated_at = ?
+                    eligible_at = ?, updated_at = ?, debounce_at = NULL
                 WHERE id = ? AND status IN ('failed', 'cancelled')
                 """.formatted(t);
         this.holderSql = "SELECT id FROM " + t + " WHERE correlation_guard = ?";
         this.rescheduleSql = """
-                UPDATE %1$s SET eligible_at = COALESCE(?, eligible_at), priority = COALESCE(?, priority), updated_at = ?
+                UPDATE %1$s SET eligible_at = COALESCE(?, eligible_at), priority = COALESCE(?, priority), updated_at = ?,
+                    debounce_at = NULL
                 WHERE id = ? AND status = 'runnable'
                 """.formatted(t);
         this.pauseSql = """

@@ -112,9 +112,17 @@ public final class InsertSql {
                     ORDER BY fsm, debounce_key, ord
                     ON CONFLICT (fsm, debounce_key)
                         WHERE debounce_key IS NOT NULL AND status = 'runnable' AND updated_at = debounce_at
+                    -- the state, its FSM version and that version's step go together: an insert that gives
+                    -- its state gives its version (a node of an older or newer version of the FSM), and
+                    -- then that version's step; within one version the first insert's step stays
                     DO UPDATE SET eligible_at = GREATEST(g.eligible_at, EXCLUDED.eligible_at),
                                   state = CASE WHEN (SELECT i.debounce_first FROM input i WHERE i.id = EXCLUDED.id)
                                                THEN g.state ELSE EXCLUDED.state END,
+                                  fsm_version = CASE WHEN (SELECT i.debounce_first FROM input i WHERE i.id = EXCLUDED.id)
+                                                     THEN g.fsm_version ELSE EXCLUDED.fsm_version END,
+                                  step = CASE WHEN (SELECT i.debounce_first FROM input i WHERE i.id = EXCLUDED.id)
+                                                   OR g.fsm_version = EXCLUDED.fsm_version
+                                              THEN g.step ELSE EXCLUDED.step END,
                                   updated_at = EXCLUDED.updated_at, debounce_at = EXCLUDED.debounce_at
                     RETURNING g.id, g.fsm, g.debounce_key
                 )

@@ -98,6 +98,50 @@ class DebounceRaceTest {
         }
     }
 
+    /**
+     * An operator's reschedule of the waiting row on another node, written as a node of the previous
+     * release writes it (it stamps {@code updated_at} only, knowing no debounce column), uncommitted
+     * while the engine's insert of the key waits on it. Committed: the row keeps the operator's start
+     * and state, and the insert starts a new instance. Rolled back: the insert moves the row.
+     */
+    @ParameterizedTest(name = "an old node''s reschedule, then {0}")
+    @CsvSource({"commit", "rollback"})
+    void an_insert_blocked_on_an_old_node_s_reschedule_of_the_waiting_row(String end, EngineHarness h) throws Exception {
+        Engine node = h.start("a", c -> c.queues(Map.of()), new Fsms.Noop());
+        InsertOptions options = InsertOptions.builder().debounce("k", WINDOW).build();
+        long waiting = node.insert(Fsms.Noop.class, new Fsms.Item(0), options).id();
+        Instant operatorsStart = Instant.now().plus(Duration.ofHours(1)).truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+        try (Connection holder = h.dataSource().getConnection()) {
+            holder.setAutoCommit(false);
+            try (Statement s = holder.createStatement()) {
+                s.execute("SET search_path TO " + h.schema());
+                s.executeUpdate("UPDATE gen_durable SET eligible_at = '" + operatorsStart + "', updated_at = now()"
+                        + " WHERE id = " + waiting + " AND status = 'runnable'");
+            }
+            CompletableFuture<Inserted> insert = CompletableFuture.supplyAsync(() -> node.insert(
+                    Fsms.Noop.class, new Fsms.Item(2), options));
+            await().alias("the insert waits for the old node's uncommitted reschedule of the key's row")
+                    .atMost(Duration.ofSeconds(10)).until(() -> h.waitingOn(holder, "debounce_first") == 1);
+            if (end.equals("commit")) {
+                holder.commit();
+            } else {
+                holder.rollback();
+            }
+            Inserted answer = insert.get(10, TimeUnit.SECONDS);
+            if (end.equals("commit")) {
+                assertThat(answer.debounced()).as("a new instance").isFalse();
+                assertThat(h.queryString("SELECT state->>'n' || ' ' || (eligible_at = '" + operatorsStart
+                        + "') FROM gen_durable WHERE id = " + waiting)).as("the rescheduled row keeps its state and start")
+                        .isEqualTo("0 true");
+                assertThat(h.queryString("SELECT state->>'n' FROM gen_durable WHERE id = " + answer.id())).isEqualTo("2");
+            } else {
+                assertThat(answer).isEqualTo(new Inserted(waiting, false, true));
+                assertThat(h.queryLong("SELECT count(*) FROM gen_durable")).isEqualTo(1);
+                assertThat(h.queryString("SELECT state->>'n' FROM gen_durable")).isEqualTo("2");
+            }
+        }
+    }
+
     private static InsertSql.Row row(Instant eligibleAt, String state) {
         return new InsertSql.Row(FSM, 1, "start", state, "default", 0, eligibleAt, null, null, null, null, 1, null,
                 null, null, null, "k", false);

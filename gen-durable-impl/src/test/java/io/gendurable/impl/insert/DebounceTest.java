@@ -187,6 +187,82 @@ class DebounceTest {
         t.assertDone(again.id(), "b");
     }
 
+    /**
+     * The same at the insert's own instant (a test clock that stands still, or two writes in one
+     * clock tick): the write's time equals the insert's, so only what the write itself clears can
+     * take the row out of its key's waiting place. Before the fix each kept it there: the next
+     * insert moved the operator's start and replaced the state.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"runNow", "reschedule", "changePriority", "cancel-retry"})
+    void an_operator_action_at_the_insert_s_own_instant_ends_its_debouncing(String action) {
+        long id = t.durable().insert(Reindex.class, "a", debounce("k")).id();
+        switch (action) {
+            case "runNow" -> t.operations().runNow(id);
+            case "reschedule" -> t.operations().reschedule(id, clock.instant().plusSeconds(60));
+            case "changePriority" -> t.operations().changePriority(id, 3);
+            default -> {
+                t.operations().cancel(id, "by hand");
+                t.operations().retry(id);
+            }
+        }
+        java.time.Instant start = t.instance(id).eligibleAt();
+        Inserted again = t.durable().insert(Reindex.class, "b", debounce("k"));
+        assertThat(again.debounced()).as("the operator's write ended the debouncing").isFalse();
+        assertThat(t.instance(id).eligibleAt()).as("the operator's start stays").isEqualTo(start);
+        t.drain();
+        t.assertDone(id, "a");
+        t.assertDone(again.id(), "b");
+    }
+
+    /**
+     * An instance run at once by an operator at its insert's instant, whose first attempt retries:
+     * its retry's write carries that same instant. Before the fix the retried instance (started, on
+     * its second attempt) was back in its key's waiting place and the next insert replaced its
+     * state and moved its retry.
+     */
+    @Test
+    void a_started_instance_is_never_debounced_into_even_at_its_insert_s_instant() {
+        t.register(new RetriedOnce());
+        long first = t.durable().insert(RetriedOnce.class, "a", debounce("k")).id();
+        t.operations().runNow(first);
+        assertThat(t.drain(DUE_ONLY).steps()).as("its first attempt ran and retries in a minute").hasSize(1);
+        Inserted next = t.durable().insert(RetriedOnce.class, "b", debounce("k"));
+        assertThat(next.debounced()).as("a started instance is no longer waiting").isFalse();
+        assertThat(t.instance(first).eligibleAt()).as("its retry keeps its time").isEqualTo(clock.instant().plus(Duration.ofMinutes(1)));
+        t.drain();
+        t.assertDone(first, "a");
+        t.assertDone(next.id(), "b");
+    }
+
+    /** Done with its state and the names of the signals in its inbox. */
+    @DurableFsm(name = "debounced-inbox")
+    public static class Inbox implements Fsm<String> {
+        @Override
+        public Outcome step(String step, String s, StepContext ctx) {
+            return Outcome.done(s + ctx.inbox().stream().map(io.gendurable.Signal::name).toList());
+        }
+    }
+
+    /**
+     * A signal to the waiting instance is kept in its inbox and does not end its debouncing (a
+     * signal writes nothing else on a runnable row, on this release's nodes as on older ones): the
+     * next insert still moves it and gives it its state, and its first step sees the signal. The
+     * page said a signal ended the debouncing; nothing did.
+     */
+    @Test
+    void a_signal_to_the_waiting_instance_waits_in_its_inbox_and_the_next_insert_still_moves_it() {
+        t.register(new Inbox());
+        long id = t.durable().insert(Inbox.class, "a", debounce("k")).id();
+        clock.advance(Duration.ofSeconds(1));
+        t.durable().signal(io.gendurable.SignalTarget.id(id), "nudge", "x");
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(t.durable().insert(Inbox.class, "b", debounce("k"))).isEqualTo(new Inserted(id, false, true));
+        assertThat(t.instances(Inbox.class)).hasSize(1);
+        t.drain();
+        t.assertDone(id, "b[nudge]");
+    }
+
     @Test
     void bad_input_names_the_field_and_what_it_accepts() {
         assertThatThrownBy(() -> InsertOptions.builder().debounce(" ", WINDOW))

@@ -53,6 +53,52 @@ class CrashAndRefillAgreementTest {
         }
     }
 
+    /**
+     * An inline chain: {@code start} continues inline to {@code deep}, whose first run overflows its
+     * stack on the drainer that resumed the chain after its continue's commit; its second is done.
+     */
+    @DurableFsm(name = "agree-deep-chain", inlineExecution = true)
+    public static class DeepChain implements Fsm<String> {
+        final AtomicInteger calls = new AtomicInteger();
+
+        @Override
+        public Outcome step(String step, String s, StepContext ctx) {
+            if (step.equals("start")) {
+                return Outcome.next("deep", s);
+            }
+            if (calls.incrementAndGet() == 1) {
+                throw new StackOverflowError("deep recursion in a resumed chain");
+            }
+            return Outcome.done("after " + ctx.attempt());
+        }
+    }
+
+    /**
+     * The error in a chain's resumed step (an inline continue, its next step run by a drainer that
+     * took the chain from the ready queue), on a queue of one slot: the slot and the drainer come
+     * back, the claim is heartbeated no more, and the same node runs the step again after its lease.
+     */
+    @Test
+    void a_virtual_machine_error_in_a_resumed_chain_leaves_the_node_its_slot_and_runs_again_after_the_lease() {
+        Instant start = Kits.start();
+        DeepChain onNode = new DeepChain();
+        try (Production p = new Production("agree-crash-chain", new TestClock(start),
+                b -> b.queues(Map.of("default", 1)), onNode)) {
+            long id = p.engine.insert(DeepChain.class, "x").id();
+            Awaitility.await().dontCatchUncaughtExceptions().alias("the resumed step ran once")
+                    .atMost(Duration.ofSeconds(30)).until(() -> onNode.calls.get() == 1);
+            assertThat(p.instance(id).status()).as("until its lease lapses").isEqualTo(Status.EXECUTING);
+            assertThat(p.instance(id).step()).isEqualTo("deep");
+            p.clock.advance(Duration.ofSeconds(31));  // past the harness's 30 s lease: the reaper takes it back
+            Awaitility.await().dontCatchUncaughtExceptions().alias("the reaper took it back and the node's one slot ran it")
+                    .atMost(Duration.ofSeconds(30)).until(() -> p.instance(id).status() == Status.DONE);
+            assertThat(onNode.calls).hasValue(2);
+            long other = p.engine.insert(DeepChain.class, "y").id();
+            Awaitility.await().dontCatchUncaughtExceptions().alias("the slot runs the next instance too")
+                    .atMost(Duration.ofSeconds(30)).until(() -> p.instance(other).status() == Status.DONE);
+        }
+    }
+
     /** Done with the instant (of its engine's clock) at which it ran. */
     @DurableFsm(name = "agree-metered")
     public static class Metered implements Job<String> {
