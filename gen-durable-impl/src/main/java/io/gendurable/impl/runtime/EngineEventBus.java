@@ -56,6 +56,8 @@ public final class EngineEventBus implements EngineEvents {
     private volatile long mask;
     private volatile Thread dispatcher;
     private volatile boolean closed;
+    // set by close when its wait is over: the dispatcher ends after the delivery under way
+    private volatile boolean abandoned;
 
     /**
      * @param metrics counts the dropped events and the listeners' failures
@@ -171,7 +173,8 @@ public final class EngineEventBus implements EngineEvents {
     }
 
     private void dispatch() {
-        while (true) {
+        // ends once the stop gave up waiting, though a listener swallowed the stop's interrupt
+        while (!abandoned) {
             Object next;
             try {
                 next = queue.take();
@@ -234,9 +237,12 @@ public final class EngineEventBus implements EngineEvents {
             Thread.currentThread().interrupt();
         }
         if (t.isAlive()) {
+            abandoned = true;
             t.interrupt();
             int left = (int) queue.stream().filter(o -> o != STOP).count();
             queue.clear();
+            // a listener that swallowed the interrupt returns to an empty queue: the mark ends it
+            queue.offer(STOP);
             metrics.eventsDropped.add(left);
             LOG.log(Level.WARNING, "gen-durable: an engine event listener was still busy " + wait.toMillis()
                     + " ms after the engine stopped; " + left + " undelivered events dropped");

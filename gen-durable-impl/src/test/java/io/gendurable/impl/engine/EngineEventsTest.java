@@ -345,4 +345,41 @@ class EngineEventsTest {
         assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(Duration.ofSeconds(90));
         never.countDown();
     }
+
+    /**
+     * A listener still busy at the stop that swallows the dispatcher's interrupt (as a CDI container
+     * does, wrapping an observer's {@code InterruptedException}): the dispatcher thread still ends,
+     * though the queue it would wait on is empty and no stop mark could be queued (it was full).
+     */
+    @Test
+    void the_dispatcher_ends_at_the_stop_even_when_a_busy_listener_swallows_its_interrupt(EngineHarness h) throws Exception {
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch never = new CountDownLatch(1);
+        Engine e = h.build("n1", c -> c.queues(Map.of("default", 16)), java.time.InstantSource.system(),
+                b -> b.listener(event -> {
+                    blocked.countDown();
+                    try {
+                        never.await();
+                    } catch (InterruptedException swallowed) {
+                        // the interrupt is not restored
+                    }
+                }), new Noop());
+        e.start();
+        int n = EngineEventBus.CAPACITY + 1000;
+        List<NewInstance> rows = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            rows.add(new NewInstance(FsmNames.nameOf(Noop.class), new Item(i), null));
+        }
+        e.insertAll(rows);
+        h.awaitDone(n);
+        assertThat(blocked.getCount()).as("the listener was called, and blocks").isZero();
+        assertThat(EngineInternals.eventBus(e).pending()).as("the queue is full").isEqualTo(EngineEventBus.CAPACITY);
+        Thread dispatcher = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("gendurable-events") && t.isAlive()).findFirst().orElseThrow();
+
+        e.stop();
+        dispatcher.join(10_000);
+        assertThat(dispatcher.isAlive()).as("the dispatcher thread after the stop").isFalse();
+        never.countDown();
+    }
 }
