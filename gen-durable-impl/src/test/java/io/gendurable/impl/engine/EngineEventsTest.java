@@ -316,24 +316,8 @@ class EngineEventsTest {
     void a_blocked_listener_drops_and_counts_events_while_the_engine_keeps_claiming_and_finishing_rows(EngineHarness h) {
         CountDownLatch blocked = new CountDownLatch(1);
         CountDownLatch never = new CountDownLatch(1);
-        Engine e = h.build("n1", c -> c.queues(Map.of("default", 16)), java.time.InstantSource.system(),
-                b -> b.listener(event -> {
-                    blocked.countDown();
-                    try {
-                        never.await();
-                    } catch (InterruptedException stop) {
-                        Thread.currentThread().interrupt();
-                    }
-                }), new Noop());
-        e.start();
-        int n = EngineEventBus.CAPACITY + 1000;  // more step events alone than the queue holds
-        List<NewInstance> rows = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            rows.add(new NewInstance(FsmNames.nameOf(Noop.class), new Item(i), null));
-        }
         long began = System.nanoTime();
-        e.insertAll(rows);
-        h.awaitDone(n);  // within a minute: the engine does not wait for its listener
+        Engine e = pastTheQueue(h, blocked, never, true);  // within a minute: the engine does not wait for its listener
         assertThat(blocked.getCount()).as("the listener was called, and blocks").isZero();
         assertThat(e.metrics().eventsDropped.sum()).as("events dropped").isGreaterThan(0);
         assertThat(EngineInternals.eventBus(e).pending()).isEqualTo(EngineEventBus.CAPACITY);
@@ -355,23 +339,7 @@ class EngineEventsTest {
     void the_dispatcher_ends_at_the_stop_even_when_a_busy_listener_swallows_its_interrupt(EngineHarness h) throws Exception {
         CountDownLatch blocked = new CountDownLatch(1);
         CountDownLatch never = new CountDownLatch(1);
-        Engine e = h.build("n1", c -> c.queues(Map.of("default", 16)), java.time.InstantSource.system(),
-                b -> b.listener(event -> {
-                    blocked.countDown();
-                    try {
-                        never.await();
-                    } catch (InterruptedException swallowed) {
-                        // the interrupt is not restored
-                    }
-                }), new Noop());
-        e.start();
-        int n = EngineEventBus.CAPACITY + 1000;
-        List<NewInstance> rows = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            rows.add(new NewInstance(FsmNames.nameOf(Noop.class), new Item(i), null));
-        }
-        e.insertAll(rows);
-        h.awaitDone(n);
+        Engine e = pastTheQueue(h, blocked, never, false);
         assertThat(blocked.getCount()).as("the listener was called, and blocks").isZero();
         assertThat(EngineInternals.eventBus(e).pending()).as("the queue is full").isEqualTo(EngineEventBus.CAPACITY);
         Thread dispatcher = Thread.getAllStackTraces().keySet().stream()
@@ -381,5 +349,35 @@ class EngineEventsTest {
         dispatcher.join(10_000);
         assertThat(dispatcher.isAlive()).as("the dispatcher thread after the stop").isFalse();
         never.countDown();
+    }
+
+    /**
+     * An engine whose one listener blocks on {@code never} from its first event (counting
+     * {@code blocked} down), after more rows than the event queue holds are done.
+     *
+     * @param restoresInterrupt whether the listener restores the interrupt that ends its wait
+     */
+    private static Engine pastTheQueue(EngineHarness h, CountDownLatch blocked, CountDownLatch never,
+                                       boolean restoresInterrupt) {
+        Engine e = h.build("n1", c -> c.queues(Map.of("default", 16)), java.time.InstantSource.system(),
+                b -> b.listener(event -> {
+                    blocked.countDown();
+                    try {
+                        never.await();
+                    } catch (InterruptedException stop) {
+                        if (restoresInterrupt) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                }), new Noop());
+        e.start();
+        int n = EngineEventBus.CAPACITY + 1000;  // more step events alone than the queue holds
+        List<NewInstance> rows = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            rows.add(new NewInstance(FsmNames.nameOf(Noop.class), new Item(i), null));
+        }
+        e.insertAll(rows);
+        h.awaitDone(n);
+        return e;
     }
 }
