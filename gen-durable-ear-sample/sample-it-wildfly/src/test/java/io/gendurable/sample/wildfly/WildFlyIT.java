@@ -271,7 +271,7 @@ class WildFlyIT {
         // the sample's EngineActivity observes RowsClaimed (@Observes): the flows before claimed rows
         HttpResponse<String> r = get("/sample/api/engine-activity");
         assertEquals(200, r.statusCode(), r.body());
-        assertTrue(r.body().matches("(?s).*\\"default\\"\\s*:\\s*[1-9].*"), "rows claimed on default: " + r.body());
+        assertTrue(r.body().matches("(?s).*\"default\"\\s*:\\s*[1-9].*"), "rows claimed on default: " + r.body());
         assertTrue(r.body().contains("\"observerThread\":\"gendurable-events\""), "the observer's thread: " + r.body());
     }
 
