@@ -69,16 +69,8 @@ class DebounceRaceTest {
                 held = waiting;
             }
 
-            CompletableFuture<Inserted> insert = CompletableFuture.supplyAsync(() -> node.insert(
-                    Fsms.Noop.class, new Fsms.Item(2), options));
-            await().alias("the insert waits for the other node's uncommitted write on the key's row")
-                    .atMost(Duration.ofSeconds(10)).until(() -> h.waitingOn(holder, "debounce_first") == 1);
-            if (end.equals("commit")) {
-                holder.commit();
-            } else {
-                holder.rollback();
-            }
-            Inserted answer = insert.get(10, TimeUnit.SECONDS);
+            Inserted answer = insertBlockedOn(h, holder, end, "the insert waits for the other node's uncommitted write on the key's row",
+                    () -> node.insert(Fsms.Noop.class, new Fsms.Item(2), options));
 
             boolean movedHeld = other.equals("insert") == end.equals("commit");
             if (movedHeld) {
@@ -118,16 +110,8 @@ class DebounceRaceTest {
                 s.executeUpdate("UPDATE gen_durable SET eligible_at = '" + operatorsStart + "', updated_at = now()"
                         + " WHERE id = " + waiting + " AND status = 'runnable'");
             }
-            CompletableFuture<Inserted> insert = CompletableFuture.supplyAsync(() -> node.insert(
-                    Fsms.Noop.class, new Fsms.Item(2), options));
-            await().alias("the insert waits for the old node's uncommitted reschedule of the key's row")
-                    .atMost(Duration.ofSeconds(10)).until(() -> h.waitingOn(holder, "debounce_first") == 1);
-            if (end.equals("commit")) {
-                holder.commit();
-            } else {
-                holder.rollback();
-            }
-            Inserted answer = insert.get(10, TimeUnit.SECONDS);
+            Inserted answer = insertBlockedOn(h, holder, end, "the insert waits for the old node's uncommitted reschedule of the key's row",
+                    () -> node.insert(Fsms.Noop.class, new Fsms.Item(2), options));
             if (end.equals("commit")) {
                 assertThat(answer.debounced()).as("a new instance").isFalse();
                 assertThat(h.queryString("SELECT state->>'n' || ' ' || (eligible_at = '" + operatorsStart
@@ -145,5 +129,22 @@ class DebounceRaceTest {
     private static InsertSql.Row row(Instant eligibleAt, String state) {
         return new InsertSql.Row(FSM, 1, "start", state, "default", 0, eligibleAt, null, null, null, null, 1, null,
                 null, null, null, "k", false);
+    }
+
+    /**
+     * Runs {@code insert} on another thread, waits until it is blocked on {@code holder}'s
+     * uncommitted write, ends that transaction ({@code end}: "commit" or "rollback") and answers
+     * what the insert returned.
+     */
+    private static Inserted insertBlockedOn(EngineHarness h, java.sql.Connection holder, String end, String alias,
+                                            java.util.function.Supplier<Inserted> insert) throws Exception {
+        CompletableFuture<Inserted> running = CompletableFuture.supplyAsync(insert);
+        await().alias(alias).atMost(Duration.ofSeconds(10)).until(() -> h.waitingOn(holder, "debounce_first") == 1);
+        if (end.equals("commit")) {
+            holder.commit();
+        } else {
+            holder.rollback();
+        }
+        return running.get(10, TimeUnit.SECONDS);
     }
 }
