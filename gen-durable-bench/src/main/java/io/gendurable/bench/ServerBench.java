@@ -271,23 +271,28 @@ public final class ServerBench {
                         .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.noBody()).build(),
                         HttpResponse.BodyHandlers.ofString()));
             }
+            // a server runs as many at once as its request pool allows (WildFly's 16 a core; Liberty's
+            // grows by itself): wait until all park, or until their number has not grown for 2 s
             long deadline = System.nanoTime() + 30_000_000_000L;
-            while (((Number) get("parked").get("parked")).intValue() < o.parked) {
-                for (var w : waiting) {
-                    if (w.isDone()) {
-                        HttpResponse<String> a = w.join();
-                        throw new IllegalStateException(kind + ": a request meant to park answered at once: "
-                                + a.statusCode() + " " + a.body());
-                    }
-                }
+            int parkedNow = 0;
+            long grewAt = System.nanoTime();
+            while (parkedNow < o.parked && System.nanoTime() - grewAt < 2_000_000_000L) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(kind + ": " + o.parked + " requests did not all park within 30 s ("
-                            + get("parked") + ")");
+                    break;
                 }
                 Thread.sleep(50);
+                int p = ((Number) get("parked").get("parked")).intValue();
+                if (p > parkedNow) {
+                    parkedNow = p;
+                    grewAt = System.nanoTime();
+                }
+            }
+            if (parkedNow == 0) {
+                throw new IllegalStateException(kind + ": none of " + o.parked + " requests parked within 30 s");
             }
             Machine.awaitJitQuiet(3_000);
             Map<String, Object> r = timed("jobs_parked", o.n, "default", null);
+            r.put("parked_at_start", parkedNow);
             r.put("parked_at_end", ((Number) get("parked").get("parked")).intValue());
             for (var w : waiting) {
                 HttpResponse<String> a = w.get(60, java.util.concurrent.TimeUnit.SECONDS);
