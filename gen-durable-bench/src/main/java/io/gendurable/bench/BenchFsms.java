@@ -27,11 +27,20 @@ public final class BenchFsms {
         return NewInstance.of(NoopJob.class, new Args(i));
     }
 
-    /** A no-op job: completes at once with no result. */
+    /**
+     * How long {@link NoopJob}'s step sleeps: the system property {@code bench.step-ms} (the
+     * scale-out nodes' {@code --scaleout-step-ms}), else 0.
+     */
+    static final long STEP_MS = Long.getLong("bench.step-ms", 0);
+
+    /** A no-op job: completes at once with no result (after {@link #STEP_MS}, when set). */
     @DurableFsm(name = "bench-job", maxAttempts = 3)
     public static final class NoopJob implements Job<Args> {
         @Override
-        public Object perform(Args args, StepContext ctx) {
+        public Object perform(Args args, StepContext ctx) throws InterruptedException {
+            if (STEP_MS > 0) {
+                Thread.sleep(STEP_MS);
+            }
             return null;
         }
     }

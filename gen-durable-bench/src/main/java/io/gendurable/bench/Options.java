@@ -120,6 +120,9 @@ final class Options {
     @Option(names = "--scaleout-warmup",
             description = "no-op jobs per JVM burnt (unmeasured, all JVMs together) before the measured ones (scaleout) [${DEFAULT-VALUE}]")
     int scaleoutWarmup = 20_000;
+    @Option(names = "--scaleout-step-ms",
+            description = "how long each job's step sleeps in the scale-out nodes (0: no-op; e.g. 5 for a work-bound run) [${DEFAULT-VALUE}]")
+    int scaleoutStepMs = 0;
     @Option(names = "--scaleout-heap", description = "-Xms and -Xmx of each engine JVM (scaleout) [${DEFAULT-VALUE}]")
     String scaleoutHeap = "512m";
     @Option(names = "--hot-backlog", description = "rows of the one hot K = 1 key, inserted before the jobs (hotkey) [${DEFAULT-VALUE}]")

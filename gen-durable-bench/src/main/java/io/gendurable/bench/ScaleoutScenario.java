@@ -71,6 +71,7 @@ final class ScaleoutScenario implements Scenario.Body {
             params.put("repeat", o.repeat);
             params.put("node_heap", o.scaleoutHeap);
             params.put("warmup_jobs_per_jvm", o.scaleoutWarmup);
+            params.put("step_ms", o.scaleoutStepMs);
             one.put("params", params);
             one.put("results", results);
             one.put("engine_metrics", median.get("per_node"));
@@ -176,6 +177,16 @@ final class ScaleoutScenario implements Scenario.Body {
                 double seconds = (tEnd - t0) / 1e9;
                 long jobs = complete ? o.n : measured(children, base);
                 r.put("jobs", jobs);
+                // each node's share of the measured jobs, and the largest distance from an even share
+                List<Double> shares = new ArrayList<>();
+                double spread = 0;
+                for (int i = 0; i < k; i++) {
+                    double share = jobs == 0 ? 0 : (double) (children.get(i).progress.get() - base.get(i)) / jobs;
+                    shares.add(share);
+                    spread = Math.max(spread, Math.abs(share * k - 1));
+                }
+                r.put("shares", shares);
+                r.put("share_max_deviation_from_even", spread);
                 r.put("seconds", seconds);
                 r.put("jobs_per_s", jobs / seconds);
                 List<Double> nodeCpu = new ArrayList<>();
@@ -243,7 +254,8 @@ final class ScaleoutScenario implements Scenario.Body {
         Child(Options o, String url, String schema, String id, int concurrency) throws IOException {
             this.id = id;
             String java = ProcessHandle.current().info().command().orElse("java");
-            List<String> command = new ArrayList<>(List.of(java, "-Xms" + o.scaleoutHeap, "-Xmx" + o.scaleoutHeap));
+            List<String> command = new ArrayList<>(List.of(java, "-Xms" + o.scaleoutHeap, "-Xmx" + o.scaleoutHeap,
+                    "-Dbench.step-ms=" + o.scaleoutStepMs));
             if (!o.sessionDb.isBlank()) {
                 command.add("-Dgendurable.session.jdbc.url=" + o.sessionDb);  // --db may be a transaction-mode pooler
             }
