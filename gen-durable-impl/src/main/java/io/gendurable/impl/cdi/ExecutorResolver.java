@@ -73,7 +73,7 @@ public final class ExecutorResolver {
         return new EngineExecutors(t, s, threads.orElseGet(() -> daemon("gendurable-health-probe-")), origin, owned);
     }
 
-    private <T> Optional<T> find(ConfigKey<Void, String> key, Class<T> type) {
+    private <T> Optional<T> find(ConfigKey<String> key, Class<T> type) {
         List<String> tried = new ArrayList<>();
         Optional<String> configured = reader.value(key);
         if (configured.isPresent()) {

@@ -24,6 +24,7 @@ import io.gendurable.impl.claim.PausedQueues;
 import io.gendurable.impl.runtime.Loops;
 import io.gendurable.impl.claim.Scheduler;
 import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.config.PokeTransport;
 import io.gendurable.impl.control.Controls;
 import io.gendurable.impl.ops.Queries;
 import io.gendurable.impl.db.CallerTransactions;
@@ -159,7 +160,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         this.events = EngineEvents.both(activity, b.events == null ? EngineEvents.NONE : b.events);
         EngineContext ctx = new EngineContext(config, registry, db, new Statements(schema), clock, metrics, events, json,
                 timer, steps, b.tracing == null ? io.gendurable.impl.trace.Tracing.NONE : b.tracing, bus);
-        this.postgresPoke = config.poke().transport() == EngineConfig.PokeTransport.POSTGRES
+        this.postgresPoke = config.poke().transport() == PokeTransport.POSTGRES
                 ? new PostgresPoke(ctx, dataSource, sessionDataSource, localPoke::poke, this::pokeAllLocal)
                 : null;
         this.redis = config.usesRedis() ? RedisBackends.open(ctx, localPoke::poke, this::pokeAllLocal) : null;

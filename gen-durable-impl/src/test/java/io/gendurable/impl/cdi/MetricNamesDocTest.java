@@ -1,6 +1,6 @@
 package io.gendurable.impl.cdi;
 
-import io.gendurable.impl.config.ConfigKeys;
+import io.gendurable.impl.config.ConfigCatalogue;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -73,7 +73,7 @@ class MetricNamesDocTest {
                 while (m.find()) {
                     String n = m.group(1);
                     String key = n.substring("gendurable.".length()).replace("[i]", "[0]").replace("<name>", "psp");
-                    if (!code.contains(n) && !ConfigKeys.isKnown(key)) {
+                    if (!code.contains(n) && !ConfigCatalogue.isKnown(key)) {
                         unknown.add(name + ":" + (i + 1) + ": `" + n + "`");
                     }
                 }

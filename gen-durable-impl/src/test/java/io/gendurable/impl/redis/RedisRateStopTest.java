@@ -6,7 +6,7 @@ import io.gendurable.InsertOptions;
 import io.gendurable.NewInstance;
 import io.gendurable.Outcome;
 import io.gendurable.StepContext;
-import io.gendurable.impl.config.EngineConfig.LimiterBackend;
+import io.gendurable.impl.config.LimiterBackend;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
