@@ -67,33 +67,14 @@ class ArchitectureTest {
             .matching("io.gendurable.impl.(*)..")
             .should().beFreeOfCycles();
 
-    /** Dependencies ignored by {@link #noCyclesBetweenImplClasses}: one edge of each cycle still there (origin → target). */
-    static final Map<String, String> KNOWN_CLASS_CYCLES = Map.of(
-            // the engine's bean asks the extension for its settings, registry and class look-ups;
-            // the extension makes the beans (and their health checks, which hold them)
-            "io.gendurable.impl.cdi.DurableBean", "io.gendurable.impl.cdi.GenDurableExtension",
-            "io.gendurable.impl.cdi.MetricsChoice", "io.gendurable.impl.cdi.GenDurableExtension",
-            // the settings' source is found through MicroProfile Config, which reads into the settings
-            "io.gendurable.impl.cdi.EngineSettings", "io.gendurable.impl.cdi.MicroProfileSettings");
-
     /**
      * Nor between classes, inside a package (which the package rule cannot see): each top-level
-     * class, its nested classes folded in, is a slice of its own. The cycles left are listed in
-     * {@link #KNOWN_CLASS_CYCLES}, edge by edge, to be broken; a new one fails here.
+     * class, its nested classes folded in, is a slice of its own. No exception.
      */
     @ArchTest
-    static final ArchRule noCyclesBetweenImplClasses = withKnownClassCycles(slices()
+    static final ArchRule noCyclesBetweenImplClasses = slices()
             .assignedFrom(topLevelClassesOf("io.gendurable.impl"))
-            .should().beFreeOfCycles());
-
-    private static ArchRule withKnownClassCycles(com.tngtech.archunit.library.dependencies.SliceRule rule) {
-        for (Map.Entry<String, String> e : KNOWN_CLASS_CYCLES.entrySet()) {
-            rule = rule.ignoreDependency(
-                    com.tngtech.archunit.base.DescribedPredicate.describe(e.getKey(), c -> topLevel(c).equals(e.getKey())),
-                    com.tngtech.archunit.base.DescribedPredicate.describe(e.getValue(), c -> topLevel(c).equals(e.getValue())));
-        }
-        return rule;
-    }
+            .should().beFreeOfCycles();
 
     /**
      * @param prefix a package and its sub-packages

@@ -41,7 +41,7 @@ import java.util.Optional;
 /**
  * The injectable {@link GenDurable} and {@link DurableOperations} (one bean, both types): an application-scoped bean that builds the core
  * {@link Engine} from the validated configuration, the resolved DataSource and executors, and
- * the FSM beans the {@link GenDurableExtension} found. It starts with the application and drains
+ * the FSM beans the {@link GenDurableExtension} found (read through {@link EngineDeployment}). It starts with the application and drains
  * before the application's beans are destroyed. This class is the default engine; the extension adds
  * one more bean of it per named engine (qualified {@link DurableEngine @DurableEngine(name)}).
  */
@@ -52,7 +52,7 @@ public class DurableBean implements GenDurable, DurableOperations {
     private static final Logger LOG = System.getLogger("io.gendurable.cdi");
 
     @Inject
-    GenDurableExtension extension;
+    EngineDeployment extension;
 
     @Inject
     @GenDurableDataSource
@@ -89,7 +89,7 @@ public class DurableBean implements GenDurable, DurableOperations {
      * @param extension  the extension holding its settings and FSMs
      * @param beanManager the container: where its events go, and which of them are observed
      */
-    DurableBean(String engineName, GenDurableExtension extension, jakarta.enterprise.inject.spi.BeanManager beanManager) {
+    DurableBean(String engineName, EngineDeployment extension, jakarta.enterprise.inject.spi.BeanManager beanManager) {
         this.engineName = engineName;
         this.extension = extension;
         this.beanManager = beanManager;
@@ -223,7 +223,7 @@ public class DurableBean implements GenDurable, DurableOperations {
     /** @return step spans through the container's OpenTelemetry when its API is visible, else none (docs/tracing.md) */
     private static io.gendurable.impl.trace.Tracing tracing() {
         // a lambda-free guard: OpenTelemetryLookup (and the API) load only when the API is visible
-        return GenDurableExtension.apiPresent("io.opentelemetry.api.OpenTelemetry") ? OpenTelemetryLookup.tracing()
+        return OptionalApis.present(OptionalApis.OPENTELEMETRY) ? OpenTelemetryLookup.tracing()
                 : io.gendurable.impl.trace.Tracing.NONE;
     }
 

@@ -42,7 +42,7 @@ import java.util.Map;
  * {@link DurableFsm#engine()} names it), starts it with the application and drains it before the
  * application's beans are destroyed.
  */
-public class GenDurableExtension implements Extension {
+public class GenDurableExtension implements Extension, EngineDeployment {
     private final List<Bean<?>> fsmBeans = new ArrayList<>();
     private final Map<String, List<FsmReference>> references = new LinkedHashMap<>();
     private final Map<String, DurableBean> namedEngines = new LinkedHashMap<>();
@@ -69,28 +69,18 @@ public class GenDurableExtension implements Extension {
         if (!durableBeanDiscovered) {
             event.addAnnotatedType(DurableBean.class, GenDurableExtension.class.getName() + "#DurableBean");
         }
-        if (apiPresent("org.eclipse.microprofile.metrics.MetricRegistry")) {
+        if (OptionalApis.present(OptionalApis.MICROPROFILE_METRICS)) {
             event.addAnnotatedType(MetricRegistryLookup.class, GenDurableExtension.class.getName() + "#MetricRegistryLookup");
         }
-        if (apiPresent("io.micrometer.core.instrument.MeterRegistry")) {
+        if (OptionalApis.present(OptionalApis.MICROMETER)) {
             event.addAnnotatedType(MeterRegistryLookup.class, GenDurableExtension.class.getName() + "#MeterRegistryLookup");
         }
-        if (apiPresent("io.opentelemetry.api.OpenTelemetry")) {
+        if (OptionalApis.present(OptionalApis.OPENTELEMETRY)) {
             event.addAnnotatedType(OpenTelemetryLookup.class, GenDurableExtension.class.getName() + "#OpenTelemetryLookup");
         }
-        if (apiPresent("org.eclipse.microprofile.health.HealthCheck")) {
+        if (OptionalApis.present(OptionalApis.MICROPROFILE_HEALTH)) {
             event.addAnnotatedType(ReadinessCheck.class, GenDurableExtension.class.getName() + "#ReadinessCheck");
             event.addAnnotatedType(LivenessCheck.class, GenDurableExtension.class.getName() + "#LivenessCheck");
-        }
-    }
-
-    /** @return whether {@code className} is visible to the engine's class loader */
-    static boolean apiPresent(String className) {
-        try {
-            Class.forName(className, false, GenDurableExtension.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
         }
     }
 
@@ -149,7 +139,7 @@ public class GenDurableExtension implements Extension {
                     .scope(ApplicationScoped.class)
                     .produceWith(instance -> named(name, beanManager))
                     .disposeWith((engine, instance) -> ((DurableBean) engine).stop());
-            if (apiPresent("org.eclipse.microprofile.health.HealthCheck")) {
+            if (OptionalApis.present(OptionalApis.MICROPROFILE_HEALTH)) {
                 HealthChecks.addNamedEngineChecks(event, name, () -> namedEngine(name));
             }
         }
@@ -265,6 +255,7 @@ public class GenDurableExtension implements Extension {
     }
 
     /** @param engine an engine's name @return its FSM beans, by name and version (empty before bean discovery ends) */
+    @Override
     public FsmRegistry registry(String engine) {
         FsmRegistry r = registries.get(engine);
         return r == null ? new FsmRegistry() : r;
@@ -279,6 +270,7 @@ public class GenDurableExtension implements Extension {
      * @param engine a named engine (the default engine's are {@link #settings()})
      * @return its validated configuration, read at deployment validation
      */
+    @Override
     public EngineSettings settings(String engine) {
         if (DurableEngine.DEFAULT.equals(engine)) {
             return settings();
@@ -303,6 +295,7 @@ public class GenDurableExtension implements Extension {
     }
 
     /** @param engine an engine's name: destroys the {@code @Dependent} FSM instances it used; called after it drained */
+    @Override
     public void releaseFsmInstances(String engine) {
         references.getOrDefault(engine, List.of()).forEach(FsmReference::release);
     }

@@ -23,13 +23,13 @@ record MetricsChoice(boolean auto, List<Backend> backends) {
     /** A metrics backend: its value in the key, its name in logs, and the API class it needs. */
     enum Backend {
         /** MicroProfile Metrics 5 ({@link MetricsEvents}). */
-        MICROPROFILE("MicroProfile Metrics", "org.eclipse.microprofile.metrics.MetricRegistry",
+        MICROPROFILE("MicroProfile Metrics", OptionalApis.MICROPROFILE_METRICS,
                 "the MicroProfile Metrics API (org.eclipse.microprofile.metrics; Open Liberty's mpMetrics-5.x)"),
         /** Micrometer ({@link MicrometerEvents}). */
-        MICROMETER("Micrometer", "io.micrometer.core.instrument.MeterRegistry",
+        MICROMETER("Micrometer", OptionalApis.MICROMETER,
                 "Micrometer (io.micrometer:micrometer-core; WildFly's micrometer subsystem)"),
         /** OpenTelemetry metrics through MicroProfile Telemetry ({@link OpenTelemetryMetricsEvents}). */
-        OPENTELEMETRY("OpenTelemetry", "io.opentelemetry.api.OpenTelemetry",
+        OPENTELEMETRY("OpenTelemetry", OptionalApis.OPENTELEMETRY,
                 "the OpenTelemetry API (io.opentelemetry:opentelemetry-api; MicroProfile Telemetry 2.x: Open Liberty's "
                         + "mpTelemetry-2.0, WildFly's microprofile-telemetry)");
 
@@ -50,7 +50,7 @@ record MetricsChoice(boolean auto, List<Backend> backends) {
 
         /** @return whether the application sees its API */
         boolean apiPresent() {
-            return GenDurableExtension.apiPresent(apiClass);
+            return OptionalApis.present(apiClass);
         }
     }
 
