@@ -126,7 +126,7 @@ class ArchitectureTest {
                     "io.gendurable.impl.flush.ChildrenSql", "io.gendurable.impl.keys.KeySql"),
             // the flush's riders: the fan-out's insert, the gate credit and the unblock of the keys its
             // rows left, in the flush's transaction
-            "io.gendurable.impl.flush.FlushSql", Set.of("io.gendurable.impl.insert.InsertSql",
+            "io.gendurable.impl.flush.FlushRiders", Set.of("io.gendurable.impl.insert.InsertSql",
                     "io.gendurable.impl.admission.BucketSql", "io.gendurable.impl.keys.KeySql"));
 
     @ArchTest
