@@ -143,6 +143,9 @@ final class Options {
     int serverStartSeconds = 300;
     @Option(names = "--blocking-n", description = "ServerBench: jobs of the blocking burn-down (0: none) [${DEFAULT-VALUE}]")
     int blockingN = 3000;
+    @Option(names = "--parked", description = "ServerBench: requests parked in await(id, 10 s) during a second no-op "
+            + "burn-down, jobs_parked (0: no such run) [${DEFAULT-VALUE}]")
+    int parked = 50;
     @Option(names = "--block-ms", description = "ServerBench: how long each blocking job's step waits [${DEFAULT-VALUE}]")
     int blockMs = 20;
     @Option(names = "--stall-seconds",

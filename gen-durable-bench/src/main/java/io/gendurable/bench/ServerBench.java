@@ -33,7 +33,10 @@ import java.util.Map;
  *     table emptied (TRUNCATE) before, timed from the first insert to the last outcome;</li>
  * <li>{@code blocking}: {@code --blocking-n} jobs whose step waits {@code --block-ms}, preloaded
  *     on their queue ({@code blocking}, concurrency 32 unless {@code --server-queues} says otherwise);</li>
- * <li>{@code fsm}: {@code --fsm-n} FSMs of {@code --k} requeued no-op steps, preloaded, in steps.</li>
+ * <li>{@code fsm}: {@code --fsm-n} FSMs of {@code --k} requeued no-op steps, preloaded, in steps;</li>
+ * <li>{@code jobs_parked}: the {@code jobs} burn-down while {@code --parked} HTTP requests wait in
+ *     {@code GenDurable.await(id, 10 s)} (as getting-started's resource does): do requests parked in
+ *     application code slow the engine?</li>
  * </ul>
  * plus {@code live_first}: the first live run after the deployment (a cold JVM on a table that started
  * empty: what a first deployment sees). Each run's CPU: the server JVM's ({@code /proc/<pid>/stat}),
@@ -154,8 +157,12 @@ public final class ServerBench {
             List<Map<String, Object>> live = new ArrayList<>();
             List<Map<String, Object>> blocking = new ArrayList<>();
             List<Map<String, Object>> fsm = new ArrayList<>();
+            List<Map<String, Object>> parked = new ArrayList<>();
             for (int r = 0; r < o.repeat; r++) {
                 jobs.add(preloaded("jobs", "noop", "default", o.n, 1));
+                if (o.parked > 0) {
+                    parked.add(parked());
+                }
                 live.add(live(false));
                 if (o.blockingN > 0) {
                     blocking.add(preloaded("blocking", "blocking", "blocking", o.blockingN, 1));
@@ -184,6 +191,15 @@ public final class ServerBench {
                 results.put("fsm", f);
                 line.put("complete", Boolean.TRUE.equals(line.get("complete")) && BurnDown.allComplete(fsm));
             }
+            if (!parked.isEmpty()) {
+                Map<String, Object> p = BurnDown.median(parked, "jobs");
+                ((Map<String, Object>) line.get("engine_metrics")).put("jobs_parked", p.remove("engine_metrics"));
+                p.put("parked_requests", o.parked);
+                results.put("jobs_parked", p);
+                results.put("parked_vs_preloaded", BurnDown.rate(results, "jobs_parked", "jobs")
+                        / BurnDown.rate(results, "jobs", "jobs"));
+                line.put("complete", Boolean.TRUE.equals(line.get("complete")) && BurnDown.allComplete(parked));
+            }
             results.put("live_vs_preloaded", BurnDown.rate(results, "live", "jobs") / BurnDown.rate(results, "jobs", "jobs"));
             line.put("figures", figures(results));
         }
@@ -207,6 +223,10 @@ public final class ServerBench {
             }
             if (results.get("fsm") instanceof Map<?, ?> m) {
                 f.put("server_fsm_steps_per_s", m.get("steps_per_s"));
+            }
+            if (results.get("jobs_parked") instanceof Map<?, ?>) {
+                f.put("server_parked_jobs_per_s", BurnDown.rate(results, "jobs_parked", "jobs"));
+                f.put("server_parked_vs_preloaded", results.get("parked_vs_preloaded"));
             }
             return f;
         }
@@ -233,6 +253,48 @@ public final class ServerBench {
             Machine.awaitJitQuiet(3_000);  // this harness's own JIT, not the server's: keeps rest_cpu_s clean
             Map<String, Object> r = timed(hint, (long) count * perRow, queue, null);
             r.put("preinsert_rows_per_s", count / insertS);
+            return r;
+        }
+
+        /**
+         * The preloaded no-op burn-down with {@code --parked} requests waiting in {@code await} from
+         * before the resume to after the last outcome (each waits 10 s; a run is ~1–3 s).
+         */
+        private Map<String, Object> parked() throws Exception {
+            reset();
+            post("pause?queue=default");
+            post("insert?kind=noop&count=" + o.n + "&batch=1000");
+            BenchDb.exec(admin, "ANALYZE " + schema + ".gen_durable");
+            List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> waiting = new ArrayList<>();
+            for (int i = 0; i < o.parked; i++) {
+                waiting.add(http.sendAsync(HttpRequest.newBuilder(URI.create(server.base() + "park?seconds=10"))
+                        .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                        HttpResponse.BodyHandlers.ofString()));
+            }
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (((Number) get("parked").get("parked")).intValue() < o.parked) {
+                for (var w : waiting) {
+                    if (w.isDone()) {
+                        HttpResponse<String> a = w.join();
+                        throw new IllegalStateException(kind + ": a request meant to park answered at once: "
+                                + a.statusCode() + " " + a.body());
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(kind + ": " + o.parked + " requests did not all park within 30 s ("
+                            + get("parked") + ")");
+                }
+                Thread.sleep(50);
+            }
+            Machine.awaitJitQuiet(3_000);
+            Map<String, Object> r = timed("jobs_parked", o.n, "default", null);
+            r.put("parked_at_end", ((Number) get("parked").get("parked")).intValue());
+            for (var w : waiting) {
+                HttpResponse<String> a = w.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                if (a.statusCode() != 200) {
+                    throw new IllegalStateException(kind + ": a parked request answered " + a.statusCode() + ": " + a.body());
+                }
+            }
             return r;
         }
 

@@ -17,16 +17,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Finds the engine's executors: the JNDI names in {@code gendurable.scheduled-executor} and
- * {@code gendurable.executor} when set (they must resolve), else the container's default
- * managed executors, else plain pools of daemon threads named {@code gendurable-*} that this
- * layer creates and later shuts down.
+ * {@code gendurable.executor} when set (they must resolve); else pools of the engine's own,
+ * named {@code gendurable-*}, that this layer creates and later shuts down, whose threads come
+ * from the container's managed thread factory ({@code gendurable.thread-factory}: they carry the
+ * application's context) or are plain daemon threads outside a container. Own pools keep the
+ * claims, flushes and steps off the pool a server shares with its HTTP requests (Open Liberty's
+ * default executor starts with two threads a core), so requests parked in application code
+ * cannot starve the engine, nor the engine's blocking steps the requests.
  */
 public final class ExecutorResolver {
-    /** The Jakarta Concurrency default managed scheduled executor. */
-    public static final String DEFAULT_SCHEDULED = ConfigKeys.SCHEDULED_EXECUTOR.defaultValue();
-    /** The Jakarta Concurrency default managed executor. */
-    public static final String DEFAULT_EXECUTOR = ConfigKeys.EXECUTOR.defaultValue();
-
     private final ConfigReader reader;
     private final EngineConfig config;
     private final JndiLookup jndi;
@@ -56,21 +55,24 @@ public final class ExecutorResolver {
         Optional<ThreadFactory> threads = find(ConfigKeys.THREAD_FACTORY, ThreadFactory.class);
         List<ExecutorService> owned = new ArrayList<>();
         ScheduledExecutorService t = timer.orElseGet(() -> {
-            ScheduledExecutorService own = Executors.newScheduledThreadPool(timerThreads(config), daemon("gendurable-timer-"));
+            ScheduledExecutorService own = Executors.newScheduledThreadPool(timerThreads(config),
+                    named("gendurable-timer-", threads));
             owned.add(own);
             return own;
         });
         ExecutorService s = steps.orElseGet(() -> {
             // unbounded: the schedulers' slots bound how many steps run at once
-            ExecutorService own = Executors.newCachedThreadPool(daemon("gendurable-step-"));
+            ExecutorService own = Executors.newCachedThreadPool(named("gendurable-step-", threads));
             owned.add(own);
             return own;
         });
+        String from = threads.isPresent() ? " of managed threads (" + reader.get(ConfigKeys.THREAD_FACTORY) + ")" : "";
         String origin = "timer=" + (timer.isPresent() ? "managed (" + reader.get(ConfigKeys.SCHEDULED_EXECUTOR) + ")"
-                : "own pool of " + timerThreads(config) + " threads") + " steps="
-                + (steps.isPresent() ? "managed (" + reader.get(ConfigKeys.EXECUTOR) + ")" : "own cached pool")
+                : "own pool of " + timerThreads(config) + " threads" + from) + " steps="
+                + (steps.isPresent() ? "managed (" + reader.get(ConfigKeys.EXECUTOR) + ")" : "own cached pool" + from)
                 + " probe=" + (threads.isPresent() ? "managed (" + reader.get(ConfigKeys.THREAD_FACTORY) + ")" : "own thread");
-        return new EngineExecutors(t, s, threads.orElseGet(() -> daemon("gendurable-health-probe-")), origin, owned);
+        return new EngineExecutors(t, s, threads.orElseGet(() -> named("gendurable-health-probe-", Optional.empty())),
+                origin, owned);
     }
 
     private <T> Optional<T> find(ConfigKey<String> key, Class<T> type) {
@@ -80,7 +82,7 @@ public final class ExecutorResolver {
             return Optional.of(jndi.find(configured.get(), type, tried).orElseThrow(() -> new ConfigException(
                     key.key(), configured.get(), "the JNDI name of a " + type.getName() + " (" + tried.get(0) + ")")));
         }
-        return jndi.find(key.defaultValue(), type, tried);
+        return key.defaultValue() == null ? Optional.empty() : jndi.find(key.defaultValue(), type, tried);
     }
 
     /**
@@ -94,11 +96,21 @@ public final class ExecutorResolver {
         return Math.max(2, 2 * config.node().queues().size() + DataSourceResolver.flushConnections(config) + 2);
     }
 
-    private static ThreadFactory daemon(String prefix) {
+    /**
+     * Threads named {@code prefix + n}: the container's managed threads (which carry the
+     * application's context), else daemon threads.
+     */
+    private static ThreadFactory named(String prefix, Optional<ThreadFactory> managed) {
         AtomicInteger n = new AtomicInteger();
         return r -> {
-            Thread t = new Thread(r, prefix + n.incrementAndGet());
-            t.setDaemon(true);
+            Thread t;
+            if (managed.isPresent()) {
+                t = managed.get().newThread(r);
+            } else {
+                t = new Thread(r);
+                t.setDaemon(true);
+            }
+            t.setName(prefix + n.incrementAndGet());
             return t;
         };
     }

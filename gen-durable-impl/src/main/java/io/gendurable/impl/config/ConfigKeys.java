@@ -348,17 +348,16 @@ public final class ConfigKeys {
     /** A JDBC URL for a small pool of session connections, instead of {@link #SESSION_DATASOURCE}. */
     public static final ConfigKey<String> SESSION_JDBC_URL = container("session.jdbc.url", null,
             "Instead of `session.datasource`: a JDBC URL (direct, or a session-mode pooler) for a HikariCP pool of 3 connections of the engine's own, with `gendurable.jdbc.user` and `.password`.");
-    /** The JNDI name of the managed executor that runs steps. */
-    public static final ConfigKey<String> EXECUTOR = container("executor", "java:comp/DefaultManagedExecutorService",
-            "The managed executor that runs steps.");
-    /** The JNDI name of the managed scheduled executor. */
-    public static final ConfigKey<String> SCHEDULED_EXECUTOR = container("scheduled-executor",
-            "java:comp/DefaultManagedScheduledExecutorService",
-            "The managed scheduled executor that runs claims, flushes, heartbeats and sweeps.");
-    /** The JNDI name of the managed thread factory of the readiness probe's thread. */
+    /** The JNDI name of a managed executor that runs steps, instead of the engine's own pool. */
+    public static final ConfigKey<String> EXECUTOR = container("executor", null,
+            "Unset: steps run on a pool of the engine's own, of threads from `gendurable.thread-factory`, which the server's HTTP requests do not share. A JNDI name: the managed executor that runs the steps instead (in Open Liberty it shares the server's one pool with every request; give it a `concurrencyPolicy`).");
+    /** The JNDI name of a managed scheduled executor, instead of the engine's own pool. */
+    public static final ConfigKey<String> SCHEDULED_EXECUTOR = container("scheduled-executor", null,
+            "Unset: claims, flushes, heartbeats and sweeps run on a pool of the engine's own, of threads from `gendurable.thread-factory`. A JNDI name: the managed scheduled executor that runs them instead.");
+    /** The JNDI name of the managed thread factory of the engine's own threads. */
     public static final ConfigKey<String> THREAD_FACTORY = container("thread-factory",
             "java:comp/DefaultManagedThreadFactory",
-            "The managed thread factory that makes the readiness probe's own thread (never queued behind steps) and the engine events' dispatcher thread.");
+            "The managed thread factory that makes the engine's own threads (its step and timer pools, the readiness probe's thread, the engine events' dispatcher), which carry the application's context; outside a container, or when the default is not found, plain daemon threads.");
 
     /** The values of {@link #METRICS_BACKEND}, in the order {@code auto} tries them. */
     public static final List<String> METRICS_BACKENDS = List.of("microprofile", "micrometer", "opentelemetry");

@@ -29,12 +29,13 @@ class ExecutorResolverTest {
     }
 
     @Test
-    void the_container_default_managed_executors_are_used_and_never_shut_down() {
+    void named_managed_executors_are_used_and_never_shut_down() {
         ScheduledExecutorService managedTimer = Executors.newSingleThreadScheduledExecutor();
         ExecutorService managedSteps = Executors.newSingleThreadExecutor();
         try {
-            EngineExecutors ex = resolver(Map.of(), Map.of(ExecutorResolver.DEFAULT_SCHEDULED, managedTimer,
-                    ExecutorResolver.DEFAULT_EXECUTOR, managedSteps)).resolve();
+            EngineExecutors ex = resolver(Map.of("gendurable.scheduled-executor", "concurrent/timer",
+                    "gendurable.executor", "concurrent/steps"),
+                    Map.of("concurrent/timer", managedTimer, "concurrent/steps", managedSteps)).resolve();
 
             assertThat(ex.timer()).isSameAs(managedTimer);
             assertThat(ex.steps()).isSameAs(managedSteps);
@@ -45,6 +46,42 @@ class ExecutorResolverTest {
         } finally {
             managedTimer.shutdownNow();
             managedSteps.shutdownNow();
+        }
+    }
+
+    /**
+     * A server's default managed executors share its one thread pool with the HTTP requests (Open
+     * Liberty's starts at two threads a core): unless named, the engine does not use them, and
+     * runs its own pools on the server's managed threads, which the engine shuts down.
+     */
+    @Test
+    void by_default_the_engine_runs_pools_of_its_own_on_the_containers_managed_threads() throws Exception {
+        ScheduledExecutorService defaultTimer = Executors.newSingleThreadScheduledExecutor();
+        ExecutorService defaultSteps = Executors.newSingleThreadExecutor();
+        java.util.Set<Thread> made = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.concurrent.ThreadFactory managed = r -> {
+            Thread t = new Thread(r, "managed");
+            made.add(t);
+            return t;
+        };
+        try {
+            EngineExecutors ex = resolver(Map.of(), Map.of("java:comp/DefaultManagedScheduledExecutorService", defaultTimer,
+                    "java:comp/DefaultManagedExecutorService", defaultSteps,
+                    "java:comp/DefaultManagedThreadFactory", managed)).resolve();
+
+            assertThat(ex.owned()).containsExactlyInAnyOrder(ex.timer(), ex.steps());
+            Thread step = CompletableFuture.supplyAsync(Thread::currentThread, ex.steps()).get(5, TimeUnit.SECONDS);
+            Thread timer = ex.timer().schedule(Thread::currentThread, 1, TimeUnit.MILLISECONDS).get(5, TimeUnit.SECONDS);
+            assertThat(made).contains(step, timer);
+            assertThat(step.getName()).startsWith("gendurable-step-");
+            assertThat(timer.getName()).startsWith("gendurable-timer-");
+            assertThat(ex.origin()).contains("steps=own cached pool of managed threads (java:comp/DefaultManagedThreadFactory)");
+            ex.close();
+            assertThat(ex.steps().isTerminated() && ex.timer().isTerminated()).isTrue();
+            assertThat(defaultTimer.isShutdown() || defaultSteps.isShutdown()).isFalse();
+        } finally {
+            defaultTimer.shutdownNow();
+            defaultSteps.shutdownNow();
         }
     }
 

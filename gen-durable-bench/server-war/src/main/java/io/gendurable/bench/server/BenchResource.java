@@ -101,6 +101,40 @@ public class BenchResource {
     }
 
     /**
+     * Parks this request thread in {@code await} as getting-started's resource does: inserts a
+     * no-op job due in an hour and waits up to {@code seconds} for it to finish (it never does).
+     *
+     * @param seconds how long to wait
+     * @return {@code {"parked_ms": …}}: how long the request waited
+     */
+    @POST
+    @Path("park")
+    public String park(@QueryParam("seconds") @DefaultValue("10") int seconds) {
+        if (seconds < 1) {
+            throw bad("seconds must be 1 or more, got " + seconds);
+        }
+        long id = durable.insert(BenchJobs.NoopJob.class, new BenchJobs.Args(-1), io.gendurable.InsertOptions.builder()
+                .scheduleIn(java.time.Duration.ofHours(1)).build()).id();
+        long t0 = System.nanoTime();
+        parked.incrementAndGet();
+        try {
+            durable.await(id, java.time.Duration.ofSeconds(seconds));
+        } finally {
+            parked.decrementAndGet();
+        }
+        return json(Map.of("parked_ms", (System.nanoTime() - t0) / 1e6));
+    }
+
+    /** @return {@code {"parked": n}}: requests waiting in {@link #park} now */
+    @GET
+    @Path("parked")
+    public String parked() {
+        return json(Map.of("parked", parked.get()));
+    }
+
+    private final java.util.concurrent.atomic.AtomicInteger parked = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
      * @param queue the queue to pause on every node
      * @return {@code {"paused": queue}}
      */
