@@ -22,8 +22,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The engine's shape (issue 14): the core is plain Java, only {@code impl.cdi} knows the
- * container, the {@code impl.*} packages form no cycle, and each statement class ({@code *Sql})
+ * The engine's shape: the core is plain Java, only {@code impl.cdi} (and its sub-packages) knows
+ * the container, the {@code impl.*} packages and the classes in them form no cycle, and each statement class ({@code *Sql})
  * is run by the code beside it. The API module's own rule is in gen-durable-api
  * ({@code io.gendurable.ApiArchitectureTest}).
  */
@@ -66,6 +66,24 @@ class ArchitectureTest {
     static final ArchRule noCyclesBetweenImplPackages = slices()
             .matching("io.gendurable.impl.(*)..")
             .should().beFreeOfCycles();
+
+    /** Nor between nested packages ({@code impl.cdi} and its {@code metrics}, {@code health}, {@code resources}). */
+    @ArchTest
+    static final ArchRule noCyclesBetweenImplPackagesAtAnyDepth = slices()
+            .matching("io.gendurable.impl.(**)")
+            .should().beFreeOfCycles();
+
+    /**
+     * The container layer's adapters (its metrics backends, health checks and resource look-ups)
+     * are used by its wiring ({@code impl.cdi}: the extension and the engine's bean), never the
+     * other way round.
+     */
+    @ArchTest
+    static final ArchRule cdiAdaptersKnowNotTheWiring = noClasses()
+            .that().resideInAnyPackage("io.gendurable.impl.cdi.metrics..", "io.gendurable.impl.cdi.health..",
+                    "io.gendurable.impl.cdi.resources..")
+            .should().dependOnClassesThat().resideInAPackage("io.gendurable.impl.cdi")
+            .because("impl.cdi wires the adapters of its sub-packages; they know nothing of the wiring");
 
     /**
      * Nor between classes, inside a package (which the package rule cannot see): each top-level

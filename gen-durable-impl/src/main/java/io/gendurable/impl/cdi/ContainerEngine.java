@@ -1,6 +1,16 @@
 package io.gendurable.impl.cdi;
 
 import io.gendurable.DurableEngine;
+import io.gendurable.impl.cdi.metrics.ContainerEvents;
+import io.gendurable.impl.cdi.metrics.MetricsChoice;
+import io.gendurable.impl.cdi.metrics.OpenTelemetryLookup;
+import io.gendurable.impl.cdi.resources.DataSourceResolver;
+import io.gendurable.impl.cdi.resources.EngineExecutors;
+import io.gendurable.impl.cdi.resources.ExecutorResolver;
+import io.gendurable.impl.cdi.resources.JndiLookup;
+import io.gendurable.impl.cdi.resources.JtaCallerTransactions;
+import io.gendurable.impl.cdi.resources.OptionalApis;
+import io.gendurable.impl.cdi.resources.ResolvedDataSource;
 import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.fsm.FsmRegistry;

@@ -25,6 +25,7 @@ import io.gendurable.ScheduleDefinition;
 import io.gendurable.ScheduleStatus;
 import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
+import io.gendurable.impl.cdi.health.CheckedEngine;
 import io.gendurable.impl.engine.Engine;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Priority;
@@ -57,7 +58,7 @@ import java.util.Optional;
 @ApplicationScoped
 @Default
 @DurableEngine
-public class DurableBean implements GenDurable, DurableOperations {
+public class DurableBean implements GenDurable, DurableOperations, CheckedEngine {
     @Inject
     EngineDeployment extension;
 
@@ -101,6 +102,7 @@ public class DurableBean implements GenDurable, DurableOperations {
     }
 
     /** @return the engine's name ({@link DurableEngine#DEFAULT} for this class's own bean) */
+    @Override
     public String engineName() {
         return engineName;
     }
@@ -154,7 +156,8 @@ public class DurableBean implements GenDurable, DurableOperations {
     }
 
     /** @return the engine if it has been built and started (even if stopped since), else null; never starts it (health checks) */
-    Engine builtEngine() {
+    @Override
+    public Engine builtEngine() {
         return engine;
     }
 

@@ -211,11 +211,4 @@ public record EngineSettings(EngineConfig config, ConfigReader reader) {
                 System.getProperties().stringPropertyNames()));
     }
 
-    /**
-     * @param jdbcUrl a JDBC URL, which may carry {@code password=…}
-     * @return the URL with any password parameter's value replaced by {@code ***}
-     */
-    public static String maskPassword(String jdbcUrl) {
-        return jdbcUrl.replaceAll("(?i)(password=)[^&;]*", "$1***");
-    }
 }

@@ -5,6 +5,15 @@ import io.gendurable.DurableFsm;
 import io.gendurable.DurableOperations;
 import io.gendurable.Fsm;
 import io.gendurable.GenDurable;
+import io.gendurable.impl.cdi.health.HealthChecks;
+import io.gendurable.impl.cdi.health.LivenessCheck;
+import io.gendurable.impl.cdi.health.ReadinessCheck;
+import io.gendurable.impl.cdi.metrics.MeterRegistryLookup;
+import io.gendurable.impl.cdi.metrics.MetricRegistryLookup;
+import io.gendurable.impl.cdi.metrics.MetricsChoice;
+import io.gendurable.impl.cdi.metrics.OpenTelemetryLookup;
+import io.gendurable.impl.cdi.resources.DataSourceResolver;
+import io.gendurable.impl.cdi.resources.OptionalApis;
 import io.gendurable.impl.fsm.FsmDefinition;
 import io.gendurable.impl.fsm.FsmRegistry;
 import jakarta.annotation.Priority;
@@ -245,7 +254,7 @@ public class GenDurableExtension implements Extension, EngineDeployment {
     private static String dataSourceOf(EngineSettings s) {
         java.util.Optional<String> url = s.reader().value(io.gendurable.impl.config.ConfigKeys.JDBC_URL);
         return "JNDI " + s.reader().get(io.gendurable.impl.config.ConfigKeys.DATASOURCE)
-                + url.map(u -> " (else " + EngineSettings.maskPassword(u) + " as "
+                + url.map(u -> " (else " + DataSourceResolver.maskPassword(u) + " as "
                 + s.reader().get(io.gendurable.impl.config.ConfigKeys.JDBC_USER) + ")").orElse("");
     }
 

@@ -1,5 +1,6 @@
 package io.gendurable.impl.cdi;
 
+import io.gendurable.impl.cdi.metrics.MetricsBackend;
 import io.gendurable.impl.config.ConfigCatalogue;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MetricNamesDocTest {
 
     private static final Path ROOT = Path.of("..");
-    private static final Path CDI = Path.of("src/main/java/io/gendurable/impl/cdi");
+    private static final Path CDI = Path.of("src/main/java/io/gendurable/impl/cdi/metrics");
     private static final List<String> BACKENDS = List.of("MetricsEvents.java", "MicrometerEvents.java", "OpenTelemetryMetricsEvents.java");
     /** A name the code writes: a string literal {@code "gendurable.x.y"}. */
     private static final Pattern LITERAL = Pattern.compile("\"(gendurable\\.[a-z_][a-z0-9_.]*)[\" ]");

@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.health;
 
 import io.gendurable.DurableEngine;
 import io.gendurable.impl.engine.Engine;
@@ -20,9 +20,9 @@ import java.util.function.Supplier;
  * The engines' health as MicroProfile Health responses: the default engine's through
  * {@link ReadinessCheck} and {@link LivenessCheck}, each named engine's through two synthetic
  * beans ({@link #addNamedEngineChecks}). Loaded only where the MicroProfile Health API exists:
- * {@link GenDurableExtension} adds those beans then, and only then.
+ * {@link io.gendurable.impl.cdi.GenDurableExtension} adds those beans then, and only then.
  */
-final class HealthChecks {
+public final class HealthChecks {
     /** The readiness check's name (a named engine's: {@code gendurable:<engine>}). */
     static final String READINESS = "gendurable";
     /** The liveness check's name (a named engine's: {@code gendurable-loops:<engine>}). */
@@ -42,13 +42,13 @@ final class HealthChecks {
     }
 
     /** @return the default engine's readiness */
-    static HealthCheckResponse readiness(DurableBean durable) {
+    static HealthCheckResponse readiness(CheckedEngine durable) {
         return respond(durable, DurableEngine.DEFAULT, EngineHealth::readiness,
                 new EngineHealth.Check(READINESS, false, Map.of("engine", "not started")));
     }
 
     /** @return the default engine's liveness */
-    static HealthCheckResponse liveness(DurableBean durable) {
+    static HealthCheckResponse liveness(CheckedEngine durable) {
         return respond(durable, DurableEngine.DEFAULT, EngineHealth::liveness,
                 new EngineHealth.Check(LIVENESS, true, Map.of("engine", "not started: loops not watched")));
     }
@@ -60,7 +60,7 @@ final class HealthChecks {
      * @param none    the check's answer while no engine exists (not started yet, or its start failed)
      * @return the response, named for the engine
      */
-    static HealthCheckResponse respond(DurableBean durable, String engine, Function<EngineHealth, EngineHealth.Check> check,
+    static HealthCheckResponse respond(CheckedEngine durable, String engine, Function<EngineHealth, EngineHealth.Check> check,
                                        EngineHealth.Check none) {
         Engine e = durable == null ? null : durable.builtEngine();
         EngineHealth.Check c = e == null ? none : check.apply(e.health());
@@ -77,7 +77,7 @@ final class HealthChecks {
      * @param engine  the named engine
      * @param durable its bean once created (null before)
      */
-    static void addNamedEngineChecks(AfterBeanDiscovery event, String engine, Supplier<DurableBean> durable) {
+    public static void addNamedEngineChecks(AfterBeanDiscovery event, String engine, Supplier<CheckedEngine> durable) {
         event.addBean().beanClass(HealthChecks.class).types(HealthCheck.class, Object.class)
                 .qualifiers(Readiness.Literal.INSTANCE, Any.Literal.INSTANCE).scope(Dependent.class)
                 .id(HealthChecks.class.getName() + "#readiness#" + engine)

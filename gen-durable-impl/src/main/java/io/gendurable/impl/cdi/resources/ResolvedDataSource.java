@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.resources;
 
 import javax.sql.DataSource;
 import java.util.Objects;

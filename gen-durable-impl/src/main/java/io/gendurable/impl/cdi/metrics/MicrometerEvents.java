@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.metrics;
 
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.gauges.QueueGauges;
@@ -35,7 +35,7 @@ import java.util.function.ToDoubleFunction;
  * the registry when the engine stops: a registry that outlives the application (WildFly's) would
  * otherwise keep gauges over a stopped engine, and hand them back to the next deployment.
  */
-final class MicrometerEvents implements MetricsBackend {
+public final class MicrometerEvents implements MetricsBackend {
     private final MeterRegistry registry;
     /** The engine's tag, on every meter. */
     private final Tags engine;

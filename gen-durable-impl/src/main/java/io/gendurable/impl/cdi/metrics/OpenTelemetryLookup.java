@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.metrics;
 
 import io.gendurable.impl.trace.OtelTracing;
 import io.gendurable.impl.trace.Tracing;
@@ -15,7 +15,7 @@ import java.lang.System.Logger.Level;
  * Micrometer, for the step spans ({@link #tracing()}) and the metrics backend
  * ({@link OpenTelemetryMetricsEvents}).
  *
- * <p>Not a discovered bean (no bean-defining annotation): {@link GenDurableExtension} adds it only
+ * <p>Not a discovered bean (no bean-defining annotation): {@link io.gendurable.impl.cdi.GenDurableExtension} adds it only
  * when the OpenTelemetry API is visible, so applications without it never load the API.
  */
 public class OpenTelemetryLookup {
@@ -38,7 +38,7 @@ public class OpenTelemetryLookup {
     }
 
     /** @return the tracing of the container's OpenTelemetry, {@link Tracing#NONE} when there is none (or no API) */
-    static Tracing tracing() {
+    public static Tracing tracing() {
         try {
             var lookup = jakarta.enterprise.inject.spi.CDI.current().select(OpenTelemetryLookup.class);
             if (!lookup.isResolvable()) {

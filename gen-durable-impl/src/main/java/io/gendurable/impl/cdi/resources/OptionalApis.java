@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.resources;
 
 /**
  * The optional APIs this layer adapts when the application sees them (MicroProfile Metrics,

@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.metrics;
 
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.gauges.QueueGauges;
@@ -32,11 +32,11 @@ import java.util.function.Consumer;
  * <p>The observable gauges are closed when the engine stops (their callbacks would otherwise read a
  * stopped engine); the synchronous instruments cannot be removed and end with the application's SDK.
  */
-final class OpenTelemetryMetricsEvents implements MetricsBackend {
+public final class OpenTelemetryMetricsEvents implements MetricsBackend {
     /** The instrumentation scope of the engine's instruments. */
     static final String SCOPE = "io.gendurable";
     /** Bucket boundaries in seconds for the step and flush durations (the SDK's default ones are for milliseconds). */
-    static final List<Double> SECONDS_BUCKETS = List.of(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
+    public static final List<Double> SECONDS_BUCKETS = List.of(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
             2.5, 5.0, 10.0, 30.0, 60.0, 300.0);
     private static final AttributeKey<String> FSM = AttributeKey.stringKey("fsm");
     private static final AttributeKey<String> STEP = AttributeKey.stringKey("step");

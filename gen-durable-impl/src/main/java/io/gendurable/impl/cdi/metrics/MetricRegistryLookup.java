@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.metrics;
 
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -11,7 +11,7 @@ import org.eclipse.microprofile.metrics.MetricRegistry;
  * it throws a NullPointerException there, which left the engine without metrics. An injected
  * {@code Instance} carries its injection point to the producer.
  *
- * <p>Not a discovered bean (no bean-defining annotation): {@link GenDurableExtension} adds it only
+ * <p>Not a discovered bean (no bean-defining annotation): {@link io.gendurable.impl.cdi.GenDurableExtension} adds it only
  * when the MicroProfile Metrics API is on the class path, so applications without it are unaffected.
  */
 public class MetricRegistryLookup {

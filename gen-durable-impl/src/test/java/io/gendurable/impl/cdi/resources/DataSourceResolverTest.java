@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.resources;
 
 import io.gendurable.impl.config.ConfigReader;
 import io.gendurable.impl.config.EngineConfig;
@@ -141,7 +141,7 @@ class DataSourceResolverTest {
 
     @Test
     void a_password_in_the_jdbc_url_is_masked_in_descriptions() {
-        assertThat(EngineSettings.maskPassword("jdbc:postgresql://h/db?user=u&password=s3cret&ssl=true"))
+        assertThat(DataSourceResolver.maskPassword("jdbc:postgresql://h/db?user=u&password=s3cret&ssl=true"))
                 .isEqualTo("jdbc:postgresql://h/db?user=u&password=***&ssl=true");
     }
 }

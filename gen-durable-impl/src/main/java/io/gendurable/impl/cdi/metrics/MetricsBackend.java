@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.metrics;
 
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.runtime.EngineEvents;
@@ -16,7 +16,7 @@ import java.util.function.Function;
  * serves one engine: every metric it registers carries that engine's {@link #ENGINE_TAG} tag, so
  * several engines share a registry under the same names.
  */
-interface MetricsBackend extends EngineEvents {
+public interface MetricsBackend extends EngineEvents {
     /**
      * The running totals every backend publishes as gauges, by metric name (docs/metrics.md):
      * one list, so the two backends cannot drift apart.

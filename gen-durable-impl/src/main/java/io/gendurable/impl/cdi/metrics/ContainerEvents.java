@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.metrics;
 
 import io.gendurable.events.StepCompleted;
 import io.gendurable.events.StepFailed;
@@ -20,7 +20,7 @@ import java.util.List;
  * backend's classes, so an application without any (no API on its class path) still runs and
  * still gets its events.
  */
-final class ContainerEvents implements EngineEvents {
+public final class ContainerEvents implements EngineEvents {
     private static final Logger LOG = System.getLogger("io.gendurable.cdi");
 
     private final Event<Object> cdi;
@@ -32,7 +32,7 @@ final class ContainerEvents implements EngineEvents {
     }
 
     /** @return the default engine's events with metrics through the first backend the application has ({@code gendurable.metrics.backend=auto}) */
-    static ContainerEvents create(Event<Object> cdi) {
+    public static ContainerEvents create(Event<Object> cdi) {
         return create(cdi, MetricsChoice.AUTO, io.gendurable.DurableEngine.DEFAULT);
     }
 
@@ -42,7 +42,7 @@ final class ContainerEvents implements EngineEvents {
      * @return events with metrics through the chosen backends
      * @throws io.gendurable.impl.config.ConfigException when a listed backend's API or registry is absent
      */
-    static ContainerEvents create(Event<Object> cdi, MetricsChoice choice, String engine) {
+    public static ContainerEvents create(Event<Object> cdi, MetricsChoice choice, String engine) {
         List<String> missing = new ArrayList<>();
         List<MetricsBackend> found = new ArrayList<>();
         for (MetricsChoice.Backend b : choice.backends()) {
@@ -87,19 +87,19 @@ final class ContainerEvents implements EngineEvents {
     }
 
     /** @return where the engine's metrics go, for the start-up log line */
-    String metricsOrigin() {
+    public String metricsOrigin() {
         return metrics == null ? "no metrics" : "metrics " + metrics.describe();
     }
 
     /** Registers the gauges over the engine (when metrics are on). */
-    void registerGauges(Engine engine) {
+    public void registerGauges(Engine engine) {
         if (metrics != null) {
             metrics.registerGauges(engine);
         }
     }
 
     /** Removes the engine's meters from a registry that may outlive it (the engine has stopped). */
-    void close() {
+    public void close() {
         if (metrics != null) {
             try {
                 metrics.close();

@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.resources;
 
 import io.gendurable.GenDurableDataSource;
 import io.gendurable.impl.config.ConfigKeys;
@@ -117,7 +117,7 @@ public final class DataSourceResolver {
             DataSource pool = HikariPools.open(url.get(), user, reader.get(ConfigKeys.JDBC_PASSWORD), SESSION_POOL_SIZE,
                     "gendurable-session");
             return Optional.of(new ResolvedDataSource(pool, "own HikariCP pool (" + SESSION_POOL_SIZE + " connections) on "
-                    + EngineSettings.maskPassword(url.get()) + (user == null ? "" : " as " + user), true));
+                    + maskPassword(url.get()) + (user == null ? "" : " as " + user), true));
         }
         return Optional.empty();
     }
@@ -136,7 +136,7 @@ public final class DataSourceResolver {
         int size = poolSize(config);
         DataSource pool = HikariPools.open(url, user, password, size, "gendurable");
         return new ResolvedDataSource(pool, "own HikariCP pool (" + size + " connections) on "
-                + EngineSettings.maskPassword(url) + (user == null ? "" : " as " + user), true);
+                + maskPassword(url) + (user == null ? "" : " as " + user), true);
     }
 
     /**
@@ -158,5 +158,13 @@ public final class DataSourceResolver {
     private static List<String> jndiNames(String name) {
         // "jdbc/x" is a global name in Liberty and WildFly; a resource reference lives under java:comp/env
         return name.startsWith("java:") ? List.of(name) : List.of(name, "java:comp/env/" + name);
+    }
+
+    /**
+     * @param jdbcUrl a JDBC URL, which may carry {@code password=…}
+     * @return the URL with any password parameter's value replaced by {@code ***}
+     */
+    public static String maskPassword(String jdbcUrl) {
+        return jdbcUrl.replaceAll("(?i)(password=)[^&;]*", "$1***");
     }
 }

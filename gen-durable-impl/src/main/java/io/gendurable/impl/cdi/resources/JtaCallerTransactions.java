@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.resources;
 
 import io.gendurable.impl.db.CallerTransactions;
 import io.gendurable.impl.db.Db;
@@ -23,7 +23,7 @@ import java.util.Optional;
  * ({@code gendurable.datasource}) should be non-transactional, so the engine's statements never
  * enlist.
  */
-final class JtaCallerTransactions implements CallerTransactions {
+public final class JtaCallerTransactions implements CallerTransactions {
     private static final Logger LOG = System.getLogger("io.gendurable.cdi");
     static final String REGISTRY = "java:comp/TransactionSynchronizationRegistry";
 
@@ -39,7 +39,7 @@ final class JtaCallerTransactions implements CallerTransactions {
     }
 
     /** @return JTA-aware transactions when the container has a synchronization registry, else none */
-    static CallerTransactions lookup(JndiLookup jndi, String dataSourceName) {
+    public static CallerTransactions lookup(JndiLookup jndi, String dataSourceName) {
         List<String> tried = new ArrayList<>();
         Optional<TransactionSynchronizationRegistry> tsr;
         try {

@@ -1,5 +1,6 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.metrics;
 
+import io.gendurable.impl.cdi.resources.OptionalApis;
 import io.gendurable.impl.config.ConfigException;
 import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.ConfigReader;
@@ -18,10 +19,10 @@ import java.util.Locale;
  * @param auto     whether the first available backend is taken and missing ones are skipped
  * @param backends the backends to try ({@code auto}: all, in order), or to require
  */
-record MetricsChoice(boolean auto, List<Backend> backends) {
+public record MetricsChoice(boolean auto, List<Backend> backends) {
 
     /** A metrics backend: its value in the key, its name in logs, and the API class it needs. */
-    enum Backend {
+    public enum Backend {
         /** MicroProfile Metrics 5 ({@link MetricsEvents}). */
         MICROPROFILE("MicroProfile Metrics", OptionalApis.MICROPROFILE_METRICS,
                 "the MicroProfile Metrics API (org.eclipse.microprofile.metrics; Open Liberty's mpMetrics-5.x)"),
@@ -55,14 +56,14 @@ record MetricsChoice(boolean auto, List<Backend> backends) {
     }
 
     /** Every backend in {@code auto}'s order (the same as {@link ConfigKeys#METRICS_BACKENDS}). */
-    static final MetricsChoice AUTO = new MetricsChoice(true, List.of(Backend.values()));
+    public static final MetricsChoice AUTO = new MetricsChoice(true, List.of(Backend.values()));
 
     /**
      * @param reader the default engine's configuration
      * @return the choice, checked: every listed backend's API is visible
      * @throws ConfigException naming {@code gendurable.metrics.backend} and what it accepts
      */
-    static MetricsChoice read(ConfigReader reader) {
+    public static MetricsChoice read(ConfigReader reader) {
         return read(reader, Backend::apiPresent);
     }
 
@@ -72,7 +73,7 @@ record MetricsChoice(boolean auto, List<Backend> backends) {
      * @return the choice, checked
      * @throws ConfigException naming {@code gendurable.metrics.backend} and what it accepts
      */
-    static MetricsChoice read(ConfigReader reader, java.util.function.Predicate<Backend> apiPresent) {
+    public static MetricsChoice read(ConfigReader reader, java.util.function.Predicate<Backend> apiPresent) {
         List<String> values = ConfigKeys.METRICS_BACKEND.check(reader.get(ConfigKeys.METRICS_BACKEND)).stream()
                 .map(v -> v.toLowerCase(Locale.ROOT)).toList();
         if (values.equals(List.of("auto"))) {

@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.health;
 
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -10,13 +10,13 @@ import org.eclipse.microprofile.health.Liveness;
  * Liveness ({@code /health/live}): every background loop of this node began an iteration within
  * three of its intervals plus {@code gendurable.health.stall-grace} ({@link io.gendurable.impl.health.EngineHealth#liveness()}).
  *
- * <p>Not a discovered bean (no bean-defining annotation): {@link GenDurableExtension} adds it only
+ * <p>Not a discovered bean (no bean-defining annotation): {@link io.gendurable.impl.cdi.GenDurableExtension} adds it only
  * when the MicroProfile Health API is on the class path, so applications without it are unaffected.
  */
 @Liveness
 public class LivenessCheck implements HealthCheck {
     @Inject
-    DurableBean durable;
+    CheckedEngine durable;
 
     @Override
     public HealthCheckResponse call() {

@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.health;
 
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -11,13 +11,13 @@ import org.eclipse.microprofile.health.Readiness;
  * {@code gendurable.health.timeout}, the schema at the version this code expects
  * ({@link io.gendurable.impl.health.EngineHealth#readiness()}).
  *
- * <p>Not a discovered bean (no bean-defining annotation): {@link GenDurableExtension} adds it only
+ * <p>Not a discovered bean (no bean-defining annotation): {@link io.gendurable.impl.cdi.GenDurableExtension} adds it only
  * when the MicroProfile Health API is on the class path, so applications without it are unaffected.
  */
 @Readiness
 public class ReadinessCheck implements HealthCheck {
     @Inject
-    DurableBean durable;
+    CheckedEngine durable;
 
     @Override
     public HealthCheckResponse call() {

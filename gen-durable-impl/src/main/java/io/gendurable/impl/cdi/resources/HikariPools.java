@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.resources;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -7,7 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
  * The only class that touches HikariCP (an optional dependency), so it is loaded only when the
  * engine has to build its own pool from {@code gendurable.jdbc.url}.
  */
-final class HikariPools {
+public final class HikariPools {
     /** A {@code password=} parameter of a JDBC URL, with the separator before it and any after it. */
     private static final java.util.regex.Pattern URL_PASSWORD =
             java.util.regex.Pattern.compile("([?&])password=([^&]*)&?", java.util.regex.Pattern.CASE_INSENSITIVE);
@@ -59,7 +59,7 @@ final class HikariPools {
      * @param url a JDBC URL
      * @return the URL without its {@code password=} parameter, and that password (URL-decoded), or null
      */
-    static String[] withoutPassword(String url) {
+    public static String[] withoutPassword(String url) {
         java.util.regex.Matcher m = URL_PASSWORD.matcher(url);
         if (!m.find()) {
             return new String[]{url, null};

@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.metrics;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.inject.Instance;
@@ -9,7 +9,7 @@ import jakarta.inject.Inject;
  * subsystem produces one per deployment) through an injected {@link Instance}, as
  * {@link MetricRegistryLookup} does for MicroProfile Metrics.
  *
- * <p>Not a discovered bean (no bean-defining annotation): {@link GenDurableExtension} adds it only
+ * <p>Not a discovered bean (no bean-defining annotation): {@link io.gendurable.impl.cdi.GenDurableExtension} adds it only
  * when Micrometer is on the class path, so applications without it are unaffected.
  */
 public class MeterRegistryLookup {

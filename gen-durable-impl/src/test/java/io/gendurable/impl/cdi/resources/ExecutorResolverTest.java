@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.resources;
 
 import io.gendurable.impl.config.ConfigException;
 import io.gendurable.impl.config.ConfigReader;

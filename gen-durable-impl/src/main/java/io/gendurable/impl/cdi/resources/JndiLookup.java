@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.resources;
 
 import javax.naming.InitialContext;
 import javax.naming.NamingException;

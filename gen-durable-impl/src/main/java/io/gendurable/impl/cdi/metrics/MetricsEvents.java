@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.metrics;
 
 import io.gendurable.impl.runtime.QueueActivity;
 import io.gendurable.impl.engine.Engine;
@@ -24,7 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * queue gauges (rows by status, oldest due row) of every queue, each tagged with its engine. Loaded
  * only where the MicroProfile Metrics API exists ({@link ContainerEvents}).
  */
-final class MetricsEvents implements MetricsBackend {
+public final class MetricsEvents implements MetricsBackend {
     private final MetricRegistry registry;
     /** The engine's tag, on every metric. */
     private final Tag engine;

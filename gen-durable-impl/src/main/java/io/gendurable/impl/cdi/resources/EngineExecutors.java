@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.resources;
 
 import java.util.List;
 import java.util.Objects;
