@@ -4,6 +4,7 @@ import io.gendurable.impl.admission.AdmissionEvents;
 import io.gendurable.impl.admission.BucketSql;
 import io.gendurable.impl.admission.GateRows;
 import io.gendurable.impl.admission.Limiter;
+import io.gendurable.impl.admission.UnknownRateLimits;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.runtime.EngineContext;
 
@@ -56,7 +57,7 @@ public final class RedisLimiter implements Limiter {
     private final GateRows gateRows;
     /** This node's admitted gated rows per queue: row id → its slot, and when it was admitted. */
     private final Map<String, Map<Long, Held>> held = new ConcurrentHashMap<>();
-    private final Set<String> unknownLogged = ConcurrentHashMap.newKeySet();
+    private final UnknownRateLimits unknown;
 
     private record Held(Limiter.Slot slot, long admittedNanos) {
     }
@@ -67,6 +68,7 @@ public final class RedisLimiter implements Limiter {
      */
     public RedisLimiter(EngineContext ctx, RedisStore store) {
         this.ctx = ctx;
+        this.unknown = new UnknownRateLimits(ctx.metrics());
         this.limits = ctx.config().limits();
         this.gateRows = new GateRows(ctx);
         this.scripts = new LimiterScripts(ctx, store, gateRows);
@@ -85,7 +87,7 @@ public final class RedisLimiter implements Limiter {
         AdmissionEvents events = AdmissionEvents.of(ctx.bus(), queue);
         for (Candidate c : candidates) {
             if (c.rateKey() != null && limits.rateFor(c.rateKey()) == null) {
-                unknownRateLimit(c.rateKey());
+                unknown.seen(c.rateKey());
                 events.unknown(c);
                 denied.add(c.id());
                 continue;
@@ -232,12 +234,4 @@ public final class RedisLimiter implements Limiter {
         }
     }
 
-    private void unknownRateLimit(String rateKey) {
-        ctx.metrics().unknownRateLimit.increment();
-        String name = LimitsConfig.nameOf(rateKey);
-        if (unknownLogged.add(name)) {
-            LOG.log(Level.WARNING, "gen-durable: rate limit '" + name + "' is not configured on this node; rows naming it "
-                    + "stall until gendurable.rate-limits." + name + ".allowed is set (logged once)");
-        }
-    }
 }

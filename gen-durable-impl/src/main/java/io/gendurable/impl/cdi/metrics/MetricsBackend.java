@@ -1,11 +1,15 @@
 package io.gendurable.impl.cdi.metrics;
 
 import io.gendurable.impl.engine.Engine;
+import io.gendurable.impl.gauges.QueueGauges;
 import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -72,4 +76,25 @@ public interface MetricsBackend extends EngineEvents {
 
     /** @return a short name for the log line that says where the metrics go */
     String describe();
+
+    /**
+     * Calls {@code register} once for each queue of the cluster-wide gauges' figures, now and as new
+     * queues appear, when the gauges run on this node.
+     *
+     * @param engine     the engine
+     * @param registered the queues registered so far (each queue is registered once)
+     * @param register   registers one queue's gauges
+     */
+    static void forEachGaugedQueue(Engine engine, Set<String> registered, BiConsumer<QueueGauges, String> register) {
+        if (engine.config().gauges().enabled()) {
+            QueueGauges gauges = engine.gauges();
+            Consumer<String> once = q -> {
+                if (registered.add(q)) {
+                    register.accept(gauges, q);
+                }
+            };
+            gauges.onNewQueues(queues -> queues.forEach(once));
+            gauges.figures().keySet().forEach(once);
+        }
+    }
 }

@@ -137,18 +137,11 @@ public final class MetricsEvents implements MetricsBackend {
                     .withDescription("Running total since start, by queue (see docs/metrics.md)").build(), counts,
                     x -> adder.apply(x).sum(), this.engine, queue));
         }
-        if (engine.config().gauges().enabled()) {
-            QueueGauges gauges = engine.gauges();
-            gauges.onNewQueues(queues -> queues.forEach(q -> registerQueue(engine, gauges, q)));
-            gauges.figures().keySet().forEach(q -> registerQueue(engine, gauges, q));
-        }
+        MetricsBackend.forEachGaugedQueue(engine, queueGauges, (gauges, q) -> registerQueue(engine, gauges, q));
     }
 
     /** The cluster-wide gauges of one queue, read from the figures of the gauges' last query. */
     private void registerQueue(Engine engine, QueueGauges gauges, String queue) {
-        if (!queueGauges.add(queue)) {
-            return;
-        }
         Tag q = new Tag("queue", queue);
         for (String status : QueueGauges.STATUSES) {
             registry.gauge(Metadata.builder().withName("gendurable.queue.instances")

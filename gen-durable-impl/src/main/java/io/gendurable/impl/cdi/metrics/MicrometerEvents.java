@@ -102,18 +102,11 @@ public final class MicrometerEvents implements MetricsBackend {
             EngineMetrics.QueueCounts counts = m.queue(s.queue());
             QUEUE_TOTALS.forEach((name, adder) -> gauge(name, counts, x -> adder.apply(x).sum(), queue));
         }
-        if (engine.config().gauges().enabled()) {
-            QueueGauges gauges = engine.gauges();
-            gauges.onNewQueues(queues -> queues.forEach(q -> registerQueue(engine, gauges, q)));
-            gauges.figures().keySet().forEach(q -> registerQueue(engine, gauges, q));
-        }
+        MetricsBackend.forEachGaugedQueue(engine, queueGauges, (gauges, q) -> registerQueue(engine, gauges, q));
     }
 
     /** The cluster-wide gauges of one queue, read from the figures of the gauges' last query. */
     private void registerQueue(Engine engine, QueueGauges gauges, String queue) {
-        if (!queueGauges.add(queue)) {
-            return;
-        }
         for (String status : QueueGauges.STATUSES) {
             gauge("gendurable.queue.instances", gauges, g -> g.figures(queue).count(status),
                     this.engine.and("queue", queue, "status", status));
