@@ -313,7 +313,7 @@ public final class ConfigKeys {
     public static final ConfigKey<Double> RATE_BURST = member(RATE_LIMITS, "burst", ValueType.NUMBER, null,
             Check.that(b -> b >= 1, "a number of 1 or more (default: allowed, at least 1)"),
             "The bucket's capacity: the most tokens taken at once after an idle spell.");
-    /** Counter rows per bucket key; from 1 to the burst (checked by {@link RateLimit}). */
+    /** Counter rows per bucket key; from 1 to the burst (checked by {@link LimitsConfig.RateLimit}). */
     public static final ConfigKey<Integer> RATE_SHARDS = member(RATE_LIMITS, "shards", ValueType.INTEGER, 1,
             Check.any(), "Counter rows per bucket key; concurrent pickers lock disjoint shards.");
 
@@ -323,7 +323,7 @@ public final class ConfigKeys {
     public static final ConfigKey<Integer> GATE_LIMIT = member(CONCURRENCY_LIMITS, "limit", ValueType.INTEGER, null,
             atLeast(1),
             "Makes `<name>` a gate: at most this many steps at once per concurrency key named `<name>` (`<name>` or `<name>:…`), cluster-wide.");
-    /** Slot-counter rows per key; from 1 to the limit (checked by {@link Gate}). */
+    /** Slot-counter rows per key; from 1 to the limit (checked by {@link LimitsConfig.Gate}). */
     public static final ConfigKey<Integer> GATE_SHARDS = member(CONCURRENCY_LIMITS, "shards", ValueType.INTEGER, 1,
             Check.any(), "Slot-counter rows per key; the limit is divided among them.");
 
