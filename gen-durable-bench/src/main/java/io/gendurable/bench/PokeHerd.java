@@ -5,6 +5,7 @@ import io.gendurable.Fsm;
 import io.gendurable.Outcome;
 import io.gendurable.StepContext;
 import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.config.PokeTransport;
 import io.gendurable.impl.runtime.EngineEvents;
 
 import java.time.Duration;
@@ -78,7 +79,7 @@ public final class PokeHerd {
             System.out.println("|---|---|---|---|---|---|---|---|");
             for (String v : variants) {
                 String[] tw = v.split(":");
-                run(db, redis, EngineConfig.PokeTransport.valueOf(tw[0].toUpperCase()), Duration.ofMillis(Long.parseLong(tw[1])),
+                run(db, redis, PokeTransport.valueOf(tw[0].toUpperCase()), Duration.ofMillis(Long.parseLong(tw[1])),
                         rate, seconds);
             }
         }
@@ -86,13 +87,13 @@ public final class PokeHerd {
     }
 
     private static EngineConfig config(String schema, String node, Map<String, Integer> queues,
-                                       EngineConfig.PokeTransport poke, Duration window, String redis) {
+                                       PokeTransport poke, Duration window, String redis) {
         EngineConfig.Builder b = EngineConfig.builder().nodeId(node).schema(schema).queues(queues)
                 .poll(Duration.ofSeconds(1), Duration.ofSeconds(5)).poke(poke).pokeWindow(window);
-        return poke == EngineConfig.PokeTransport.REDIS ? b.redisUrl(redis).build() : b.build();
+        return poke == PokeTransport.REDIS ? b.redisUrl(redis).build() : b.build();
     }
 
-    private static void run(BenchDb db, String redis, EngineConfig.PokeTransport poke, Duration window, int rate,
+    private static void run(BenchDb db, String redis, PokeTransport poke, Duration window, int rate,
                             int seconds) throws Exception {
         Work.STARTED.clear();
         String schema = BenchDb.newSchema("pokeherd");

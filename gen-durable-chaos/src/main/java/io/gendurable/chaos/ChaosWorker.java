@@ -3,6 +3,8 @@ package io.gendurable.chaos;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.config.LimiterBackend;
+import io.gendurable.impl.config.PokeTransport;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.fsm.FsmDefinition;
@@ -145,8 +147,8 @@ public final class ChaosWorker {
                 .reaper(new EngineConfig.ReaperConfig(true, REAPER_INTERVAL, 1000))
                 // the GC's loop runs the gate reconciler; terminal rows stay (the checks read them)
                 .gc(new EngineConfig.GcConfig(true, Duration.ofSeconds(2), Duration.ofDays(1), Duration.ofDays(1), 10_000))
-                .poke(ChaosRedis.enabled() ? EngineConfig.PokeTransport.REDIS : EngineConfig.PokeTransport.POSTGRES)
-                .limiter(ChaosRedis.enabled() ? EngineConfig.LimiterBackend.REDIS : EngineConfig.LimiterBackend.POSTGRES)
+                .poke(ChaosRedis.enabled() ? PokeTransport.REDIS : PokeTransport.POSTGRES)
+                .limiter(ChaosRedis.enabled() ? LimiterBackend.REDIS : LimiterBackend.POSTGRES)
                 .redisUrl(ChaosRedis.url())
                 .flushers(List.of(new EngineConfig.FlusherConfig(List.of("*"), 100, Duration.ofMillis(5))))
                 .limits(limits()).build();

@@ -22,8 +22,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The engine's shape (issue 14): the core is plain Java, only {@code impl.cdi} knows the
- * container, the {@code impl.*} packages form no cycle, and each statement class ({@code *Sql})
+ * The engine's shape: the core is plain Java, only {@code impl.cdi} (and its sub-packages) knows
+ * the container, the {@code impl.*} packages and the classes in them form no cycle, and each statement class ({@code *Sql})
  * is run by the code beside it. The API module's own rule is in gen-durable-api
  * ({@code io.gendurable.ApiArchitectureTest}).
  */
@@ -67,36 +67,32 @@ class ArchitectureTest {
             .matching("io.gendurable.impl.(*)..")
             .should().beFreeOfCycles();
 
-    /** Dependencies ignored by {@link #noCyclesBetweenImplClasses}: one edge of each cycle still there (origin → target). */
-    static final Map<String, String> KNOWN_CLASS_CYCLES = Map.of(
-            // the key catalogue's getters read the records, whose checks read the catalogue
-            "io.gendurable.impl.config.EngineConfig", "io.gendurable.impl.config.ConfigKeys",
-            "io.gendurable.impl.config.LimitsConfig", "io.gendurable.impl.config.ConfigKeys",
-            // the engine's bean asks the extension for its settings, registry and class look-ups;
-            // the extension makes the beans (and their health checks, which hold them)
-            "io.gendurable.impl.cdi.DurableBean", "io.gendurable.impl.cdi.GenDurableExtension",
-            "io.gendurable.impl.cdi.MetricsChoice", "io.gendurable.impl.cdi.GenDurableExtension",
-            // the settings' source is found through MicroProfile Config, which reads into the settings
-            "io.gendurable.impl.cdi.EngineSettings", "io.gendurable.impl.cdi.MicroProfileSettings");
+    /** Nor between nested packages ({@code impl.cdi} and its {@code metrics}, {@code health}, {@code resources}). */
+    @ArchTest
+    static final ArchRule noCyclesBetweenImplPackagesAtAnyDepth = slices()
+            .matching("io.gendurable.impl.(**)")
+            .should().beFreeOfCycles();
+
+    /**
+     * The container layer's adapters (its metrics backends, health checks and resource look-ups)
+     * are used by its wiring ({@code impl.cdi}: the extension and the engine's bean), never the
+     * other way round.
+     */
+    @ArchTest
+    static final ArchRule cdiAdaptersKnowNotTheWiring = noClasses()
+            .that().resideInAnyPackage("io.gendurable.impl.cdi.metrics..", "io.gendurable.impl.cdi.health..",
+                    "io.gendurable.impl.cdi.resources..")
+            .should().dependOnClassesThat().resideInAPackage("io.gendurable.impl.cdi")
+            .because("impl.cdi wires the adapters of its sub-packages; they know nothing of the wiring");
 
     /**
      * Nor between classes, inside a package (which the package rule cannot see): each top-level
-     * class, its nested classes folded in, is a slice of its own. The cycles left are listed in
-     * {@link #KNOWN_CLASS_CYCLES}, edge by edge, to be broken; a new one fails here.
+     * class, its nested classes folded in, is a slice of its own. No exception.
      */
     @ArchTest
-    static final ArchRule noCyclesBetweenImplClasses = withKnownClassCycles(slices()
+    static final ArchRule noCyclesBetweenImplClasses = slices()
             .assignedFrom(topLevelClassesOf("io.gendurable.impl"))
-            .should().beFreeOfCycles());
-
-    private static ArchRule withKnownClassCycles(com.tngtech.archunit.library.dependencies.SliceRule rule) {
-        for (Map.Entry<String, String> e : KNOWN_CLASS_CYCLES.entrySet()) {
-            rule = rule.ignoreDependency(
-                    com.tngtech.archunit.base.DescribedPredicate.describe(e.getKey(), c -> topLevel(c).equals(e.getKey())),
-                    com.tngtech.archunit.base.DescribedPredicate.describe(e.getValue(), c -> topLevel(c).equals(e.getValue())));
-        }
-        return rule;
-    }
+            .should().beFreeOfCycles();
 
     /**
      * @param prefix a package and its sub-packages
@@ -148,7 +144,7 @@ class ArchitectureTest {
                     "io.gendurable.impl.flush.ChildrenSql", "io.gendurable.impl.keys.KeySql"),
             // the flush's riders: the fan-out's insert, the gate credit and the unblock of the keys its
             // rows left, in the flush's transaction
-            "io.gendurable.impl.flush.FlushSql", Set.of("io.gendurable.impl.insert.InsertSql",
+            "io.gendurable.impl.flush.FlushRiders", Set.of("io.gendurable.impl.insert.InsertSql",
                     "io.gendurable.impl.admission.BucketSql", "io.gendurable.impl.keys.KeySql"));
 
     @ArchTest

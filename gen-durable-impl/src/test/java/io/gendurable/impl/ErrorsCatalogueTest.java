@@ -2,7 +2,7 @@ package io.gendurable.impl;
 
 import io.gendurable.GenDurable;
 import io.gendurable.impl.config.ConfigKey;
-import io.gendurable.impl.config.ConfigKeys;
+import io.gendurable.impl.config.ConfigCatalogue;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -104,12 +104,12 @@ class ErrorsCatalogueTest {
     @Test
     void every_configuration_key_has_a_row() {
         Set<String> missing = new LinkedHashSet<>();
-        for (String key : ConfigKeys.plainNames()) {
+        for (String key : ConfigCatalogue.plainNames()) {
             if (!page.contains("`" + key + "`") && !page.contains("`" + key + ",") && !page.contains(" `" + key + "`")) {
                 missing.add(key);
             }
         }
-        for (ConfigKey.Family family : ConfigKeys.families()) {
+        for (ConfigKey.Family family : ConfigCatalogue.families()) {
             String pattern = family.template().replace("<name>", "<n>");  // the page writes rate-limits.<n>
             if (!page.contains(pattern)) {
                 missing.add(pattern);

@@ -4,6 +4,7 @@ import io.gendurable.Fsm;
 import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.ConfigReader;
 import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.config.PokeTransport;
 import io.gendurable.impl.db.Migrations;
 import io.gendurable.impl.db.SchemaName;
 import io.gendurable.impl.engine.Engine;
@@ -138,7 +139,7 @@ public final class DurableTestingBuilder {
         String schemaName = schema != null ? schema : TestDatabase.newSchema(schemaHint);
         EngineConfig cfg = read.toBuilder().schema(schemaName)
                 .migrateAtStart(true)
-                .poke(EngineConfig.PokeTransport.LOCAL)
+                .poke(PokeTransport.LOCAL)
                 .set(ConfigKeys.REAPER_ENABLED, false)
                 .set(ConfigKeys.GC_ENABLED, false)
                 .build();

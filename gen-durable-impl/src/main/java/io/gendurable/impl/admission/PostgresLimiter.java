@@ -3,16 +3,11 @@ package io.gendurable.impl.admission;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.admission.BucketSql.Shard;
 import io.gendurable.impl.config.LimitsConfig;
-import io.gendurable.impl.db.Db;
 import io.gendurable.impl.db.SqlErrors;
-import io.gendurable.impl.runtime.EngineMetrics;
 
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -22,7 +17,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The PostgreSQL limiter: sharded counters in {@code gen_durable_buckets}. One admission is one
@@ -34,7 +28,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * contended).
  */
 public final class PostgresLimiter implements Limiter {
-    private static final Logger LOG = System.getLogger("io.gendurable.admission");
     private static final String RATE = "rate";
     private static final String GATE = "conc";
     private static final int ATTEMPTS = 4;
@@ -42,11 +35,12 @@ public final class PostgresLimiter implements Limiter {
     private final EngineContext ctx;
     private final LimitsConfig limits;
     private final BucketSql sql;
-    private final Set<String> unknownLogged = ConcurrentHashMap.newKeySet();
+    private final UnknownRateLimits unknown;
 
     /** @param ctx the engine's context (its limits, database, clock and counters) */
     public PostgresLimiter(EngineContext ctx) {
         this.ctx = ctx;
+        this.unknown = new UnknownRateLimits(ctx.metrics());
         this.limits = ctx.config().limits();
         this.sql = ctx.statements().of(BucketSql.class, BucketSql::new);
     }
@@ -124,7 +118,7 @@ public final class PostgresLimiter implements Limiter {
             List<Shard> rateShards = null;
             if (cand.rateKey() != null) {
                 if (rateOf(cand.rateKey()) == null) {
-                    unknownRateLimit(cand.rateKey());
+                    unknown.seen(cand.rateKey());
                     events.unknown(cand);
                     denied.add(cand.id());
                     continue;
@@ -191,15 +185,6 @@ public final class PostgresLimiter implements Limiter {
 
     private LimitsConfig.RateLimit rateOf(String rateKey) {
         return limits.rateFor(rateKey);
-    }
-
-    private void unknownRateLimit(String rateKey) {
-        ctx.metrics().unknownRateLimit.increment();
-        String name = LimitsConfig.nameOf(rateKey);
-        if (unknownLogged.add(name)) {
-            LOG.log(Level.WARNING, "gen-durable: rate limit '" + name + "' is not configured on this node; rows naming it "
-                    + "stall until gendurable.rate-limits." + name + ".allowed is set (logged once)");
-        }
     }
 
     private Shard refill(Shard s, Instant now) {

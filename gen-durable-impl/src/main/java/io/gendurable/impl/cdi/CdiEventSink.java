@@ -16,7 +16,7 @@ import jakarta.enterprise.inject.spi.ObserverMethod;
  * ones ({@code fire}, on the dispatcher thread: a slow one delays the events behind it, and the
  * dispatcher's bounded queue drops and counts what does not fit).
  *
- * <p>Step and operator events keep their own CDI delivery ({@link ContainerEvents}): they are not
+ * <p>Step and operator events keep their own CDI delivery ({@link io.gendurable.impl.cdi.metrics.ContainerEvents}): they are not
  * fired here.
  */
 final class CdiEventSink implements EngineEventListener {

@@ -2,8 +2,11 @@ package io.gendurable.impl.cdi;
 
 import io.gendurable.AwaitResult;
 import io.gendurable.AwaitUntil;
+import io.gendurable.BulkResult;
+import io.gendurable.Cancellation;
 import io.gendurable.DurableEngine;
 import io.gendurable.DurableOperations;
+import io.gendurable.EngineStoppedException;
 import io.gendurable.Fsm;
 import io.gendurable.GenDurable;
 import io.gendurable.GenDurableDataSource;
@@ -13,56 +16,61 @@ import io.gendurable.InstanceDetails;
 import io.gendurable.InstancePage;
 import io.gendurable.InstanceQuery;
 import io.gendurable.InstanceSnapshot;
-import io.gendurable.OperationsSummary;
 import io.gendurable.NewInstance;
+import io.gendurable.NodeStatus;
+import io.gendurable.OperationsSummary;
+import io.gendurable.PausedQueue;
+import io.gendurable.RetryOptions;
+import io.gendurable.ScheduleDefinition;
+import io.gendurable.ScheduleStatus;
 import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
-import io.gendurable.impl.config.ConfigKeys;
+import io.gendurable.impl.cdi.health.CheckedEngine;
 import io.gendurable.impl.engine.Engine;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.BeforeDestroyed;
 import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Event;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Reception;
 import jakarta.enterprise.inject.Default;
 import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 import jakarta.interceptor.Interceptor;
 
 import javax.sql.DataSource;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The injectable {@link GenDurable} and {@link DurableOperations} (one bean, both types): an application-scoped bean that builds the core
- * {@link Engine} from the validated configuration, the resolved DataSource and executors, and
- * the FSM beans the {@link GenDurableExtension} found. It starts with the application and drains
+ * The injectable {@link GenDurable} and {@link DurableOperations} (one bean, both types): an application-scoped
+ * bean that has {@link ContainerEngine} build the core {@link Engine} from the validated configuration, the
+ * resolved DataSource and executors, and
+ * the FSM beans the {@link GenDurableExtension} found (read through {@link EngineDeployment}). It starts with the application and drains
  * before the application's beans are destroyed. This class is the default engine; the extension adds
  * one more bean of it per named engine (qualified {@link DurableEngine @DurableEngine(name)}).
  */
 @ApplicationScoped
 @Default
 @DurableEngine
-public class DurableBean implements GenDurable, DurableOperations {
-    private static final Logger LOG = System.getLogger("io.gendurable.cdi");
-
+public class DurableBean implements GenDurable, DurableOperations, CheckedEngine {
     @Inject
-    GenDurableExtension extension;
+    EngineDeployment extension;
 
     @Inject
     @GenDurableDataSource
     Instance<DataSource> applicationDataSource;
 
     @Inject
-    jakarta.enterprise.event.Event<Object> cdiEvents;
+    Event<Object> cdiEvents;
 
     @Inject
-    jakarta.enterprise.inject.spi.BeanManager beanManager;
+    BeanManager beanManager;
 
     private String engineName = DurableEngine.DEFAULT;
     private volatile Engine engine;
@@ -70,11 +78,8 @@ public class DurableBean implements GenDurable, DurableOperations {
     // the two, the engine is served: steps the drain waits for may call it (insert, signal, await).
     private volatile boolean stopping;
     private volatile boolean stopped;
-    private ResolvedDataSource dataSource;
-    // gendurable.session.*: the migrations' and the poke listener's DataSource, or null (the engine's serves)
-    private ResolvedDataSource sessionDataSource;
-    private EngineExecutors executors;
-    private ContainerEvents events;
+    // the engine's resources (executors, pools, metrics), closed once it stopped
+    private ContainerEngine started;
 
     /** For the container. */
     public DurableBean() {
@@ -89,7 +94,7 @@ public class DurableBean implements GenDurable, DurableOperations {
      * @param extension  the extension holding its settings and FSMs
      * @param beanManager the container: where its events go, and which of them are observed
      */
-    DurableBean(String engineName, GenDurableExtension extension, jakarta.enterprise.inject.spi.BeanManager beanManager) {
+    DurableBean(String engineName, EngineDeployment extension, BeanManager beanManager) {
         this.engineName = engineName;
         this.extension = extension;
         this.beanManager = beanManager;
@@ -97,6 +102,7 @@ public class DurableBean implements GenDurable, DurableOperations {
     }
 
     /** @return the engine's name ({@link DurableEngine#DEFAULT} for this class's own bean) */
+    @Override
     public String engineName() {
         return engineName;
     }
@@ -130,7 +136,7 @@ public class DurableBean implements GenDurable, DurableOperations {
 
     /**
      * @return the started engine (starting it on first use)
-     * @throws io.gendurable.EngineStoppedException when the application has stopped
+     * @throws EngineStoppedException when the application has stopped
      */
     public Engine engine() {
         Engine e = engine;
@@ -139,7 +145,7 @@ public class DurableBean implements GenDurable, DurableOperations {
         }
         synchronized (this) {
             if (stopped || stopping && engine == null) {
-                throw new io.gendurable.EngineStoppedException("gen-durable " + (DurableEngine.DEFAULT.equals(engineName) ? ""
+                throw new EngineStoppedException("gen-durable " + (DurableEngine.DEFAULT.equals(engineName) ? ""
                         : "engine " + engineName + " ") + "has stopped with the application");
             }
             if (engine == null) {
@@ -150,110 +156,16 @@ public class DurableBean implements GenDurable, DurableOperations {
     }
 
     /** @return the engine if it has been built and started (even if stopped since), else null; never starts it (health checks) */
-    Engine builtEngine() {
+    @Override
+    public Engine builtEngine() {
         return engine;
     }
 
     private Engine start() {
-        boolean named = !DurableEngine.DEFAULT.equals(engineName);
-        EngineSettings settings = extension.settings(engineName);
-        JndiLookup jndi = JndiLookup.initialContext();
-        // lookups and checks first; the pools, the migration and the threads come last
-        EngineExecutors ex = new ExecutorResolver(settings.reader(), settings.config(), jndi).resolve();
-        ResolvedDataSource ds = null;
-        ResolvedDataSource session = null;
-        Engine e = null;
-        try {
-            DataSourceResolver resolver = new DataSourceResolver(settings.reader(), settings.config(), jndi);
-            ds = resolver.resolve(named ? java.util.Optional.empty() : DataSourceResolver.bean(applicationDataSource));
-            session = resolver.resolveSession().orElse(null);
-            ContainerEvents events = metrics(settings);
-            LOG.log(Level.INFO, "gen-durable" + (named ? " engine " + engineName + " (schema "
-                    + settings.config().schema().name() + ")" : "") + " uses " + ds.origin()
-                    + (session == null ? "" : " (migrations and poke listener: " + session.origin() + ")")
-                    + "; executors " + ex.origin() + "; "
-                    + events.metricsOrigin());
-            CdiEventSink observed = CdiEventSink.resolve(beanManager, cdiEvents);
-            Engine.Builder builder = Engine.builder();
-            if (!observed.types().isEmpty()) {
-                builder.listener(observed, observed.types());
-            }
-            e = builder.config(settings.config()).dataSource(ds.dataSource())
-                    .sessionDataSource(session == null ? null : session.dataSource()).registry(extension.registry(engineName))
-                    .timer(ex.timer()).steps(ex.steps()).probeThreads(ex.probeThreads()).events(events).principal(DurableBean::callerPrincipal)
-                    .tracing(tracing())
-                    .callerTransactions(JtaCallerTransactions.lookup(jndi,
-                            settings.reader().get(ConfigKeys.JTA_DATASOURCE)))
-                    .build();
-            events.registerGauges(e);
-            this.events = events;
-            e.start();
-        } catch (RuntimeException | Error failure) {
-            if (this.events != null) {
-                this.events.close();
-                this.events = null;
-            }
-            closeQuietly(e, ds, session, ex, failure);
-            if (named && failure instanceof IllegalStateException) {
-                // the resolvers name the plain keys; say which engine's namespace they are read from
-                throw new IllegalStateException("gen-durable engine " + engineName + " (its keys are read under "
-                        + EngineSettings.namespace(engineName) + "): " + failure.getMessage(), failure);
-            }
-            throw failure;
-        }
-        this.dataSource = ds;
-        this.sessionDataSource = session;
-        this.executors = ex;
-        return e;
-    }
-
-    /**
-     * @return this engine's events, with metrics through the backends of its {@code metrics.backend},
-     * tagged with its name
-     * @throws io.gendurable.impl.config.ConfigException naming the key (under a named engine's namespace)
-     */
-    private ContainerEvents metrics(EngineSettings settings) {
-        try {
-            return ContainerEvents.create(cdiEvents, MetricsChoice.read(settings.reader()), engineName);
-        } catch (IllegalArgumentException e) {
-            throw DurableEngine.DEFAULT.equals(engineName) ? e : EngineSettings.underNamespace(engineName, e);
-        }
-    }
-
-    /** @return step spans through the container's OpenTelemetry when its API is visible, else none (docs/tracing.md) */
-    private static io.gendurable.impl.trace.Tracing tracing() {
-        // a lambda-free guard: OpenTelemetryLookup (and the API) load only when the API is visible
-        return GenDurableExtension.apiPresent("io.opentelemetry.api.OpenTelemetry") ? OpenTelemetryLookup.tracing()
-                : io.gendurable.impl.trace.Tracing.NONE;
-    }
-
-    /** @return the caller's principal name (CDI's built-in {@code Principal} bean), or null when unauthenticated */
-    static String callerPrincipal() {
-        try {
-            java.security.Principal p = jakarta.enterprise.inject.spi.CDI.current().select(java.security.Principal.class).get();
-            String name = p == null ? null : p.getName();
-            return name == null || name.isBlank() || "UNAUTHENTICATED".equals(name) || "anonymous".equals(name) ? null : name;
-        } catch (RuntimeException | LinkageError e) {
-            return null;  // no security context (a background thread, a container without one)
-        }
-    }
-
-    private static void closeQuietly(Engine e, ResolvedDataSource ds, ResolvedDataSource session, EngineExecutors ex,
-                                     Throwable failure) {
-        try {
-            if (e != null) {
-                e.stop();
-            }
-        } catch (RuntimeException suppressed) {
-            failure.addSuppressed(suppressed);
-        }
-        if (ds != null) {
-            ds.close();
-        }
-        if (session != null) {
-            session.close();
-        }
-        ex.close();
+        ContainerEngine c = ContainerEngine.start(engineName, extension.settings(engineName), extension.registry(engineName),
+                DurableEngine.DEFAULT.equals(engineName) ? applicationDataSource : null, beanManager, cdiEvents);
+        this.started = c;
+        return c.engine();
     }
 
     /**
@@ -278,14 +190,7 @@ public class DurableBean implements GenDurable, DurableOperations {
             e.stop();
         } finally {
             stopped = true;
-            if (events != null) {
-                events.close();
-            }
-            executors.close();
-            dataSource.close();
-            if (sessionDataSource != null) {
-                sessionDataSource.close();
-            }
+            started.close();
             extension.releaseFsmInstances(engineName);
         }
     }
@@ -356,17 +261,17 @@ public class DurableBean implements GenDurable, DurableOperations {
     }
 
     @Override
-    public List<io.gendurable.NodeStatus> nodes() {
+    public List<NodeStatus> nodes() {
         return engine().operations().nodes();
     }
 
     @Override
-    public io.gendurable.Cancellation cancel(long id, String reason) {
+    public Cancellation cancel(long id, String reason) {
         return engine().operations().cancel(id, reason);
     }
 
     @Override
-    public io.gendurable.Cancellation cancel(long id, String reason, boolean withDescendants) {
+    public Cancellation cancel(long id, String reason, boolean withDescendants) {
         return engine().operations().cancel(id, reason, withDescendants);
     }
 
@@ -376,7 +281,7 @@ public class DurableBean implements GenDurable, DurableOperations {
     }
 
     @Override
-    public InstanceSnapshot retry(long id, io.gendurable.RetryOptions options) {
+    public InstanceSnapshot retry(long id, RetryOptions options) {
         return engine().operations().retry(id, options);
     }
 
@@ -386,7 +291,7 @@ public class DurableBean implements GenDurable, DurableOperations {
     }
 
     @Override
-    public InstanceSnapshot reschedule(long id, java.time.Instant at) {
+    public InstanceSnapshot reschedule(long id, Instant at) {
         return engine().operations().reschedule(id, at);
     }
 
@@ -411,32 +316,32 @@ public class DurableBean implements GenDurable, DurableOperations {
     }
 
     @Override
-    public List<io.gendurable.PausedQueue> pausedQueues() {
+    public List<PausedQueue> pausedQueues() {
         return engine().operations().pausedQueues();
     }
 
     @Override
-    public io.gendurable.BulkResult cancelAll(InstanceQuery query, String reason) {
+    public BulkResult cancelAll(InstanceQuery query, String reason) {
         return engine().operations().cancelAll(query, reason);
     }
 
     @Override
-    public io.gendurable.BulkResult retryAll(InstanceQuery query) {
+    public BulkResult retryAll(InstanceQuery query) {
         return engine().operations().retryAll(query);
     }
 
     @Override
-    public io.gendurable.BulkResult purge(InstanceQuery query) {
+    public BulkResult purge(InstanceQuery query) {
         return engine().operations().purge(query);
     }
 
     @Override
-    public List<io.gendurable.ScheduleStatus> schedules() {
+    public List<ScheduleStatus> schedules() {
         return engine().operations().schedules();
     }
 
     @Override
-    public io.gendurable.ScheduleStatus defineSchedule(io.gendurable.ScheduleDefinition definition) {
+    public ScheduleStatus defineSchedule(ScheduleDefinition definition) {
         return engine().operations().defineSchedule(definition);
     }
 
@@ -446,12 +351,12 @@ public class DurableBean implements GenDurable, DurableOperations {
     }
 
     @Override
-    public io.gendurable.ScheduleStatus pauseSchedule(String name, String reason) {
+    public ScheduleStatus pauseSchedule(String name, String reason) {
         return engine().operations().pauseSchedule(name, reason);
     }
 
     @Override
-    public io.gendurable.ScheduleStatus resumeSchedule(String name) {
+    public ScheduleStatus resumeSchedule(String name) {
         return engine().operations().resumeSchedule(name);
     }
 

@@ -56,6 +56,11 @@ public record EngineSettings(EngineConfig config, ConfigReader reader) {
         return new EngineSettings(reader.read(), reader);
     }
 
+    /** @param source a configuration source @return its validated settings @throws ConfigException naming the offending key */
+    static EngineSettings read(SettingsSource source) {
+        return read(source.lookup(), source.names());
+    }
+
     /**
      * Reads MicroProfile Config when the container has it; else Java system properties (a
      * container without MicroProfile Config, or a plain Java SE use of this layer).
@@ -73,7 +78,7 @@ public record EngineSettings(EngineConfig config, ConfigReader reader) {
      * @throws IllegalArgumentException naming the offending key
      */
     public static EngineSettings load(String engine) {
-        Source source = Source.current();
+        SettingsSource source = currentSource();
         return read(source.lookup(), source.names(), engine);
     }
 
@@ -141,7 +146,7 @@ public record EngineSettings(EngineConfig config, ConfigReader reader) {
      * @throws ConfigException naming the key and the names accepted
      */
     public static List<String> engineNames() {
-        Source source = Source.current();
+        SettingsSource source = currentSource();
         return engineNames(source.lookup(), source.names());
     }
 
@@ -194,25 +199,16 @@ public record EngineSettings(EngineConfig config, ConfigReader reader) {
         return out;
     }
 
-    /** Where the configuration comes from: MicroProfile Config when the container has it, else system properties. */
-    record Source(Function<String, Optional<String>> lookup, Iterable<String> names) {
-        static Source current() {
-            Optional<Source> fromMp;
-            try {
-                fromMp = MicroProfileSettings.source();
-            } catch (NoClassDefFoundError e) {
-                fromMp = Optional.empty();  // the MicroProfile Config API is not on the class path
-            }
-            return fromMp.orElseGet(() -> new Source(key -> Optional.ofNullable(System.getProperty(key)),
-                    System.getProperties().stringPropertyNames()));
+    /** @return where the configuration comes from: MicroProfile Config when the container has it, else system properties */
+    private static SettingsSource currentSource() {
+        Optional<SettingsSource> fromMp;
+        try {
+            fromMp = MicroProfileSettings.source();
+        } catch (NoClassDefFoundError e) {
+            fromMp = Optional.empty();  // the MicroProfile Config API is not on the class path
         }
+        return fromMp.orElseGet(() -> new SettingsSource(key -> Optional.ofNullable(System.getProperty(key)),
+                System.getProperties().stringPropertyNames()));
     }
 
-    /**
-     * @param jdbcUrl a JDBC URL, which may carry {@code password=…}
-     * @return the URL with any password parameter's value replaced by {@code ***}
-     */
-    public static String maskPassword(String jdbcUrl) {
-        return jdbcUrl.replaceAll("(?i)(password=)[^&;]*", "$1***");
-    }
 }

@@ -5,6 +5,15 @@ import io.gendurable.DurableFsm;
 import io.gendurable.DurableOperations;
 import io.gendurable.Fsm;
 import io.gendurable.GenDurable;
+import io.gendurable.impl.cdi.health.HealthChecks;
+import io.gendurable.impl.cdi.health.LivenessCheck;
+import io.gendurable.impl.cdi.health.ReadinessCheck;
+import io.gendurable.impl.cdi.metrics.MeterRegistryLookup;
+import io.gendurable.impl.cdi.metrics.MetricRegistryLookup;
+import io.gendurable.impl.cdi.metrics.MetricsChoice;
+import io.gendurable.impl.cdi.metrics.OpenTelemetryLookup;
+import io.gendurable.impl.cdi.resources.DataSourceResolver;
+import io.gendurable.impl.cdi.resources.OptionalApis;
 import io.gendurable.impl.fsm.FsmDefinition;
 import io.gendurable.impl.fsm.FsmRegistry;
 import jakarta.annotation.Priority;
@@ -42,7 +51,7 @@ import java.util.Map;
  * {@link DurableFsm#engine()} names it), starts it with the application and drains it before the
  * application's beans are destroyed.
  */
-public class GenDurableExtension implements Extension {
+public class GenDurableExtension implements Extension, EngineDeployment {
     private final List<Bean<?>> fsmBeans = new ArrayList<>();
     private final Map<String, List<FsmReference>> references = new LinkedHashMap<>();
     private final Map<String, DurableBean> namedEngines = new LinkedHashMap<>();
@@ -69,28 +78,18 @@ public class GenDurableExtension implements Extension {
         if (!durableBeanDiscovered) {
             event.addAnnotatedType(DurableBean.class, GenDurableExtension.class.getName() + "#DurableBean");
         }
-        if (apiPresent("org.eclipse.microprofile.metrics.MetricRegistry")) {
+        if (OptionalApis.present(OptionalApis.MICROPROFILE_METRICS)) {
             event.addAnnotatedType(MetricRegistryLookup.class, GenDurableExtension.class.getName() + "#MetricRegistryLookup");
         }
-        if (apiPresent("io.micrometer.core.instrument.MeterRegistry")) {
+        if (OptionalApis.present(OptionalApis.MICROMETER)) {
             event.addAnnotatedType(MeterRegistryLookup.class, GenDurableExtension.class.getName() + "#MeterRegistryLookup");
         }
-        if (apiPresent("io.opentelemetry.api.OpenTelemetry")) {
+        if (OptionalApis.present(OptionalApis.OPENTELEMETRY)) {
             event.addAnnotatedType(OpenTelemetryLookup.class, GenDurableExtension.class.getName() + "#OpenTelemetryLookup");
         }
-        if (apiPresent("org.eclipse.microprofile.health.HealthCheck")) {
+        if (OptionalApis.present(OptionalApis.MICROPROFILE_HEALTH)) {
             event.addAnnotatedType(ReadinessCheck.class, GenDurableExtension.class.getName() + "#ReadinessCheck");
             event.addAnnotatedType(LivenessCheck.class, GenDurableExtension.class.getName() + "#LivenessCheck");
-        }
-    }
-
-    /** @return whether {@code className} is visible to the engine's class loader */
-    static boolean apiPresent(String className) {
-        try {
-            Class.forName(className, false, GenDurableExtension.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
         }
     }
 
@@ -149,7 +148,7 @@ public class GenDurableExtension implements Extension {
                     .scope(ApplicationScoped.class)
                     .produceWith(instance -> named(name, beanManager))
                     .disposeWith((engine, instance) -> ((DurableBean) engine).stop());
-            if (apiPresent("org.eclipse.microprofile.health.HealthCheck")) {
+            if (OptionalApis.present(OptionalApis.MICROPROFILE_HEALTH)) {
                 HealthChecks.addNamedEngineChecks(event, name, () -> namedEngine(name));
             }
         }
@@ -255,7 +254,7 @@ public class GenDurableExtension implements Extension {
     private static String dataSourceOf(EngineSettings s) {
         java.util.Optional<String> url = s.reader().value(io.gendurable.impl.config.ConfigKeys.JDBC_URL);
         return "JNDI " + s.reader().get(io.gendurable.impl.config.ConfigKeys.DATASOURCE)
-                + url.map(u -> " (else " + EngineSettings.maskPassword(u) + " as "
+                + url.map(u -> " (else " + DataSourceResolver.maskPassword(u) + " as "
                 + s.reader().get(io.gendurable.impl.config.ConfigKeys.JDBC_USER) + ")").orElse("");
     }
 
@@ -265,6 +264,7 @@ public class GenDurableExtension implements Extension {
     }
 
     /** @param engine an engine's name @return its FSM beans, by name and version (empty before bean discovery ends) */
+    @Override
     public FsmRegistry registry(String engine) {
         FsmRegistry r = registries.get(engine);
         return r == null ? new FsmRegistry() : r;
@@ -279,6 +279,7 @@ public class GenDurableExtension implements Extension {
      * @param engine a named engine (the default engine's are {@link #settings()})
      * @return its validated configuration, read at deployment validation
      */
+    @Override
     public EngineSettings settings(String engine) {
         if (DurableEngine.DEFAULT.equals(engine)) {
             return settings();
@@ -303,6 +304,7 @@ public class GenDurableExtension implements Extension {
     }
 
     /** @param engine an engine's name: destroys the {@code @Dependent} FSM instances it used; called after it drained */
+    @Override
     public void releaseFsmInstances(String engine) {
         references.getOrDefault(engine, List.of()).forEach(FsmReference::release);
     }

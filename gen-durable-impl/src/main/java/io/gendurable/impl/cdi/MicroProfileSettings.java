@@ -14,24 +14,17 @@ import java.util.Set;
 /**
  * The only class that touches the MicroProfile Config API, so that a container without it
  * fails to load this class alone (caught by {@link EngineSettings#load()}), not the whole layer.
+ * It knows no settings, only their source.
  */
 final class MicroProfileSettings {
     private MicroProfileSettings() {
     }
 
     /**
-     * @return the settings read from the application's {@link Config}, or empty when the API is
-     * present but no implementation is
-     */
-    static Optional<EngineSettings> read() {
-        return source().map(s -> EngineSettings.read(s.lookup(), s.names()));
-    }
-
-    /**
      * @return the application's {@link Config} as a lookup and its names, or empty when the API is
      * present but no implementation is
      */
-    static Optional<EngineSettings.Source> source() {
+    static Optional<SettingsSource> source() {
         Config config;
         try {
             config = ConfigProvider.getConfig(configClassLoader());
@@ -77,16 +70,11 @@ final class MicroProfileSettings {
      * (GENDURABLE_DB_HOST, a server variable of Open Liberty's server.xml) are skipped, and any
      * other GENDURABLE_* variable fails as a misspelled key.
      *
-     * @return the settings read from {@code config}
-     * @throws io.gendurable.impl.config.ConfigException naming a misspelled key or variable
+     * @param config the application's configuration
+     * @return the lookup over {@code config} and the names (a misspelled key or variable fails when
+     * {@link EngineSettings#read(SettingsSource)} reads them)
      */
-    static EngineSettings read(Config config) {
-        EngineSettings.Source s = source(config);
-        return EngineSettings.read(s.lookup(), s.names());
-    }
-
-    /** @return the lookup over {@code config} and the names, as {@link #read(Config)} reads them */
-    static EngineSettings.Source source(Config config) {
+    static SettingsSource source(Config config) {
         Set<String> names = new LinkedHashSet<>();
         List<String> environment = new ArrayList<>();
         for (ConfigSource source : config.getConfigSources()) {
@@ -101,7 +89,7 @@ final class MicroProfileSettings {
                 .map(v -> java.util.Arrays.stream(v.split(",")).map(String::trim).filter(e -> !e.isEmpty()).toList())
                 .orElse(List.of());
         names.addAll(EnvironmentNames.propertyNames(environment, List.copyOf(names), engines));
-        return new EngineSettings.Source(key -> config.getOptionalValue(key, String.class), names);
+        return new SettingsSource(key -> config.getOptionalValue(key, String.class), names);
     }
 
     /** @return whether the source is the environment-variable one (named so by SmallRye Config, in Liberty and WildFly) */

@@ -1,7 +1,6 @@
 package io.gendurable.impl.config;
 
 import java.util.Objects;
-import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -10,17 +9,15 @@ import java.util.function.Supplier;
  * parses ({@link ValueType}), its default, the values it accepts (with the wording of the error
  * that names them), one line of documentation, and where its value sits in the record that holds
  * it. {@link ConfigReader} parses with it, the records of {@link EngineConfig} and
- * {@link LimitsConfig} validate with it, {@link EngineConfig#describe()} prints with it.
+ * {@link LimitsConfig} validate with it, {@link EngineConfig#describe()} prints with it. A key
+ * knows no record: where its value sits is the holding record's (see {@link KeyGetters}).
  *
  * <p>A key is plain ({@code lease-ttl}) or a member of a {@link Family} ({@code max-batch} of
  * {@code flushers[i]}, {@code allowed} of {@code rate-limits.<name>}).
  *
- * @param <O> the record that holds the value ({@link EngineConfig}, {@link EngineConfig.FlusherConfig},
- *            {@link LimitsConfig.RateLimit}, {@link LimitsConfig.Gate}), or {@link Void} for a key only
- *            the container layer reads (data source, executors)
  * @param <T> the value's type
  */
-public final class ConfigKey<O, T> {
+public final class ConfigKey<T> {
     /** The prefix of every key. */
     public static final String PREFIX = "gendurable.";
 
@@ -29,17 +26,17 @@ public final class ConfigKey<O, T> {
     private final ValueType<T> type;
     private final Supplier<T> defaultValue;
     private final Check<T> check;
-    private final Function<O, T> getter;
+    private final boolean held;
     private final String doc;
 
     ConfigKey(Family family, String name, ValueType<T> type, Supplier<T> defaultValue, Check<T> check,
-              Function<O, T> getter, String doc) {
+              boolean held, String doc) {
         this.family = family;
         this.name = Objects.requireNonNull(name, "name");
         this.type = Objects.requireNonNull(type, "type");
         this.defaultValue = Objects.requireNonNull(defaultValue, "defaultValue");
         this.check = Objects.requireNonNull(check, "check");
-        this.getter = getter;
+        this.held = held;
         this.doc = Objects.requireNonNull(doc, "doc");
     }
 
@@ -75,7 +72,7 @@ public final class ConfigKey<O, T> {
          * @param value  the value
          * @throws ConfigException (or, for the schema, an IllegalArgumentException) naming the key
          */
-        void check(ConfigKey<?, T> key, String member, T value);
+        void check(ConfigKey<T> key, String member, T value);
 
         /** @param <T> the value's type @return a check that accepts anything */
         static <T> Check<T> any() {
@@ -137,14 +134,9 @@ public final class ConfigKey<O, T> {
         return doc;
     }
 
-    /** @param owner the record holding the value @return the value */
-    public T get(O owner) {
-        return getter.apply(owner);
-    }
-
     /** @return whether a record of the engine holds this key's value (false for the container layer's keys) */
     public boolean held() {
-        return getter != null;
+        return held;
     }
 
     /**

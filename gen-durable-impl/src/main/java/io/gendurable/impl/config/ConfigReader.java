@@ -1,7 +1,7 @@
 package io.gendurable.impl.config;
 
 import io.gendurable.impl.config.ConfigKey.Family;
-import io.gendurable.impl.config.EngineConfig.FlusherConfig;
+import io.gendurable.impl.config.ConfigParts.FlusherConfig;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,8 +65,8 @@ public final class ConfigReader {
      */
     public static void rejectUnknownKeys(Iterable<String> names) {
         for (String name : names) {
-            if (name.startsWith(ConfigKey.PREFIX) && !ConfigKeys.isKnown(name.substring(ConfigKey.PREFIX.length()))) {
-                throw new ConfigException(name, "unknown key; accepted: " + ConfigKeys.accepted());
+            if (name.startsWith(ConfigKey.PREFIX) && !ConfigCatalogue.isKnown(name.substring(ConfigKey.PREFIX.length()))) {
+                throw new ConfigException(name, "unknown key; accepted: " + ConfigCatalogue.accepted());
             }
         }
         int expected = 0;
@@ -84,11 +84,11 @@ public final class ConfigReader {
     public EngineConfig read() {
         rejectUnknownKeys(names);
         EngineConfig.Builder b = EngineConfig.builder();
-        ConfigKeys.engineKeys().forEach(k -> readInto(b, k));
+        ConfigCatalogue.engineKeys().forEach(k -> readInto(b, k));
         return b.flushers(flushers()).limits(limits()).build();
     }
 
-    private <T> void readInto(EngineConfig.Builder b, ConfigKey<EngineConfig, T> key) {
+    private <T> void readInto(EngineConfig.Builder b, ConfigKey<T> key) {
         value(key).ifPresent(v -> b.set(key, v));
     }
 
@@ -98,7 +98,7 @@ public final class ConfigReader {
      * @return its value, parsed (not validated: the record holding it does that), if set and not blank
      * @throws ConfigException naming the key when the text does not parse
      */
-    public <T> Optional<T> value(ConfigKey<?, T> key) {
+    public <T> Optional<T> value(ConfigKey<T> key) {
         return value(key, "");
     }
 
@@ -107,11 +107,11 @@ public final class ConfigReader {
      * @param <T> its type
      * @return its value if set and not blank, else its default (null when it has none)
      */
-    public <T> T get(ConfigKey<?, T> key) {
+    public <T> T get(ConfigKey<T> key) {
         return value(key).orElseGet(key::defaultValue);
     }
 
-    private <T> Optional<T> value(ConfigKey<?, T> key, String member) {
+    private <T> Optional<T> value(ConfigKey<T> key, String member) {
         return source.apply(key.key(member)).map(String::trim).filter(s -> !s.isEmpty()).map(v -> key.parse(member, v));
     }
 
@@ -158,7 +158,7 @@ public final class ConfigReader {
         SortedSet<String> members = new TreeSet<>();
         for (String name : names) {
             if (name.startsWith(ConfigKey.PREFIX)) {
-                Matcher m = ConfigKeys.pattern(family).matcher(name.substring(ConfigKey.PREFIX.length()));
+                Matcher m = ConfigCatalogue.pattern(family).matcher(name.substring(ConfigKey.PREFIX.length()));
                 if (m.matches()) {
                     members.add(m.group(1));
                 }

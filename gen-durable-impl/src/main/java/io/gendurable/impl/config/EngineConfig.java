@@ -1,9 +1,7 @@
 package io.gendurable.impl.config;
 
 import java.time.Duration;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -40,6 +38,7 @@ import static io.gendurable.impl.config.ConfigKeys.NODES_BEACON_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.NODES_RETENTION;
 import static io.gendurable.impl.config.ConfigKeys.NODE_ID;
 import static io.gendurable.impl.config.ConfigKeys.POKE;
+import static io.gendurable.impl.config.ConfigKeys.POKE_PROBE_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.POKE_WINDOW;
 import static io.gendurable.impl.config.ConfigKeys.POLL_INTERVAL;
 import static io.gendurable.impl.config.ConfigKeys.PREFETCH;
@@ -56,9 +55,10 @@ import static io.gendurable.impl.config.ConfigKeys.REDIS_TIMEOUT;
 import static io.gendurable.impl.config.ConfigKeys.REDIS_URL;
 
 /**
- * The engine's effective configuration, validated: one small record per part of the engine, each
- * checking its own keys (as declared in {@link ConfigKeys}) and the rules between them; this record
- * checks the rules across parts (every queue has a flusher, {@code min-demand} fits every queue).
+ * The engine's effective configuration, validated: one record per part of the engine
+ * ({@link ConfigParts}, each checking its own keys); this record checks the rules across parts
+ * (every queue has a flusher, {@code min-demand} fits every queue) and says where each key's value
+ * sits (the catalogue, {@link ConfigKeys}, knows no record).
  * Read it with {@link ConfigReader} from {@code gendurable.*} keys, or build it with
  * {@link #builder()} (the catalogue's defaults) or {@link #toBuilder()} (a tweak of this one).
  *
@@ -87,285 +87,74 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
                            GcConfig gc, List<FlusherConfig> flushers, SchemaConfig schema, PokeConfig poke,
                            AwaitConfig await, ValuesConfig values, HistoryConfig history, LimitsConfig limits,
                            GaugesConfig gauges, HealthConfig health, SchedulesConfig schedules,
-                           NodesConfig nodes, LimiterBackend limiter, RedisConfig redis, StepsConfig steps) {
+                           NodesConfig nodes, LimiterBackend limiter, RedisConfig redis, StepsConfig steps)
+        implements ConfigParts {
 
-    /**
-     * Step timeouts. @param timeout the timeout of steps whose insert, FSM and step set none; zero: none
-     * @param timeoutGrace how long a timed-out step's thread has to return before its claim is no longer heartbeated
-     */
-    public record StepsConfig(Duration timeout, Duration timeoutGrace) {
-        /** Validates both keys. */
-        public StepsConfig {
-            STEP_TIMEOUT.check(timeout);
-            STEP_TIMEOUT_GRACE.check(timeoutGrace);
-        }
-    }
-
-    /** How inserts and engine-driven wakes announce runnable work. */
-    public enum PokeTransport {
-        /** this JVM's schedulers only */
-        LOCAL,
-        /** every node, over PostgreSQL LISTEN/NOTIFY */
-        POSTGRES,
-        /** every node, over Redis Pub/Sub */
-        REDIS
-    }
-
-    /** Where the configured gates and rate limits are admitted. */
-    public enum LimiterBackend {
-        /** sharded counters in {@code gen_durable_buckets} */
-        POSTGRES,
-        /** lease-scored sorted sets and token buckets in Redis */
-        REDIS
-    }
-
-    /**
-     * The Redis of {@code limiter=redis} and {@code poke=redis}.
-     * @param url     {@code redis://[user:password@]host[:port][/database]}
-     * @param timeout how long one command may take
-     */
-    public record RedisConfig(String url, Duration timeout) {
-        /** Validates both keys. */
-        public RedisConfig {
-            REDIS_URL.check(url);
-            REDIS_TIMEOUT.check(timeout);
-        }
-    }
+    // where each key's value sits in the records (the catalogue knows no record); a key left out fails here
+    private static final KeyGetters<EngineConfig> VALUES = new KeyGetters<EngineConfig>(ConfigCatalogue.engineKeys())
+            .with(NODE_ID, c -> c.node().id())
+            .with(QUEUES, c -> c.node().queues())
+            .with(LEASE_TTL, c -> c.lease().ttl())
+            .with(HEARTBEAT_INTERVAL, c -> c.lease().heartbeatInterval())
+            .with(STEP_TIMEOUT, c -> c.steps().timeout())
+            .with(STEP_TIMEOUT_GRACE, c -> c.steps().timeoutGrace())
+            .with(POLL_INTERVAL, c -> c.poll().interval())
+            .with(MAX_POLL_INTERVAL, c -> c.poll().maxInterval())
+            .with(PREFETCH, c -> c.poll().prefetch())
+            .with(MIN_DEMAND, c -> c.poll().minDemand())
+            .with(START_AT_INSERT, c -> c.poll().startAtInsert())
+            .with(DRAIN_TIMEOUT, c -> c.drain().timeout())
+            .with(REAPER_ENABLED, c -> c.reaper().enabled())
+            .with(REAPER_INTERVAL, c -> c.reaper().interval())
+            .with(REAPER_BATCH, c -> c.reaper().batch())
+            .with(GC_ENABLED, c -> c.gc().enabled())
+            .with(GC_INTERVAL, c -> c.gc().interval())
+            .with(GC_RETENTION, c -> c.gc().retention())
+            .with(GC_FAILED_RETENTION, c -> c.gc().failedRetention())
+            .with(GC_BATCH, c -> c.gc().batch())
+            .with(SCHEMA, c -> c.schema().name())
+            .with(MIGRATE_AT_START, c -> c.schema().migrateAtStart())
+            .with(POKE, c -> c.poke().transport())
+            .with(POKE_WINDOW, c -> c.poke().window())
+            .with(POKE_PROBE_INTERVAL, c -> c.poke().probeInterval())
+            .with(LIMITER, EngineConfig::limiter)
+            .with(REDIS_URL, c -> c.redis().url())
+            .with(REDIS_TIMEOUT, c -> c.redis().timeout())
+            .with(AWAIT_TICK, c -> c.await().tick())
+            .with(HISTORY_ENABLED, c -> c.history().enabled())
+            .with(HISTORY_INCLUDE_STATE, c -> c.history().includeState())
+            .with(HISTORY_RETENTION, c -> c.history().retention())
+            .with(SCHEDULES_ENABLED, c -> c.schedules().enabled())
+            .with(SCHEDULES_INTERVAL, c -> c.schedules().interval())
+            .with(SCHEDULES_MISFIRE_THRESHOLD, c -> c.schedules().misfireThreshold())
+            .with(GAUGES_ENABLED, c -> c.gauges().enabled())
+            .with(GAUGES_INTERVAL, c -> c.gauges().interval())
+            .with(NODES_BEACON_INTERVAL, c -> c.nodes().beaconInterval())
+            .with(NODES_RETENTION, c -> c.nodes().retention())
+            .with(HEALTH_TIMEOUT, c -> c.health().timeout())
+            .with(HEALTH_STALL_GRACE, c -> c.health().stallGrace())
+            .with(MAX_VALUE_BYTES, c -> c.values().maxBytes())
+            .complete();
+    private static final KeyGetters<FlusherConfig> FLUSHER_VALUES = new KeyGetters<FlusherConfig>(ConfigCatalogue.members(ConfigKeys.FLUSHERS))
+            .with(ConfigKeys.FLUSHER_QUEUES, FlusherConfig::queues)
+            .with(ConfigKeys.FLUSHER_MAX_BATCH, FlusherConfig::maxBatch)
+            .with(ConfigKeys.FLUSHER_MAX_DELAY, FlusherConfig::maxDelay)
+            .with(ConfigKeys.FLUSHER_PARALLELISM, FlusherConfig::parallelism)
+            .complete();
+    private static final KeyGetters<LimitsConfig.RateLimit> RATE_VALUES = new KeyGetters<LimitsConfig.RateLimit>(ConfigCatalogue.members(ConfigKeys.RATE_LIMITS))
+            .with(ConfigKeys.RATE_ALLOWED, LimitsConfig.RateLimit::allowed)
+            .with(ConfigKeys.RATE_PERIOD, LimitsConfig.RateLimit::period)
+            .with(ConfigKeys.RATE_BURST, LimitsConfig.RateLimit::burst)
+            .with(ConfigKeys.RATE_SHARDS, LimitsConfig.RateLimit::shards)
+            .complete();
+    private static final KeyGetters<LimitsConfig.Gate> GATE_VALUES = new KeyGetters<LimitsConfig.Gate>(ConfigCatalogue.members(ConfigKeys.CONCURRENCY_LIMITS))
+            .with(ConfigKeys.GATE_LIMIT, LimitsConfig.Gate::limit)
+            .with(ConfigKeys.GATE_SHARDS, LimitsConfig.Gate::shards)
+            .complete();
 
     /** @return whether this node talks to Redis (the redis limiter or the redis poke) */
     public boolean usesRedis() {
         return limiter == LimiterBackend.REDIS || poke.transport() == PokeTransport.REDIS;
-    }
-
-    /**
-     * This node. @param id its identity, part of every worker id (start-up reclaim)
-     * @param queues queue name → concurrency (steps in flight at once on this node), in order
-     */
-    public record NodeConfig(String id, Map<String, Integer> queues) {
-        /** Validates both keys. */
-        public NodeConfig {
-            NODE_ID.check(id);
-            queues = Collections.unmodifiableMap(new LinkedHashMap<>(QUEUES.check(queues)));
-        }
-    }
-
-    /**
-     * Leases. @param ttl how long a claim is trusted without a heartbeat
-     * @param heartbeatInterval how often claims are extended; shorter than {@code ttl}
-     */
-    public record LeaseConfig(Duration ttl, Duration heartbeatInterval) {
-        /** Validates both keys, and the heartbeat against the lease. */
-        public LeaseConfig {
-            LEASE_TTL.check(ttl);
-            HEARTBEAT_INTERVAL.check(heartbeatInterval);
-            if (heartbeatInterval.compareTo(ttl) >= 0) {
-                throw HEARTBEAT_INTERVAL.reject("", heartbeatInterval,
-                        "a duration shorter than " + LEASE_TTL.key() + " (" + ttl + "); keep it under a third of it");
-            }
-        }
-    }
-
-    /**
-     * Polling and claiming. @param interval the base idle poll @param maxInterval the idle backoff ceiling
-     * @param prefetch rows each queue buffers beyond its running slots; {@link ConfigKeys#AUTO}: its concurrency
-     * @param minDemand skip picking unless at least this many slots are free; {@link ConfigKeys#AUTO}: a quarter
-     *                  of the queue's concurrency plus prefetch, at least 1
-     * @param startAtInsert whether an insert may claim its own row for a free local slot ({@link ConfigKeys#START_AT_INSERT})
-     */
-    public record PollConfig(Duration interval, Duration maxInterval, int prefetch, int minDemand, boolean startAtInsert) {
-        /**
-         * @param concurrency a queue's concurrency
-         * @return the rows that queue buffers beyond its running slots
-         */
-        public int prefetchFor(int concurrency) {
-            return prefetch == ConfigKeys.AUTO ? concurrency : prefetch;
-        }
-
-        /**
-         * @param concurrency a queue's concurrency
-         * @return the fewest free slots (plus prefetch) worth a claim on that queue
-         */
-        public int minDemandFor(int concurrency) {
-            return minDemand == ConfigKeys.AUTO ? Math.max(1, (concurrency + prefetchFor(concurrency)) / 4) : minDemand;
-        }
-
-        /** Validates the keys, and the ceiling against the base poll. */
-        public PollConfig {
-            POLL_INTERVAL.check(interval);
-            MAX_POLL_INTERVAL.check(maxInterval);
-            if (maxInterval.compareTo(interval) < 0) {
-                throw MAX_POLL_INTERVAL.reject("", maxInterval, "a duration of at least " + POLL_INTERVAL.key() + " (" + interval + ")");
-            }
-            PREFETCH.check(prefetch);
-            MIN_DEMAND.check(minDemand);
-        }
-    }
-
-    /** Stopping. @param timeout how long a stopping queue waits for in-flight steps (and each flusher for its last outcomes) */
-    public record DrainConfig(Duration timeout) {
-        /** Validates the key. */
-        public DrainConfig {
-            DRAIN_TIMEOUT.check(timeout);
-        }
-    }
-
-    /** Reaper settings. @param enabled run it on this node @param interval between sweeps @param batch rows per statement */
-    public record ReaperConfig(boolean enabled, Duration interval, int batch) {
-        /** Validates the keys. */
-        public ReaperConfig {
-            REAPER_INTERVAL.check(interval);
-            REAPER_BATCH.check(batch);
-        }
-    }
-
-    /** GC settings. @param enabled run it here @param interval between sweeps @param retention kept after termination @param batch rows per sweep */
-    public record GcConfig(boolean enabled, Duration interval, Duration retention, Duration failedRetention, int batch) {
-        /** Validates the keys. */
-        public GcConfig {
-            GC_INTERVAL.check(interval);
-            GC_RETENTION.check(retention);
-            GC_FAILED_RETENTION.check(failedRetention);
-            GC_BATCH.check(batch);
-        }
-    }
-
-    /**
-     * A group-commit flusher. @param queues the queues it serves, or {@code *} for all
-     * @param maxBatch flush when this many outcomes wait @param maxDelay or this long after the first
-     * @param parallelism how many flush transactions may be open at once (outcomes that arrive
-     *                    while one commits start the next instead of waiting for it)
-     */
-    public record FlusherConfig(List<String> queues, int maxBatch, Duration maxDelay, int parallelism) {
-        /** A flusher with the default parallelism. */
-        public FlusherConfig(List<String> queues, int maxBatch, Duration maxDelay) {
-            this(queues, maxBatch, maxDelay, FLUSHER_PARALLELISM.defaultValue());
-        }
-
-        /** Validates the keys (named {@code gendurable.flushers[].…}: a flusher does not know its index). */
-        public FlusherConfig {
-            queues = List.copyOf(queues);
-            FLUSHER_QUEUES.check(queues);
-            FLUSHER_MAX_BATCH.check(maxBatch);
-            FLUSHER_MAX_DELAY.check(maxDelay);
-            FLUSHER_PARALLELISM.check(parallelism);
-        }
-
-        /** @return the default flusher: every queue, with the catalogue's defaults */
-        public static FlusherConfig defaults() {
-            return new FlusherConfig(FLUSHER_QUEUES.defaultValue(), FLUSHER_MAX_BATCH.defaultValue(),
-                    FLUSHER_MAX_DELAY.defaultValue(), FLUSHER_PARALLELISM.defaultValue());
-        }
-
-        /** @param queue a queue @return whether this flusher serves it */
-        public boolean serves(String queue) {
-            return queues.contains("*") || queues.contains(queue);
-        }
-    }
-
-    /** The engine's tables. @param name their PostgreSQL schema @param migrateAtStart whether Flyway runs at start-up */
-    public record SchemaConfig(String name, boolean migrateAtStart) {
-        /** Validates the schema name (an IllegalArgumentException naming {@code gendurable.schema}). */
-        public SchemaConfig {
-            SCHEMA.check(name);
-        }
-    }
-
-    /**
-     * Pokes. @param transport local, or postgres (every node)
-     * @param window with postgres pokes, the shortest time between two notifications of a node: the
-     *               first poke after a quiet window goes out at once, later ones wait for the window
-     *               to end and go out together; zero sends each poke on its own
-     * @param probeInterval with postgres pokes, how often the listener proves its connection alive
-     *               (a probe under a network timeout of the same length)
-     */
-    public record PokeConfig(PokeTransport transport, Duration window, Duration probeInterval) {
-        /** Validates the keys. */
-        public PokeConfig {
-            POKE.check(transport);
-            POKE_WINDOW.check(window);
-            ConfigKeys.POKE_PROBE_INTERVAL.check(probeInterval);
-        }
-
-        /** Pokes with the default probe interval. */
-        public PokeConfig(PokeTransport transport, Duration window) {
-            this(transport, window, ConfigKeys.POKE_PROBE_INTERVAL.defaultValue());
-        }
-    }
-
-    /** The await bridge. @param tick how often it probes rows committed by other nodes */
-    public record AwaitConfig(Duration tick) {
-        /** Validates the key. */
-        public AwaitConfig {
-            AWAIT_TICK.check(tick);
-        }
-    }
-
-    /**
-     * The step history. @param enabled for every FSM (else per {@code @DurableFsm(history = true)})
-     * @param includeState whether records keep the committed state @param retention how long records are kept
-     */
-    public record HistoryConfig(boolean enabled, boolean includeState, Duration retention) {
-        /** Validates the keys. */
-        public HistoryConfig {
-            HISTORY_RETENTION.check(retention);
-        }
-    }
-
-    /** JSON values. @param maxBytes the largest value (state, result, signal payload) accepted, in UTF-8 bytes */
-    public record ValuesConfig(int maxBytes) {
-        /** Validates the key. */
-        public ValuesConfig {
-            MAX_VALUE_BYTES.check(maxBytes);
-        }
-    }
-
-    /**
-     * The recurring schedules. @param enabled whether this node fires them
-     * @param interval how often it looks for due ones @param misfireThreshold how late a fire time may be found
-     */
-    public record SchedulesConfig(boolean enabled, Duration interval, Duration misfireThreshold) {
-        /** Validates the keys. */
-        public SchedulesConfig {
-            SCHEDULES_INTERVAL.check(interval);
-            SCHEDULES_MISFIRE_THRESHOLD.check(misfireThreshold);
-        }
-    }
-
-    /** The queue gauges. @param enabled run their query on this node @param interval between two runs */
-    public record GaugesConfig(boolean enabled, Duration interval) {
-        /** Validates the keys. */
-        public GaugesConfig {
-            GAUGES_INTERVAL.check(interval);
-        }
-    }
-
-    /**
-     * The health checks. @param timeout how long readiness waits for the database's answer
-     * @param stallGrace liveness reports a loop stalled when its last iteration began longer ago than
-     *                   three of its intervals plus this
-     */
-    public record HealthConfig(Duration timeout, Duration stallGrace) {
-        /** Validates the keys. */
-        public HealthConfig {
-            HEALTH_TIMEOUT.check(timeout);
-            HEALTH_STALL_GRACE.check(stallGrace);
-        }
-    }
-
-    /**
-     * The node beacon. @param beaconInterval how often this node writes its row
-     * @param retention how long the row of a node that stopped writing is kept; at least three intervals
-     */
-    public record NodesConfig(Duration beaconInterval, Duration retention) {
-        /** Validates both keys, and the retention against the interval. */
-        public NodesConfig {
-            NODES_BEACON_INTERVAL.check(beaconInterval);
-            NODES_RETENTION.check(retention);
-            if (retention.compareTo(beaconInterval.multipliedBy(3)) < 0) {
-                throw NODES_RETENTION.reject("", retention, "a duration of at least three times "
-                        + NODES_BEACON_INTERVAL.key() + " (" + beaconInterval.multipliedBy(3) + ")");
-            }
-        }
     }
 
     /** Requires every part; validates the rules across parts; messages name the key. */
@@ -420,7 +209,7 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
     /** @return a builder holding this configuration, to change a few keys */
     public Builder toBuilder() {
         Builder b = new Builder();
-        ConfigKeys.engineKeys().forEach(k -> b.copy(k, this));
+        VALUES.keys().forEach(k -> b.copy(k, this));
         return b.flushers(flushers).limits(limits);
     }
 
@@ -436,22 +225,17 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
      */
     public String describe() {
         StringJoiner line = new StringJoiner(" ");
-        ConfigKeys.engineKeys().forEach(k -> line.add(describe(k, "", this)));
+        describe(line, VALUES, "", this);
         for (int i = 0; i < flushers.size(); i++) {
-            describeMembers(line, ConfigKeys.FLUSHERS, String.valueOf(i), flushers.get(i));
+            describe(line, FLUSHER_VALUES, String.valueOf(i), flushers.get(i));
         }
-        limits.rateLimits().forEach((name, r) -> describeMembers(line, ConfigKeys.RATE_LIMITS, name, r));
-        limits.concurrencyLimits().forEach((name, g) -> describeMembers(line, ConfigKeys.CONCURRENCY_LIMITS, name, g));
+        limits.rateLimits().forEach((name, r) -> describe(line, RATE_VALUES, name, r));
+        limits.concurrencyLimits().forEach((name, g) -> describe(line, GATE_VALUES, name, g));
         return line.toString();
     }
 
-    @SuppressWarnings("unchecked")
-    private static <O> void describeMembers(StringJoiner line, ConfigKey.Family family, String member, O owner) {
-        ConfigKeys.members(family).forEach(k -> line.add(describe((ConfigKey<O, ?>) k, member, owner)));
-    }
-
-    private static <O, T> String describe(ConfigKey<O, T> key, String member, O owner) {
-        return key.key(member).substring(ConfigKey.PREFIX.length()) + "=" + key.format(key.get(owner));
+    private static <O> void describe(StringJoiner line, KeyGetters<O> getters, String member, O owner) {
+        getters.keys().forEach(k -> line.add(getters.describe(k, member, owner)));
     }
 
     /**
@@ -459,12 +243,12 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
      * values), takes any key, and validates everything once, in {@link #build()}.
      */
     public static final class Builder {
-        private final Map<ConfigKey<EngineConfig, ?>, Object> values = new HashMap<>();
+        private final Map<ConfigKey<?>, Object> values = new HashMap<>();
         private List<FlusherConfig> flushers = List.of(FlusherConfig.defaults());
         private LimitsConfig limits = LimitsConfig.none();
 
         private Builder() {
-            ConfigKeys.engineKeys().forEach(k -> values.put(k, k.defaultValue()));
+            ConfigCatalogue.engineKeys().forEach(k -> values.put(k, k.defaultValue()));
         }
 
         /**
@@ -472,18 +256,22 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
          * @param value its value (validated by {@link #build()})
          * @param <T>   the value's type
          * @return this
+         * @throws IllegalArgumentException for a key no engine record holds (a family member, a container key)
          */
-        public <T> Builder set(ConfigKey<EngineConfig, T> key, T value) {
+        public <T> Builder set(ConfigKey<T> key, T value) {
+            if (!values.containsKey(key)) {
+                throw new IllegalArgumentException(key + " is not a key EngineConfig holds");
+            }
             values.put(key, value);
             return this;
         }
 
-        private <T> void copy(ConfigKey<EngineConfig, T> key, EngineConfig from) {
-            set(key, key.get(from));
+        private <T> void copy(ConfigKey<T> key, EngineConfig from) {
+            set(key, VALUES.get(key, from));
         }
 
         @SuppressWarnings("unchecked")
-        private <T> T get(ConfigKey<EngineConfig, T> key) {
+        private <T> T get(ConfigKey<T> key) {
             return (T) values.get(key);
         }
 
@@ -573,7 +361,7 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
 
         /** @param v {@code gendurable.poke.window} @return this */
         public Builder pokeProbeInterval(Duration v) {
-            return set(ConfigKeys.POKE_PROBE_INTERVAL, v);
+            return set(POKE_PROBE_INTERVAL, v);
         }
 
         public Builder pokeWindow(Duration v) {
@@ -641,7 +429,7 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
                     new GcConfig(get(GC_ENABLED), get(GC_INTERVAL), get(GC_RETENTION), get(GC_FAILED_RETENTION), get(GC_BATCH)),
                     flushers,
                     new SchemaConfig(get(SCHEMA), get(MIGRATE_AT_START)),
-                    new PokeConfig(get(POKE), get(POKE_WINDOW), get(ConfigKeys.POKE_PROBE_INTERVAL)),
+                    new PokeConfig(get(POKE), get(POKE_WINDOW), get(POKE_PROBE_INTERVAL)),
                     new AwaitConfig(get(AWAIT_TICK)),
                     new ValuesConfig(get(MAX_VALUE_BYTES)),
                     new HistoryConfig(get(HISTORY_ENABLED), get(HISTORY_INCLUDE_STATE), get(HISTORY_RETENTION)),

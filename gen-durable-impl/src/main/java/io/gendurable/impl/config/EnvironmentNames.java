@@ -53,7 +53,7 @@ public final class EnvironmentNames {
 
     private static final String ENV_PREFIX = envForm(ConfigKey.PREFIX);
     private static final String MARKER = "MEMBER";
-    private static final Map<String, String> PLAIN = ConfigKeys.plainNames().stream()
+    private static final Map<String, String> PLAIN = ConfigCatalogue.plainNames().stream()
             .collect(Collectors.toUnmodifiableMap(EnvironmentNames::envForm, n -> n));
     private static final Map<Family, Pattern> FAMILIES = familyPatterns();
     /** The environment prefix of a named engine's variables. */
@@ -105,7 +105,7 @@ public final class EnvironmentNames {
             if (!env.startsWith(ENV_PREFIX) || NOT_ENGINE_KEYS.contains(env)) {
                 continue;
             }
-            if (name.startsWith(ConfigKey.PREFIX) && ConfigKeys.isKnown(name.substring(ConfigKey.PREFIX.length()))
+            if (name.startsWith(ConfigKey.PREFIX) && ConfigCatalogue.isKnown(name.substring(ConfigKey.PREFIX.length()))
                     && listedEngineOrPlain(name, engines)) {
                 out.add(name);  // spelled as a property
                 continue;
@@ -135,7 +135,7 @@ public final class EnvironmentNames {
         return key(rest, otherNames).map(k -> ConfigKey.PREFIX + k).orElseThrow(() -> new ConfigException(variable,
                 "unknown key (an environment variable starting " + ENV_PREFIX
                 + "; the engine's keys there are their names in upper case with _ for every other character, "
-                + "e.g. GENDURABLE_LEASE_TTL for gendurable.lease-ttl); accepted: " + ConfigKeys.accepted()
+                + "e.g. GENDURABLE_LEASE_TTL for gendurable.lease-ttl); accepted: " + ConfigCatalogue.accepted()
                 + "; not engine keys: " + NOT_ENGINE_KEYS.stream().sorted().toList()));
     }
 
@@ -153,7 +153,7 @@ public final class EnvironmentNames {
             Matcher m = f.getValue().matcher(rest);
             if (m.matches()) {
                 String member = declared(f.getKey(), m.group(1), otherNames);
-                String memberKey = ConfigKeys.members(f.getKey()).stream().filter(k -> envForm(k.memberName()).equals(m.group(2)))
+                String memberKey = ConfigCatalogue.members(f.getKey()).stream().filter(k -> envForm(k.memberName()).equals(m.group(2)))
                         .findFirst().orElseThrow().memberName();
                 return Optional.of(f.getKey().path(member) + "." + memberKey);
             }
@@ -195,7 +195,7 @@ public final class EnvironmentNames {
                 + "e.g. GENDURABLE_ENGINES_BILLING_LEASE_TTL for gendurable.engines.billing.lease-ttl); engines: "
                 + (engines.isEmpty() ? "none (gendurable.engines lists none)" : engines.stream()
                 .map(e -> e + " (" + ENGINES_PREFIX + envForm(e) + "_…)").collect(Collectors.joining(", ")))
-                + "; accepted keys: " + ConfigKeys.accepted());
+                + "; accepted keys: " + ConfigCatalogue.accepted());
     }
 
     /** @return the names under an engine's namespace, as plain {@code gendurable.*} names (its declared members) */
@@ -258,9 +258,9 @@ public final class EnvironmentNames {
                 out.add(env);
             }
         });
-        for (Family f : ConfigKeys.families()) {
+        for (Family f : ConfigCatalogue.families()) {
             String member = f.memberRegex().contains("\\d") ? "0" : "X";
-            ConfigKeys.members(f).forEach(k -> out.add(envForm(f.path(member)) + "_" + envForm(k.memberName())));
+            ConfigCatalogue.members(f).forEach(k -> out.add(envForm(f.path(member)) + "_" + envForm(k.memberName())));
         }
         out.sort(null);
         return List.copyOf(out);
@@ -268,7 +268,7 @@ public final class EnvironmentNames {
 
     /** @return the member another source declares with this environment form, else the form in lower case */
     private static String declared(Family family, String envMember, Iterable<String> otherNames) {
-        Pattern keys = ConfigKeys.pattern(family);
+        Pattern keys = ConfigCatalogue.pattern(family);
         for (String name : otherNames) {
             if (name.startsWith(ConfigKey.PREFIX)) {
                 Matcher m = keys.matcher(name.substring(ConfigKey.PREFIX.length()));
@@ -283,10 +283,10 @@ public final class EnvironmentNames {
     /** @return per family, the pattern of its environment forms without prefix: the member in group 1, the member key in group 2 */
     private static Map<Family, Pattern> familyPatterns() {
         Map<Family, Pattern> out = new LinkedHashMap<>();
-        for (Family f : ConfigKeys.families()) {
+        for (Family f : ConfigCatalogue.families()) {
             String path = envForm(f.path(MARKER));
             String member = f.memberRegex().contains("\\d") ? "([0-9]+)" : "([A-Z0-9_]+)";
-            String keys = ConfigKeys.members(f).stream().map(k -> envForm(k.memberName())).collect(Collectors.joining("|"));
+            String keys = ConfigCatalogue.members(f).stream().map(k -> envForm(k.memberName())).collect(Collectors.joining("|"));
             out.put(f, Pattern.compile(Pattern.quote(path).replace(MARKER, "\\E" + member + "\\Q") + "_(" + keys + ")"));
         }
         return out;

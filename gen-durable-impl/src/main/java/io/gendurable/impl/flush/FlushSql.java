@@ -1,14 +1,11 @@
 package io.gendurable.impl.flush;
 
-import io.gendurable.impl.admission.BucketSql;
-import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.db.Jdbc;
+import io.gendurable.impl.db.PrimitiveArrays;
 import io.gendurable.impl.db.SchemaName;
 import io.gendurable.impl.db.Statements;
 import io.gendurable.impl.db.Unnest;
 import io.gendurable.impl.flush.Transition.AwaitsOp;
-import io.gendurable.impl.insert.InsertSql;
-import io.gendurable.impl.keys.KeySql;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,24 +14,24 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static io.gendurable.impl.db.UnnestColumn.bigint;
-import static io.gendurable.impl.db.UnnestColumn.bool;
 import static io.gendurable.impl.db.UnnestColumn.enumName;
 import static io.gendurable.impl.db.UnnestColumn.bigintNotNull;
 import static io.gendurable.impl.db.UnnestColumn.boolNotNull;
 import static io.gendurable.impl.db.UnnestColumn.int4NotNull;
 import static io.gendurable.impl.db.UnnestColumn.micros;
-import static io.gendurable.impl.db.UnnestColumn.int4;
 import static io.gendurable.impl.db.UnnestColumn.text;
 
 /**
  * The group-commit flush: the batch's rows locked in id order by one primary-key statement (two
  * flushes touching the same rows queue instead of deadlocking), every buffered outcome's
  * transition in ONE guarded {@code UPDATE … FROM unnest(…)}, then its riders as batched
- * statements in the same transaction. Each row commits only while
+ * statements in the same transaction ({@link FlushRiders}). Each row commits only while
  * {@code claim_token = the claim's token AND status = 'executing'} (the fencing token: unique per
  * claim, so no write of an earlier claim can match): a row whose guard fails is absent from the
  * answer, commits nothing, and is reported stale. Rows, and parents of terminal children, that
@@ -77,50 +74,20 @@ public final class FlushSql {
             boolNotNull("keep_lock", Transition::keepsClaim),
             micros("lease_until", Transition::leaseUntil));
 
-    /** The step history's input: one row per record of a committed outcome. */
-    static final Unnest<StepHistory> HISTORY = Unnest.of(
-            bigint("instance_id", StepHistory::instanceId),
-            text("step", StepHistory::step),
-            int4("attempt", StepHistory::attempt),
-            text("outcome", StepHistory::outcome),
-            micros("started_at", StepHistory::startedAt),
-            micros("finished_at", StepHistory::finishedAt),
-            text("node", StepHistory::node),
-            text("error", StepHistory::error),
-            text("state", StepHistory::stateJson));
-
-    // rounds of a fan-out's insert for children whose key's holder ended mid-statement (then: not landed)
-    private static final int FAN_OUT_ROUNDS = 3;
-
-    private final String historySql;
     private final String lockSql;
     private final String updateSql;
-    private final String consumeSql;
-    private final String recheckSql;
     private final String existsSql;
-    private final InsertSql insertSql;
-    private final ChildrenSql childrenSql;
-    private final BucketSql bucketSql;
-    private final KeySql keySql;
+    private final FlushRiders riders;
 
     /** @param statements the schema's statements @return its one flush statement */
     public static FlushSql in(Statements statements) {
-        return statements.of(FlushSql.class, schema -> new FlushSql(schema, statements.of(InsertSql.class, InsertSql::new),
-                statements.of(BucketSql.class, BucketSql::new), statements.of(ChildrenSql.class, ChildrenSql::new),
-                statements.of(KeySql.class, KeySql::new)));
+        return statements.of(FlushSql.class, schema -> new FlushSql(schema, FlushRiders.in(statements, schema)));
     }
 
-    private FlushSql(SchemaName schema, InsertSql insertSql, BucketSql bucketSql, ChildrenSql childrenSql, KeySql keySql) {
-        this.keySql = keySql;
-        this.insertSql = insertSql;
-        this.bucketSql = bucketSql;
-        this.childrenSql = childrenSql;
+    private FlushSql(SchemaName schema, FlushRiders riders) {
+        this.riders = riders;
         String t = schema.instances();
         String signals = schema.qualify("signals");
-        this.historySql = "INSERT INTO " + schema.qualify("gen_durable_history")
-                + " (instance_id, step, attempt, outcome, started_at, finished_at, node, error, state)\n"
-                + "SELECT instance_id, step, attempt, outcome, " + Unnest.timestamp("started_at") + ", " + Unnest.timestamp("finished_at") + ", node, error, state::jsonb FROM "
-                + HISTORY.as("h");
         // The batch's rows, and the parents its terminal children will decrement, locked in id
         // order by primary-key lookups before the update touches them, SKIPPING rows locked
         // elsewhere: a lock held outside the engine's claims (a caller's open JTA transaction that
@@ -199,23 +166,6 @@ public final class FlushSql {
                 """.formatted(t, schema.statusType(), signals, schema.claimTokens(), ROWS.as("t"),
                 Unnest.timestamp("u.eligible_at"), Unnest.timestamp("u.await_deadline"), Unnest.timestamp("u.lease_until"));
         this.existsSql = "SELECT id FROM " + t + " WHERE id = ANY(?::bigint[])";
-        // (target, NULL) clears a whole inbox; (target, id) deletes one consumed signal.
-        this.consumeSql = """
-                DELETE FROM %1$s s
-                USING unnest(?::bigint[], ?::bigint[]) AS c(target_id, signal_id)
-                WHERE s.target_id = c.target_id AND (c.signal_id IS NULL OR s.id = c.signal_id)
-                """.formatted(signals);
-        this.recheckSql = """
-                UPDATE %1$s g
-                SET status = 'runnable', eligible_at = ?, updated_at = ?
-                WHERE g.id = ANY(?::bigint[]) AND g.status = 'awaiting_signal'
-                  AND EXISTS (
-                      SELECT 1 FROM %2$s s
-                      WHERE s.target_id = g.id AND s.name = ANY (g.awaits)
-                        AND NOT EXISTS (SELECT 1 FROM unnest(?::bigint[], ?::bigint[]) AS p(target_id, signal_id)
-                                        WHERE p.target_id = s.target_id AND p.signal_id = s.id))
-                RETURNING g.id, g.queue
-                """.formatted(t, signals);
     }
 
     /**
@@ -235,10 +185,10 @@ public final class FlushSql {
      * @param cancelled   the committed claims whose row ended cancelled instead (a cancel was
      *                    requested while the step ran): the outcome itself was discarded
      */
-    public record Flushed(java.util.Set<Transition.Claim> committed, Map<Long, String> rewoken,
-                          java.util.Set<String> readyQueues, java.util.Set<Transition.Claim> continuingWithSignals,
-                          Map<Transition.Claim, Long> continued, java.util.Set<Long> deferred,
-                          java.util.Set<Transition.Claim> cancelled) {
+    public record Flushed(Set<Transition.Claim> committed, Map<Long, String> rewoken,
+                          Set<String> readyQueues, Set<Transition.Claim> continuingWithSignals,
+                          Map<Transition.Claim, Long> continued, Set<Long> deferred,
+                          Set<Transition.Claim> cancelled) {
         /** @return whether this outcome's own claim committed (not merely an outcome of the same row) */
         public boolean committed(Transition t) {
             return committed.contains(t.claim());
@@ -277,8 +227,8 @@ public final class FlushSql {
         // rows whose cancel was requested → their parent (0: none): they end cancelled, and a parent
         // awaiting its children is told, so it is locked as a terminal child's parent is
         Map<Long, Long> cancelling = new HashMap<>();
-        java.util.Set<Long> locked = lock(c, all, k1Keys, cancelling, null);
-        java.util.Set<Long> cancelParents = new java.util.HashSet<>();
+        Set<Long> locked = lock(c, all, k1Keys, cancelling, null);
+        Set<Long> cancelParents = new HashSet<>();
         for (Transition r : all) {
             Long p = cancelling.get(r.id());
             if (p != null && p != 0 && r.joins() == null && !locked.contains(p)) {
@@ -291,7 +241,7 @@ public final class FlushSql {
         // A parent not locked is held by another transaction (skipped: wait for a later flush), or
         // gone (deleted by the GC or a purge: nothing to wait for, its children end on their own).
         // Gone parents are told apart by one read, only when some parent was not locked.
-        java.util.Set<Long> unlockedParents = new java.util.HashSet<>();
+        Set<Long> unlockedParents = new HashSet<>();
         for (Transition r : all) {
             Long p = r.joins() != null ? r.joins() : cancelling.get(r.id());
             if (p != null && p != 0 && !locked.contains(p)) {
@@ -302,7 +252,7 @@ public final class FlushSql {
             locked.addAll(gone(c, unlockedParents));
         }
         List<Transition> rows = new ArrayList<>(all.size());
-        java.util.Set<Long> deferred = new java.util.HashSet<>();
+        Set<Long> deferred = new HashSet<>();
         for (Transition r : all) {
             Long p = cancelling.get(r.id());
             if (locked.contains(r.id()) && (r.joins() == null || locked.contains(r.joins()))
@@ -312,117 +262,15 @@ public final class FlushSql {
                 deferred.add(r.id());
             }
         }
-        java.util.Set<Transition.Claim> withSignals = new java.util.HashSet<>();
+        Set<Transition.Claim> withSignals = new HashSet<>();
         Map<Transition.Claim, Long> continued = new HashMap<>();
-        java.util.Set<Transition.Claim> cancelled = new java.util.HashSet<>();
+        Set<Transition.Claim> cancelled = new HashSet<>();
         // Every decision below is keyed by the claim the guarded update matched, never by the row id
         // alone: a stale outcome of a row whose re-claim commits in the same batch has no rider.
-        java.util.Set<Transition.Claim> committed = rows.isEmpty() ? java.util.Set.of()
+        Set<Transition.Claim> committed = rows.isEmpty() ? Set.of()
                 : update(c, rows, now, withSignals, continued, cancelled);
-        List<Long> consumeTargets = new ArrayList<>();
-        List<Long> consumeIds = new ArrayList<>();
-        List<Long> parked = new ArrayList<>();
-        List<Long> presentedTargets = new ArrayList<>();
-        List<Long> presentedIds = new ArrayList<>();
-        for (Transition r : rows) {
-            if (!committed.contains(r.claim())) {
-                continue;
-            }
-            if (r instanceof Transition.Finish || cancelled.contains(r.claim())) {
-                consumeTargets.add(r.id());  // the whole inbox
-                consumeIds.add(null);
-                continue;  // a cancelled row parks nothing
-            } else {
-                for (Long s : r.consume()) {
-                    consumeTargets.add(r.id());
-                    consumeIds.add(s);
-                }
-            }
-            if (r instanceof Transition.Park park) {
-                parked.add(r.id());
-                for (Long s : park.presented()) {
-                    presentedTargets.add(r.id());
-                    presentedIds.add(s);
-                }
-            }
-        }
-        if (!consumeTargets.isEmpty()) {
-            try (PreparedStatement ps = c.prepareStatement(consumeSql)) {
-                ps.setArray(1, Jdbc.longs(c, consumeTargets));
-                ps.setArray(2, Jdbc.longs(c, consumeIds));
-                ps.executeUpdate();
-            }
-        }
-        Map<Long, String> rewoken = new HashMap<>();
-        java.util.Set<String> readyQueues = new java.util.HashSet<>();
-        // A K = 1 key whose row left executing (or left the key) lets its next blocked row in: a
-        // statement after the update, so it sees every blocking that held the row (KeySql).
-        java.util.Set<String> freedKeys = new java.util.HashSet<>();
-        for (Transition r : rows) {
-            String key = k1Keys.get(r.id());
-            if (key != null && committed.contains(r.claim()) && (cancelled.contains(r.claim())
-                    || !(r.keepsClaim() && r.keyChange() == io.gendurable.TransitionOptions.KeyChange.KEEP))) {
-                freedKeys.add(key);
-            }
-        }
-        if (!freedKeys.isEmpty()) {
-            readyQueues.addAll(keySql.unblock(c, freedKeys));
-        }
-        java.util.Set<Transition.Claim> progressed = committed;
-        if (!cancelled.isEmpty()) {
-            progressed = new java.util.HashSet<>(committed);
-            progressed.removeAll(cancelled);  // a cancelled row's fan-out is discarded with its outcome
-        }
-        fanOut(c, rows, progressed, now, rewoken, readyQueues);
-        List<Long> joining = new ArrayList<>();
-        for (Transition r : rows) {
-            if (!committed.contains(r.claim())) {
-                continue;
-            }
-            if (r.joins() != null || cancelled.contains(r.claim()) && cancelling.getOrDefault(r.id(), 0L) != 0) {
-                joining.add(r.id());  // an ended child counts (a cancelled one as finished)
-            }
-        }
-        if (!joining.isEmpty()) {
-            rewoken.putAll(childrenSql.join(c, joining, now));
-        }
-        // Gate slots return in the same transaction the rows leave executing: the reconciler's
-        // truth (executing rows) and the counters can never disagree about a committed outcome.
-        // (A Redis slot is not in-band: the engine credits it after this commit.)
-        List<Limiter.Slot> slots = new ArrayList<>();
-        for (Transition r : rows) {
-            if (r.slot() != null && r.slot().inBand() && committed.contains(r.claim())) {
-                slots.add(r.slot());
-            }
-        }
-        if (!slots.isEmpty()) {
-            bucketSql.credit(c, slots);
-        }
-        if (!parked.isEmpty()) {
-            try (PreparedStatement ps = c.prepareStatement(recheckSql)) {
-                ps.setObject(1, Jdbc.ts(now));
-                ps.setObject(2, Jdbc.ts(now));
-                ps.setArray(3, Jdbc.longs(c, parked));
-                ps.setArray(4, Jdbc.longs(c, presentedTargets));
-                ps.setArray(5, Jdbc.longs(c, presentedIds));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        rewoken.put(rs.getLong(1), rs.getString(2));
-                    }
-                }
-            }
-        }
-        if (!history.isEmpty()) {
-            java.util.Set<Transition.Claim> written = progressed;
-            List<StepHistory> kept = history.stream().filter(h -> written.contains(h.claim())).toList();
-            if (!kept.isEmpty()) {
-                try (PreparedStatement ps = c.prepareStatement(historySql)) {
-                    HISTORY.bind(c, ps, 1, kept);
-                    ps.executeUpdate();
-                }
-            }
-        }
-        return new Flushed(committed, rewoken, readyQueues, withSignals, continued, deferred, cancelled);
+        FlushRiders.Rode rode = riders.ride(c, rows, committed, cancelled, k1Keys, cancelling, history, now);
+        return new Flushed(committed, rode.rewoken(), rode.readyQueues(), withSignals, continued, deferred, cancelled);
     }
 
     /**
@@ -430,9 +278,9 @@ public final class FlushSql {
      * @param more       further ids to lock (parents of rows being cancelled), or null
      * @return the ids among the outcomes' rows and their parents that this transaction now holds locked
      */
-    private java.util.Set<Long> lock(Connection c, List<Transition> rows, Map<Long, String> k1Keys,
-                                     Map<Long, Long> cancelling, java.util.Set<Long> more) throws SQLException {
-        java.util.Set<Long> ids = new java.util.HashSet<>(rows.size() * 2);
+    private Set<Long> lock(Connection c, List<Transition> rows, Map<Long, String> k1Keys,
+                                     Map<Long, Long> cancelling, Set<Long> more) throws SQLException {
+        Set<Long> ids = new HashSet<>(rows.size() * 2);
         for (Transition r : rows) {
             ids.add(r.id());
             if (r.joins() != null) {
@@ -442,14 +290,14 @@ public final class FlushSql {
         if (more != null) {
             ids.addAll(more);
         }
-        java.util.Set<Long> locked = new java.util.HashSet<>(ids.size() * 2);
+        Set<Long> locked = new HashSet<>(ids.size() * 2);
         try (PreparedStatement ps = c.prepareStatement(lockSql)) {
             long[] array = new long[ids.size()];
             int i = 0;
             for (Long id : ids) {
                 array[i++] = id;
             }
-            ps.setArray(1, io.gendurable.impl.db.PrimitiveArrays.of(c, "bigint", array));
+            ps.setArray(1, PrimitiveArrays.of(c, "bigint", array));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     locked.add(rs.getLong(1));
@@ -468,8 +316,8 @@ public final class FlushSql {
     }
 
     /** @return those of {@code ids} that no row has (deleted) */
-    private java.util.Set<Long> gone(Connection c, java.util.Set<Long> ids) throws SQLException {
-        java.util.Set<Long> out = new java.util.HashSet<>(ids);
+    private Set<Long> gone(Connection c, Set<Long> ids) throws SQLException {
+        Set<Long> out = new HashSet<>(ids);
         try (PreparedStatement ps = c.prepareStatement(existsSql)) {
             ps.setArray(1, Jdbc.longs(c, ids));
             try (ResultSet rs = ps.executeQuery()) {
@@ -481,50 +329,12 @@ public final class FlushSql {
         return out;
     }
 
-    /** Every committed fan-out's children in ONE insert statement, then each parent parks with what landed. */
-    private void fanOut(Connection c, List<Transition> rows, java.util.Set<Transition.Claim> committed, Instant now,
-                        Map<Long, String> rewoken, java.util.Set<String> readyQueues) throws SQLException {
-        Map<Long, Integer> landed = new java.util.LinkedHashMap<>();
-        List<InsertSql.Row> children = new ArrayList<>();
-        for (Transition r : rows) {
-            if (r instanceof Transition.FanOut fanOut && committed.contains(r.claim())) {
-                landed.put(r.id(), 0);
-                children.addAll(fanOut.children());
-            }
-        }
-        if (landed.isEmpty()) {
-            return;
-        }
-        List<Long> landedIds = new ArrayList<>();
-        // a child whose key's holder ended between its conflict and the holder's read (a null answer)
-        // is inserted again, in this transaction, as the public insert does (a few rounds at most)
-        List<InsertSql.Row> pending = children;
-        for (int round = 0; round < FAN_OUT_ROUNDS && !pending.isEmpty(); round++) {
-            io.gendurable.Inserted[] answers = insertSql.insert(c, pending, now);
-            List<InsertSql.Row> again = new ArrayList<>();
-            for (int i = 0; i < answers.length; i++) {
-                InsertSql.Row child = pending.get(i);
-                if (answers[i] == null) {
-                    again.add(child);
-                } else if (!answers[i].duplicate()) {
-                    landed.merge(child.parentId(), 1, Integer::sum);
-                    landedIds.add(answers[i].id());
-                    if (!child.eligibleAt().isAfter(now)) {
-                        readyQueues.add(child.queue());
-                    }
-                }
-            }
-            pending = again;
-        }
-        rewoken.putAll(childrenSql.park(c, landed, landedIds));
-    }
-
-    private java.util.Set<Transition.Claim> update(Connection c, List<Transition> rows, Instant now,
-                                                   java.util.Set<Transition.Claim> withSignals,
+    private Set<Transition.Claim> update(Connection c, List<Transition> rows, Instant now,
+                                                   Set<Transition.Claim> withSignals,
                                                    Map<Transition.Claim, Long> continued,
-                                                   java.util.Set<Transition.Claim> cancelled) throws SQLException {
+                                                   Set<Transition.Claim> cancelled) throws SQLException {
         int n = rows.size();
-        java.util.Set<Transition.Claim> committed = new java.util.HashSet<>(n * 2);
+        Set<Transition.Claim> committed = new HashSet<>(n * 2);
         try (PreparedStatement ps = c.prepareStatement(updateSql)) {
             int p = ROWS.bind(c, ps, 1, rows);
             ps.setObject(p, Jdbc.ts(now));

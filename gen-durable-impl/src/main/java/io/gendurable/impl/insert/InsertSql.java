@@ -1,6 +1,8 @@
 package io.gendurable.impl.insert;
 
 import io.gendurable.Inserted;
+import io.gendurable.impl.config.LimitsConfig;
+import io.gendurable.impl.db.Db;
 import io.gendurable.impl.db.Jdbc;
 import io.gendurable.impl.db.SchemaName;
 import io.gendurable.impl.db.Unnest;
@@ -11,7 +13,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import static io.gendurable.impl.db.UnnestColumn.bigint;
 import static io.gendurable.impl.db.UnnestColumn.boolNotNull;
@@ -25,7 +31,8 @@ import static io.gendurable.impl.db.UnnestColumn.text;
  * through {@code unnest}), inserted in correlation-key order so racing batches meet at the
  * {@code gen_durable_correlation} unique index as a clean conflict, never a deadlock.
  * A conflict returns the live holder's id. Ids are drawn from the identity sequence in the
- * input CTE, so each answer maps back to its input position.
+ * input CTE, so each answer maps back to its input position. Debounced rows are
+ * {@link DebouncedInsertSql}'s.
  */
 public final class InsertSql {
     /**
@@ -57,79 +64,15 @@ public final class InsertSql {
             boolNotNull("key_blocked", Input::keyBlocked),
             text("claim_by", Input::claimBy));
 
-    /** The debounced insert's input: as {@link #ROWS} without what a debounced row cannot have, plus its key and mode. */
-    private static final Unnest<Row> DEBOUNCED = Unnest.of(
-            ordinal("ord"),
-            text("fsm", Row::fsm),
-            int4("fsm_version", Row::fsmVersion),
-            text("step", Row::step),
-            text("state", Row::stateJson),
-            text("queue", Row::queue),
-            int4("priority", Row::priority),
-            instant("eligible_at", Row::eligibleAt),
-            text("concurrency_key", Row::concurrencyKey),
-            text("rate_limit", Row::rateLimit),
-            int4("weight", Row::weight),
-            text("traceparent", Row::traceparent),
-            text("tracestate", Row::tracestate),
-            bigint("step_timeout_ms", Row::stepTimeoutMillis),
-            text("debounce_key", Row::debounceKey),
-            boolNotNull("debounce_first", Row::debounceFirst));
-
     // tests only: runs right before the fresh read of the holders of a batch's duplicates
     static volatile Runnable beforeHolderRead = () -> { };
 
     private final String sql;
     private final String holdersSql;
     private final String stampSql;
-    private final String debounceSql;
 
     public InsertSql(SchemaName schema) {
         String t = schema.instances();
-        // Debounced rows (InsertOptions.debounce), one statement per batch whose (fsm, key) pairs are
-        // distinct: each inserts its row, or, when the unique gen_durable_debounce index holds a row of
-        // its FSM and key still waiting for its first start (runnable, and written by nothing but
-        // inserts of its key since: updated_at = debounce_at), moves that row's start to its own window's
-        // end (never earlier) and, unless debounce_first, gives it its state. In key order, as the
-        // correlation insert, so two batches meet at the index without a deadlock. An insert that meets
-        // a row another transaction is inserting or claiming waits for it, then updates it (inserted) or
-        // inserts (claimed: the row left the index). The answer says which: the returned id is the
-        // input's own (inserted) or the waiting row's (debounced).
-        this.debounceSql = """
-                WITH input AS (
-                    SELECT nextval('%1$s_id_seq') AS id, x.*
-                    FROM (SELECT * FROM %2$s
-                          ORDER BY fsm, debounce_key, ord) x
-                ), ins AS (
-                    -- arbiter: gen_durable_debounce (unique, partial on the waiting rows of a debounce key)
-                    INSERT INTO %1$s AS g (id, fsm, fsm_version, step, state, queue, priority, eligible_at,
-                                           concurrency_key, rate_limit, weight, traceparent, tracestate,
-                                           step_timeout_ms, debounce_key, debounce_at, inserted_at, updated_at, status)
-                    SELECT id, fsm, fsm_version, step, state::jsonb, queue, priority, eligible_at::timestamptz,
-                           concurrency_key, rate_limit, weight, traceparent, tracestate,
-                           step_timeout_ms, debounce_key, ?, ?, ?, 'runnable'
-                    FROM input
-                    ORDER BY fsm, debounce_key, ord
-                    ON CONFLICT (fsm, debounce_key)
-                        WHERE debounce_key IS NOT NULL AND status = 'runnable' AND updated_at = debounce_at
-                    -- the state, its FSM version and that version's step go together: an insert that gives
-                    -- its state gives its version (a node of an older or newer version of the FSM), and
-                    -- then that version's step; within one version the first insert's step stays
-                    DO UPDATE SET eligible_at = GREATEST(g.eligible_at, EXCLUDED.eligible_at),
-                                  state = CASE WHEN (SELECT i.debounce_first FROM input i WHERE i.id = EXCLUDED.id)
-                                               THEN g.state ELSE EXCLUDED.state END,
-                                  fsm_version = CASE WHEN (SELECT i.debounce_first FROM input i WHERE i.id = EXCLUDED.id)
-                                                     THEN g.fsm_version ELSE EXCLUDED.fsm_version END,
-                                  step = CASE WHEN (SELECT i.debounce_first FROM input i WHERE i.id = EXCLUDED.id)
-                                                   OR g.fsm_version = EXCLUDED.fsm_version
-                                              THEN g.step ELSE EXCLUDED.step END,
-                                  updated_at = EXCLUDED.updated_at, debounce_at = EXCLUDED.debounce_at
-                    RETURNING g.id, g.fsm, g.debounce_key
-                )
-                SELECT i.ord, ins.id, ins.id = i.id AS inserted
-                FROM input i JOIN ins ON ins.fsm = i.fsm AND ins.debounce_key = i.debounce_key
-                ORDER BY i.ord
-                """.formatted(t, DEBOUNCED.as("u"));
         this.sql = """
                 WITH input AS (
                 -- fence: an insert that takes its row's claim stamps a fresh token
@@ -236,7 +179,7 @@ public final class InsertSql {
      * @return per input position: the answer, or null when the key's holder vanished before it
      * could be read (the caller retries those positions)
      */
-    public Inserted[] insert(Connection c, List<Row> rows, Instant now, java.util.Set<String> gateNames) throws SQLException {
+    public Inserted[] insert(Connection c, List<Row> rows, Instant now, Set<String> gateNames) throws SQLException {
         return insert(c, rows, now, gateNames, null, null, true).inserted();
     }
 
@@ -274,7 +217,7 @@ public final class InsertSql {
      *                       the server's JIT compiler off for its rest ({@link #JIT_OFF_ROWS})
      * @return the answers, with the claims' tokens
      */
-    public Answers insert(Connection c, List<Row> rows, Instant now, java.util.Set<String> gateNames, String[] claimBy,
+    public Answers insert(Connection c, List<Row> rows, Instant now, Set<String> gateNames, String[] claimBy,
                           Instant leaseUntil, boolean ownTransaction) throws SQLException {
         int n = rows.size();
         if (ownTransaction && n >= JIT_OFF_ROWS) {
@@ -327,60 +270,11 @@ public final class InsertSql {
             if (ownTransaction) {
                 // a lookup by an array of keys: planned without sequential scans, as the engine's
                 // other transactions are (a caller's transaction keeps its own settings)
-                io.gendurable.impl.db.Db.applyPlannerSettings(c);
+                Db.applyPlannerSettings(c);
             }
             resolveHolders(c, rows, unresolved, out);
         }
         return new Answers(out, tokens, attempts);
-    }
-
-    /**
-     * Inserts debounced rows (each with a {@link Row#debounceKey()}): per row, a new runnable row, or
-     * the waiting row of its FSM and key moved and (unless {@link Row#debounceFirst()}) given its state.
-     * Rows of one FSM and key in one batch apply in input order: the first in one statement, the
-     * second in the next, and so on (one statement when the pairs are distinct).
-     *
-     * @param now the insert's instant: {@code inserted_at}, {@code updated_at} and {@code debounce_at}
-     * @return per input position: the new row's id, or the waiting row's with {@code debounced}
-     */
-    public Inserted[] insertDebounced(Connection c, List<Row> rows, Instant now) throws SQLException {
-        Inserted[] out = new Inserted[rows.size()];
-        // round k holds each pair's k-th row: distinct pairs per statement (ON CONFLICT DO UPDATE
-        // cannot write one row twice in a statement), and the pair's rows apply in input order
-        java.util.Map<List<String>, Integer> seen = new java.util.HashMap<>();
-        List<List<Integer>> rounds = new ArrayList<>();
-        for (int i = 0; i < rows.size(); i++) {
-            Row r = rows.get(i);
-            if (r.debounceKey() == null) {
-                throw new IllegalArgumentException("row " + i + " has no debounce key: " + r);
-            }
-            int round = seen.merge(List.of(r.fsm(), r.debounceKey()), 0, (a, b) -> a + 1);
-            if (round == rounds.size()) {
-                rounds.add(new ArrayList<>());
-            }
-            rounds.get(round).add(i);
-        }
-        for (List<Integer> positions : rounds) {
-            List<Row> batch = positions.stream().map(rows::get).toList();
-            try (PreparedStatement ps = c.prepareStatement(debounceSql)) {
-                int p = DEBOUNCED.bind(c, ps, 1, batch);
-                ps.setObject(p++, Jdbc.ts(now));
-                ps.setObject(p++, Jdbc.ts(now));
-                ps.setObject(p, Jdbc.ts(now));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        int i = positions.get(rs.getInt("ord"));
-                        out[i] = new Inserted(rs.getLong("id"), false, !rs.getBoolean("inserted"));
-                    }
-                }
-            }
-        }
-        return out;
-    }
-
-    /** @return the debounced insert's text (for tests and docs) */
-    public String debounceSql() {
-        return debounceSql;
     }
 
     /**
@@ -399,10 +293,10 @@ public final class InsertSql {
      * the first in pick order {@code (priority, eligible_at)}, then input order; a row after it is
      * blocked unless it would be due before the head (a less urgent priority due earlier).
      */
-    static boolean[] blockedBehindHeads(List<Row> rows, java.util.Set<String> gateNames) {
+    static boolean[] blockedBehindHeads(List<Row> rows, Set<String> gateNames) {
         boolean[] blocked = new boolean[rows.size()];
-        java.util.Map<String, Integer> heads = new java.util.HashMap<>();
-        java.util.Comparator<Row> pickOrder = java.util.Comparator.comparingInt(Row::priority).thenComparing(Row::eligibleAt);
+        Map<String, Integer> heads = new HashMap<>();
+        Comparator<Row> pickOrder = Comparator.comparingInt(Row::priority).thenComparing(Row::eligibleAt);
         for (int i = 0; i < rows.size(); i++) {
             Row r = rows.get(i);
             if (k1(r, gateNames)) {
@@ -419,19 +313,19 @@ public final class InsertSql {
         return blocked;
     }
 
-    private static boolean k1(Row r, java.util.Set<String> gateNames) {
+    private static boolean k1(Row r, Set<String> gateNames) {
         String key = r.concurrencyKey();
         if (key == null || r.correlationKey() != null || r.debounceKey() != null) {
             return false;
         }
-        return !gateNames.contains(io.gendurable.impl.config.LimitsConfig.nameOf(key));
+        return !gateNames.contains(LimitsConfig.nameOf(key));
     }
 
     private void resolveHolders(Connection c, List<Row> rows, List<Integer> positions, Inserted[] out)
             throws SQLException {
         String[] keys = positions.stream().map(i -> rows.get(i).correlationKey()).distinct().toArray(String[]::new);
         beforeHolderRead.run();
-        java.util.Map<String, Long> holders = new java.util.HashMap<>();
+        Map<String, Long> holders = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement(holdersSql)) {
             ps.setArray(1, Jdbc.texts(c, keys));
             try (ResultSet rs = ps.executeQuery()) {
@@ -462,14 +356,14 @@ public final class InsertSql {
      * @param claims id → the fencing token the insert stamped
      * @param until  the new lease
      */
-    public void stampLeases(Connection c, java.util.Map<Long, Long> claims, Instant until) throws SQLException {
+    public void stampLeases(Connection c, Map<Long, Long> claims, Instant until) throws SQLException {
         if (claims.isEmpty()) {
             return;
         }
         Long[] ids = new Long[claims.size()];
         Long[] tokens = new Long[claims.size()];
         int i = 0;
-        for (java.util.Map.Entry<Long, Long> e : claims.entrySet()) {
+        for (Map.Entry<Long, Long> e : claims.entrySet()) {
             ids[i] = e.getKey();
             tokens[i++] = e.getValue();
         }

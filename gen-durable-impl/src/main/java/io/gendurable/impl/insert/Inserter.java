@@ -33,6 +33,7 @@ public final class Inserter {
     private final EngineContext ctx;
     private final InstanceRows instanceRows;
     private final InsertSql sql;
+    private final DebouncedInsertSql debouncedSql;
     private final Poke poke;
     private final CallerTransactions callerTransactions;
     private final InsertStarts starts;
@@ -53,6 +54,7 @@ public final class Inserter {
         this.callerTransactions = callerTransactions;
         this.instanceRows = instanceRows;
         this.sql = ctx.statements().of(InsertSql.class, InsertSql::new);
+        this.debouncedSql = ctx.statements().of(DebouncedInsertSql.class, DebouncedInsertSql::new);
         this.poke = poke;
         this.gateNames = java.util.Set.copyOf(ctx.config().limits().concurrencyLimits().keySet());
     }
@@ -94,7 +96,7 @@ public final class Inserter {
             Db.Work<Void> work = c -> {
                 rounds.clear();
                 if (!debouncedPositions.isEmpty()) {
-                    debouncedAnswers[0] = sql.insertDebounced(c, debouncedPositions.stream().map(rows::get).toList(), now);
+                    debouncedAnswers[0] = debouncedSql.insertDebounced(c, debouncedPositions.stream().map(rows::get).toList(), now);
                 }
                 List<Integer> todo = java.util.stream.IntStream.range(0, rows.size())
                         .filter(i -> rows.get(i).debounceKey() == null).boxed().toList();

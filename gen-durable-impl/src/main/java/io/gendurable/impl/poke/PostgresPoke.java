@@ -1,7 +1,6 @@
 package io.gendurable.impl.poke;
 
 import io.gendurable.impl.runtime.EngineContext;
-import io.gendurable.impl.runtime.EngineMetrics;
 import io.gendurable.impl.runtime.Loops;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -15,7 +14,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -43,8 +41,7 @@ public final class PostgresPoke implements Poke {
     private final DataSource dataSource;
     private final DataSource listenerDataSource;
     private final String channel;
-    private final String origin = UUID.randomUUID().toString().substring(0, 12);
-    private final Consumer<String> local;
+    private final PokeOrigin origin;
     private final Runnable pokeAllLocal;
     private final ScheduledExecutorService timer;
     private final ExecutorService listenerThread;
@@ -79,7 +76,7 @@ public final class PostgresPoke implements Poke {
         this.probeMillis = (int) Math.min(Integer.MAX_VALUE, ctx.config().poke().probeInterval().toMillis());
         this.lastSend = System.nanoTime() - windowNanos;
         this.channel = channelFor(ctx.statements().schema().name());
-        this.local = local;
+        this.origin = new PokeOrigin(ctx.metrics(), local);
         this.pokeAllLocal = pokeAllLocal;
         this.timer = ctx.requireTimer();
         this.listenerThread = ctx.requireSteps();
@@ -118,7 +115,7 @@ public final class PostgresPoke implements Poke {
              PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ? || '|' || q) FROM unnest(?::text[]) AS q")) {
             c.setAutoCommit(true);
             ps.setString(1, channel);
-            ps.setString(2, origin);
+            ps.setString(2, origin.id());
             ps.setArray(3, c.createArrayOf("text", queues.toArray()));
             ps.execute();
             ctx.metrics().pokesSent.add(queues.size());
@@ -199,7 +196,7 @@ public final class PostgresPoke implements Poke {
                         PGNotification[] notes = pg.getNotifications(500);
                         if (notes != null) {
                             for (PGNotification n : notes) {
-                                receive(n.getParameter());
+                                origin.receive(n.getParameter());
                             }
                         }
                         if (System.nanoTime() - nextProbe >= 0) {
@@ -255,14 +252,5 @@ public final class PostgresPoke implements Poke {
         } catch (SQLException | RuntimeException ignored) {
             // dead: the pool saw the error and evicts it
         }
-    }
-
-    private void receive(String payload) {
-        int bar = payload.indexOf('|');
-        if (bar < 0 || payload.substring(0, bar).equals(origin)) {
-            return;  // our own: the local poke already happened
-        }
-        ctx.metrics().pokesReceived.increment();
-        local.accept(payload.substring(bar + 1));
     }
 }

@@ -4,6 +4,8 @@ import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.config.ConfigException;
 import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.config.LimiterBackend;
+import io.gendurable.impl.config.PokeTransport;
 import io.gendurable.impl.poke.Poke;
 import io.gendurable.impl.runtime.EngineContext;
 
@@ -43,8 +45,8 @@ public final class RedisBackends {
         requireClient(config, RedisBackends.class.getClassLoader(), CLIENT_CLASS);
         RedisStore store = new RedisStore(config);
         return new RedisBackends(store,
-                config.limiter() == EngineConfig.LimiterBackend.REDIS ? new RedisLimiter(ctx, store) : null,
-                config.poke().transport() == EngineConfig.PokeTransport.REDIS
+                config.limiter() == LimiterBackend.REDIS ? new RedisLimiter(ctx, store) : null,
+                config.poke().transport() == PokeTransport.REDIS
                         ? new RedisPoke(ctx, store, local, pokeAllLocal) : null);
     }
 
@@ -59,7 +61,7 @@ public final class RedisBackends {
         try {
             Class.forName(clientClass, false, loader);
         } catch (ClassNotFoundException | LinkageError e) {
-            boolean limiter = config.limiter() == EngineConfig.LimiterBackend.REDIS;
+            boolean limiter = config.limiter() == LimiterBackend.REDIS;
             String key = (limiter ? ConfigKeys.LIMITER : ConfigKeys.POKE).key();
             throw new ConfigException(key, "redis needs the Redis client " + CLIENT_ARTIFACT
                     + " (7.7.0.RELEASE), which the application does not see (" + clientClass + "): add it to the "

@@ -1,6 +1,7 @@
 package io.gendurable.impl.redis;
 
 import io.gendurable.impl.poke.Poke;
+import io.gendurable.impl.poke.PokeOrigin;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.Loops;
 import io.lettuce.core.RedisConnectionStateListener;
@@ -13,7 +14,6 @@ import java.lang.System.Logger.Level;
 import java.net.SocketAddress;
 import java.util.List;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -44,8 +44,7 @@ public final class RedisPoke implements Poke {
     private final EngineContext ctx;
     private final RedisStore store;
     private final String channel;
-    private final String origin = UUID.randomUUID().toString().substring(0, 12);
-    private final Consumer<String> local;
+    private final PokeOrigin origin;
     private final Runnable pokeAllLocal;
     private final ScheduledExecutorService timer;
     private final long windowMillis;
@@ -65,7 +64,7 @@ public final class RedisPoke implements Poke {
         this.ctx = ctx;
         this.store = store;
         this.channel = store.prefix() + "poke";
-        this.local = local;
+        this.origin = new PokeOrigin(ctx.metrics(), local);
         this.pokeAllLocal = pokeAllLocal;
         this.timer = ctx.requireTimer();
         this.windowMillis = ctx.config().poke().window().toMillis();
@@ -79,7 +78,7 @@ public final class RedisPoke implements Poke {
 
     private void send(String queue) {
         Long receivers = store.eval(SEND, ScriptOutputType.INTEGER, List.of(store.prefix() + "poke:" + queue, channel),
-                List.of(Long.toString(windowMillis), origin + "|" + queue));
+                List.of(Long.toString(windowMillis), origin.tag(queue)));
         if (receivers >= 0) {
             ctx.metrics().pokesSent.increment();
         } else if (trailing.add(queue)) {
@@ -141,7 +140,7 @@ public final class RedisPoke implements Poke {
             c.addListener(new RedisPubSubAdapter<>() {
                 @Override
                 public void message(String ch, String payload) {
-                    receive(payload);
+                    origin.receive(payload);
                 }
             });
             c.addListener(new RedisConnectionStateListener() {
@@ -183,14 +182,5 @@ public final class RedisPoke implements Poke {
                 // closing anyway
             }
         }
-    }
-
-    private void receive(String payload) {
-        int bar = payload.indexOf('|');
-        if (bar < 0 || payload.substring(0, bar).equals(origin)) {
-            return;  // our own: the local poke already happened
-        }
-        ctx.metrics().pokesReceived.increment();
-        local.accept(payload.substring(bar + 1));
     }
 }

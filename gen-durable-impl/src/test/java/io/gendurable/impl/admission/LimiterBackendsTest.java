@@ -10,7 +10,7 @@ import io.gendurable.StepContext;
 import io.gendurable.impl.admission.GateTest.Gated;
 import io.gendurable.impl.admission.GateTest.Task;
 import io.gendurable.impl.config.EngineConfig;
-import io.gendurable.impl.config.EngineConfig.LimiterBackend;
+import io.gendurable.impl.config.LimiterBackend;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;

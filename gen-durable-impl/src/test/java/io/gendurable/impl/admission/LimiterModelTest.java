@@ -5,6 +5,7 @@ import io.gendurable.TransitionOptions.KeyChange;
 import io.gendurable.impl.claim.ClaimRelease;
 import io.gendurable.impl.claim.Picker;
 import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.config.LimiterBackend;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.db.EnginePersistence;
@@ -121,7 +122,7 @@ class LimiterModelTest {
                     Map.of(GATE, new LimitsConfig.Gate(GATE, K, gateShards)));
             EngineConfig.Builder builder = h.configBuilder(name).queues(Map.of(QUEUE, 4)).lease(ttl, heartbeat).limits(limits);
             if (server != null) {
-                builder.limiter(EngineConfig.LimiterBackend.REDIS).redisUrl(server.url());
+                builder.limiter(LimiterBackend.REDIS).redisUrl(server.url());
             }
             EngineConfig config = builder.build();
             FsmRegistry registry = new FsmRegistry();

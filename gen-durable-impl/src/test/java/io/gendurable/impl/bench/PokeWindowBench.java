@@ -5,6 +5,7 @@ import io.gendurable.Fsm;
 import io.gendurable.Outcome;
 import io.gendurable.StepContext;
 import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.config.PokeTransport;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.testing.SharedTestDatabase;
@@ -70,9 +71,9 @@ public final class PokeWindowBench {
         Stamp.STARTED.clear();
         Duration slow = Duration.ofSeconds(60);
         try (EngineHarness h = new EngineHarness("pokebench")) {
-            Engine a = h.start("A", c -> c.poke(EngineConfig.PokeTransport.POSTGRES).pokeWindow(window)
+            Engine a = h.start("A", c -> c.poke(PokeTransport.POSTGRES).pokeWindow(window)
                     .poll(slow, slow).queues(Map.of()), new Stamp());
-            Engine b = h.start("B", c -> c.poke(EngineConfig.PokeTransport.POSTGRES).pokeWindow(window)
+            Engine b = h.start("B", c -> c.poke(PokeTransport.POSTGRES).pokeWindow(window)
                     .poll(slow, slow), new Stamp());
             while (EngineInternals.pokeListenerPid(b) <= 0 || b.metrics().picks.sum() < 1) {
                 Thread.sleep(10);

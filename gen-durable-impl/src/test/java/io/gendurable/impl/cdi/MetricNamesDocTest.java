@@ -1,6 +1,7 @@
 package io.gendurable.impl.cdi;
 
-import io.gendurable.impl.config.ConfigKeys;
+import io.gendurable.impl.cdi.metrics.MetricsBackend;
+import io.gendurable.impl.config.ConfigCatalogue;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -28,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MetricNamesDocTest {
 
     private static final Path ROOT = Path.of("..");
-    private static final Path CDI = Path.of("src/main/java/io/gendurable/impl/cdi");
+    private static final Path CDI = Path.of("src/main/java/io/gendurable/impl/cdi/metrics");
     private static final List<String> BACKENDS = List.of("MetricsEvents.java", "MicrometerEvents.java", "OpenTelemetryMetricsEvents.java");
     /** A name the code writes: a string literal {@code "gendurable.x.y"}. */
     private static final Pattern LITERAL = Pattern.compile("\"(gendurable\\.[a-z_][a-z0-9_.]*)[\" ]");
@@ -73,7 +74,7 @@ class MetricNamesDocTest {
                 while (m.find()) {
                     String n = m.group(1);
                     String key = n.substring("gendurable.".length()).replace("[i]", "[0]").replace("<name>", "psp");
-                    if (!code.contains(n) && !ConfigKeys.isKnown(key)) {
+                    if (!code.contains(n) && !ConfigCatalogue.isKnown(key)) {
                         unknown.add(name + ":" + (i + 1) + ": `" + n + "`");
                     }
                 }

@@ -27,7 +27,7 @@ class MicroProfileSettingsTest {
         SmallRyeConfig c = config(Map.of("GENDURABLE_DB_HOST", "db.internal", "GENDURABLE_QUEUES", "default:7"),
                 Map.of("gendurable.queues", "default:3", "gendurable.rate-limits.psp.allowed", "5"));
 
-        EngineSettings s = MicroProfileSettings.read(c);
+        EngineSettings s = EngineSettings.read(MicroProfileSettings.source(c));
 
         assertThat(s.config().node().queues()).containsEntry("default", 7);  // the environment still overrides
         assertThat(s.config().limits().rateLimits()).containsKey("psp");
@@ -37,7 +37,7 @@ class MicroProfileSettingsTest {
     void a_misspelled_key_in_a_properties_source_still_fails_naming_it() {
         SmallRyeConfig c = config(Map.of(), Map.of("gendurable.queuez", "default:3"));
 
-        assertThatThrownBy(() -> MicroProfileSettings.read(c))
+        assertThatThrownBy(() -> EngineSettings.read(MicroProfileSettings.source(c)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("gendurable.queuez");
     }
@@ -72,7 +72,7 @@ class MicroProfileSettingsTest {
         SmallRyeConfig c = config(Map.of("GENDURABLE_RATE_LIMITS_PSP_ALLOWED", "5", "GENDURABLE_RATE_LIMITS_PSP_PERIOD", "PT2S",
                 "GENDURABLE_CONCURRENCY_LIMITS_STRIPE_LIMIT", "3", "GENDURABLE_LEASE_TTL", "PT90S"), Map.of());
 
-        EngineSettings s = MicroProfileSettings.read(c);
+        EngineSettings s = EngineSettings.read(MicroProfileSettings.source(c));
 
         assertThat(s.config().limits().rateLimits()).containsOnlyKeys("psp");
         assertThat(s.config().limits().rateLimits().get("psp").allowed()).isEqualTo(5.0);
@@ -87,7 +87,7 @@ class MicroProfileSettingsTest {
         SmallRyeConfig c = config(Map.of("GENDURABLE_RATE_LIMITS_PSP_EU_ALLOWED", "9"),
                 Map.of("gendurable.rate-limits.psp-eu.allowed", "5"));
 
-        EngineSettings s = MicroProfileSettings.read(c);
+        EngineSettings s = EngineSettings.read(MicroProfileSettings.source(c));
 
         assertThat(s.config().limits().rateLimits()).containsOnlyKeys("psp-eu");
         assertThat(s.config().limits().rateLimits().get("psp-eu").allowed()).isEqualTo(9.0);
@@ -97,7 +97,7 @@ class MicroProfileSettingsTest {
     void a_misspelled_environment_only_key_fails_naming_the_variable() {
         SmallRyeConfig c = config(Map.of("GENDURABLE_QUEUEZ", "default:3"), Map.of());
 
-        assertThatThrownBy(() -> MicroProfileSettings.read(c))
+        assertThatThrownBy(() -> EngineSettings.read(MicroProfileSettings.source(c)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("GENDURABLE_QUEUEZ")
                 .hasMessageContaining("unknown key");
@@ -107,7 +107,7 @@ class MicroProfileSettingsTest {
     void a_misspelled_member_key_in_the_environment_fails_too() {
         SmallRyeConfig c = config(Map.of("GENDURABLE_RATE_LIMITS_PSP_ALOWED", "5"), Map.of());
 
-        assertThatThrownBy(() -> MicroProfileSettings.read(c))
+        assertThatThrownBy(() -> EngineSettings.read(MicroProfileSettings.source(c)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("GENDURABLE_RATE_LIMITS_PSP_ALOWED");
     }
@@ -116,7 +116,7 @@ class MicroProfileSettingsTest {
     void an_environment_declared_limit_is_checked_like_a_property_declared_one() {
         SmallRyeConfig c = config(Map.of("GENDURABLE_RATE_LIMITS_PSP_BURST", "5"), Map.of());
 
-        assertThatThrownBy(() -> MicroProfileSettings.read(c))
+        assertThatThrownBy(() -> EngineSettings.read(MicroProfileSettings.source(c)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("gendurable.rate-limits.psp.allowed: is required for rate limit psp");
     }
@@ -125,7 +125,7 @@ class MicroProfileSettingsTest {
     void flushers_in_the_environment_are_numbered_like_properties() {
         SmallRyeConfig c = config(Map.of("GENDURABLE_FLUSHERS_1__MAX_BATCH", "5"), Map.of());
 
-        assertThatThrownBy(() -> MicroProfileSettings.read(c))
+        assertThatThrownBy(() -> EngineSettings.read(MicroProfileSettings.source(c)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("flushers[1]");
     }
@@ -136,14 +136,14 @@ class MicroProfileSettingsTest {
         EnvironmentNames.NOT_ENGINE_KEYS.forEach(v -> env.put(v, "x"));
         env.put("PATH", "/usr/bin");
 
-        EngineSettings s = MicroProfileSettings.read(config(env, Map.of()));
+        EngineSettings s = EngineSettings.read(MicroProfileSettings.source(config(env, Map.of())));
 
         assertThat(s.config().limits().isEmpty()).isTrue();
     }
 
     /** A named engine's settings as the extension reads them: the engines listed, then its keys. */
     private static EngineSettings named(SmallRyeConfig c, String engine) {
-        EngineSettings.Source s = MicroProfileSettings.source(c);
+        SettingsSource s = MicroProfileSettings.source(c);
         assertThat(EngineSettings.engineNames(s.lookup(), s.names())).contains(engine);
         return EngineSettings.read(s.lookup(), s.names(), engine);
     }
@@ -166,19 +166,19 @@ class MicroProfileSettingsTest {
         assertThat(billing.config().limits().concurrencyLimits()).containsOnlyKeys("stripe");
         assertThat(billing.config().lease().ttl()).as("not the reports engine's").isNotEqualTo(Duration.ofSeconds(90));
         assertThat(named(c, "reports").config().lease().ttl()).isEqualTo(Duration.ofSeconds(90));
-        assertThat(MicroProfileSettings.read(c).config().limits().isEmpty()).as("the default engine's: none").isTrue();
+        assertThat(EngineSettings.read(MicroProfileSettings.source(c)).config().limits().isEmpty()).as("the default engine's: none").isTrue();
     }
 
     @Test
     void a_variable_of_an_engine_not_listed_or_of_no_key_fails_naming_it_and_the_engines() {
         SmallRyeConfig unlisted = config(Map.of("GENDURABLE_ENGINES", "billing", "GENDURABLE_ENGINES_BILING_QUEUES", "a:1"),
                 Map.of());
-        assertThatThrownBy(() -> MicroProfileSettings.read(unlisted)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> EngineSettings.read(MicroProfileSettings.source(unlisted))).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("GENDURABLE_ENGINES_BILING_QUEUES")
                 .hasMessageContaining("engines: billing (GENDURABLE_ENGINES_BILLING_…)");
         SmallRyeConfig misspelled = config(Map.of("GENDURABLE_ENGINES", "billing", "GENDURABLE_ENGINES_BILLING_QUEUEZ", "a:1"),
                 Map.of());
-        assertThatThrownBy(() -> MicroProfileSettings.read(misspelled)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> EngineSettings.read(MicroProfileSettings.source(misspelled))).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("GENDURABLE_ENGINES_BILLING_QUEUEZ").hasMessageContaining("unknown key");
     }
 
@@ -189,7 +189,7 @@ class MicroProfileSettingsTest {
                         + " and billing-max's poll-interval"},
                 {"billing,billing-jta", "billing's jta-datasource and billing-jta's datasource"}}) {
             SmallRyeConfig c = config(Map.of(), Map.of("gendurable.engines", clash[0]));
-            EngineSettings.Source s = MicroProfileSettings.source(c);
+            SettingsSource s = MicroProfileSettings.source(c);
             assertThatThrownBy(() -> EngineSettings.engineNames(s.lookup(), s.names())).isInstanceOf(ConfigException.class)
                     .hasMessageContaining("gendurable.engines=" + clash[0])
                     .hasMessageContaining("accepted names no environment variable would set two engines' keys with")

@@ -5,6 +5,7 @@ import io.gendurable.GenDurable;
 import io.gendurable.impl.cdi.TestFsms.Count;
 import io.gendurable.impl.cdi.TestFsms.Increments;
 import io.gendurable.impl.cdi.TestFsms.Tally;
+import io.gendurable.impl.cdi.metrics.MetricsBackend;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.testing.SharedTestDatabase;
 import io.micrometer.core.instrument.Meter;

@@ -1,5 +1,6 @@
 package io.gendurable.impl.cdi;
 
+import io.gendurable.impl.cdi.resources.HikariPools;
 import io.gendurable.GenDurable;
 import io.gendurable.Inserted;
 import io.gendurable.Status;

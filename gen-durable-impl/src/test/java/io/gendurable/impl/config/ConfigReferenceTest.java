@@ -51,7 +51,7 @@ class ConfigReferenceTest {
     void theTemplatesOfTheDocsAreAcceptedKeysOnceFilledIn() throws Exception {
         for (String template : documentedKeys()) {
             String key = template.replace("[i]", "[0]").replace("<name>", "psp");
-            assertThat(ConfigKeys.isKnown(key)).as("gendurable." + key + " is accepted by ConfigReader").isTrue();
+            assertThat(ConfigCatalogue.isKnown(key)).as("gendurable." + key + " is accepted by ConfigReader").isTrue();
         }
     }
 
@@ -62,7 +62,7 @@ class ConfigReferenceTest {
         while (m.find()) {
             meanings.put(m.group(1), LINK.matcher(m.group(2).trim()).replaceAll("$1"));
         }
-        for (ConfigKey<?, ?> key : ConfigKeys.all()) {
+        for (ConfigKey<?> key : ConfigCatalogue.all()) {
             assertThat(meanings.get(key.name())).as("the Meaning of gendurable." + key.name())
                     .startsWith(key.doc());
         }
@@ -71,7 +71,7 @@ class ConfigReferenceTest {
     @Test
     void everyLiteralDefaultOfTheReferenceTableIsTheDefaultOfItsKey() throws IOException {
         Map<String, String> documented = documentedDefaults(true);
-        for (ConfigKey<?, ?> key : ConfigKeys.all()) {
+        for (ConfigKey<?> key : ConfigCatalogue.all()) {
             if (documented.containsKey(key.name())) {
                 assertThat(key.parse("0", documented.get(key.name()))).as("the default of gendurable." + key.name())
                         .isEqualTo(key.defaultValue());
@@ -131,7 +131,7 @@ class ConfigReferenceTest {
     /** Every key of the catalogue, as the docs write it ({@code flushers[i].max-batch}, {@code rate-limits.<name>.allowed}). */
     private static Set<String> codeKeys() {
         Set<String> keys = new TreeSet<>();
-        ConfigKeys.all().forEach(k -> keys.add(k.name()));
+        ConfigCatalogue.all().forEach(k -> keys.add(k.name()));
         return keys;
     }
 }

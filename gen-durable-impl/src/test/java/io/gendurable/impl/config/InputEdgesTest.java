@@ -35,7 +35,7 @@ class InputEdgesTest {
     void poke_and_await_tick_are_read_and_validated() {
         EngineConfig c = ConfigReader.of(java.util.Map.of("gendurable.poke", "Postgres", "gendurable.await.tick", "50"))
                 .read();
-        assertThat(c.poke().transport()).isEqualTo(EngineConfig.PokeTransport.POSTGRES);
+        assertThat(c.poke().transport()).isEqualTo(PokeTransport.POSTGRES);
         assertThat(c.await().tick()).isEqualTo(Duration.ofMillis(50));
         assertThatThrownBy(() -> ConfigReader.of(java.util.Map.of("gendurable.poke", "cluster")).read())
                 .isInstanceOf(ConfigException.class).hasMessageContaining("gendurable.poke")
@@ -45,13 +45,13 @@ class InputEdgesTest {
     @Test
     void the_limiter_and_redis_keys_are_read_validated_and_default_to_postgres_and_the_local_redis() {
         EngineConfig defaults = ConfigReader.of(java.util.Map.of()).read();
-        assertThat(defaults.limiter()).isEqualTo(EngineConfig.LimiterBackend.POSTGRES);
+        assertThat(defaults.limiter()).isEqualTo(LimiterBackend.POSTGRES);
         assertThat(defaults.redis().url()).isEqualTo("redis://127.0.0.1:6379");
         assertThat(defaults.redis().timeout()).isEqualTo(Duration.ofSeconds(2));
         assertThat(defaults.usesRedis()).isFalse();
         EngineConfig c = ConfigReader.of(java.util.Map.of("gendurable.limiter", "Redis",
                 "gendurable.redis.url", "rediss://cache.internal:6380/1", "gendurable.redis.timeout", "PT0.5S")).read();
-        assertThat(c.limiter()).isEqualTo(EngineConfig.LimiterBackend.REDIS);
+        assertThat(c.limiter()).isEqualTo(LimiterBackend.REDIS);
         assertThat(c.redis().url()).isEqualTo("rediss://cache.internal:6380/1");
         assertThat(c.redis().timeout()).isEqualTo(Duration.ofMillis(500));
         assertThat(c.usesRedis()).isTrue();

@@ -67,7 +67,7 @@ class ProseDefaultsTest {
     }
 
     /** A default named in prose: where, which key, the value as written. */
-    record Found(String where, ConfigKey<?, ?> key, String value) {
+    record Found(String where, ConfigKey<?> key, String value) {
     }
 
     static List<Found> scan(Map<String, String> pages) {
@@ -77,7 +77,7 @@ class ProseDefaultsTest {
             for (int i = 0; i < lines.length; i++) {
                 Matcher m = MENTION.matcher(lines[i]);
                 while (m.find()) {
-                    ConfigKey<?, ?> key = resolve(m.group(1));
+                    ConfigKey<?> key = resolve(m.group(1));
                     if (key == null) {
                         continue;
                     }
@@ -96,10 +96,10 @@ class ProseDefaultsTest {
     }
 
     /** The key a mention names: its full name, or a last part only one key has. */
-    static ConfigKey<?, ?> resolve(String mention) {
-        ConfigKey<?, ?> suffix = null;
+    static ConfigKey<?> resolve(String mention) {
+        ConfigKey<?> suffix = null;
         int suffixes = 0;
-        for (ConfigKey<?, ?> key : ConfigKeys.all()) {
+        for (ConfigKey<?> key : ConfigCatalogue.all()) {
             if (key.name().equals(mention) || key.name().replace("[i]", "[0]").equals(mention)) {
                 return key;
             }
@@ -128,8 +128,8 @@ class ProseDefaultsTest {
     }
 
     @SuppressWarnings("unchecked")
-    private static ConfigKey<Object, Object> cast(ConfigKey<?, ?> key) {
-        return (ConfigKey<Object, Object>) key;
+    private static ConfigKey<Object> cast(ConfigKey<?> key) {
+        return (ConfigKey<Object>) key;
     }
 
     /** Prose to the key's text: "30 s" to PT30S, "1,024" to 1024, `x` to x. */

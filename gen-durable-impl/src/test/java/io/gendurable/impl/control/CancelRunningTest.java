@@ -7,7 +7,7 @@ import io.gendurable.Outcome;
 import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.config.EngineConfig;
-import io.gendurable.impl.config.EngineConfig.LimiterBackend;
+import io.gendurable.impl.config.LimiterBackend;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.engine.EngineInternals;

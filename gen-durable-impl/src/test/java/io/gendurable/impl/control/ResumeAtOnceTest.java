@@ -1,6 +1,7 @@
 package io.gendurable.impl.control;
 
 import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.config.PokeTransport;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.impl.support.EngineHarness;
@@ -39,8 +40,8 @@ class ResumeAtOnceTest {
     @Test
     void a_node_that_hears_the_resume_through_the_poke_runs_its_rows_at_once(EngineHarness h) {
         Fsms.Noop fsm = new Fsms.Noop();
-        Engine b = h.start("b", c -> c.poll(SLOW_POLL, SLOW_POLL).poke(EngineConfig.PokeTransport.POSTGRES), fsm);
-        Engine a = h.start("a", c -> c.queues(Map.of()).poke(EngineConfig.PokeTransport.POSTGRES), fsm);
+        Engine b = h.start("b", c -> c.poll(SLOW_POLL, SLOW_POLL).poke(PokeTransport.POSTGRES), fsm);
+        Engine a = h.start("a", c -> c.queues(Map.of()).poke(PokeTransport.POSTGRES), fsm);
         a.operations().pauseQueue("default", "deploy");
         // b hears of the pause at its next refresh (30 s): its refresh is forced here
         EngineInternals.pauses(b).refresh();

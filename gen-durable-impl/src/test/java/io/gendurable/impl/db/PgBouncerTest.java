@@ -11,6 +11,7 @@ import io.gendurable.SignalTarget;
 import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.config.PokeTransport;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.engine.EngineInternals;
@@ -211,10 +212,10 @@ class PgBouncerTest {
              HikariDataSource session = new HikariDataSource(direct)) {
             h.wrapDataSource(ds -> pooled);
             Duration slowPoll = Duration.ofSeconds(60);
-            Engine a = h.build("A", c -> c.queues(Map.of()).poke(EngineConfig.PokeTransport.POSTGRES), InstantSource.system(),
+            Engine a = h.build("A", c -> c.queues(Map.of()).poke(PokeTransport.POSTGRES), InstantSource.system(),
                     b -> b.sessionDataSource(session), new Orders(), new Parts());
             a.start();
-            Engine b = h.build("B", c -> c.poke(EngineConfig.PokeTransport.POSTGRES).poll(slowPoll, slowPoll),
+            Engine b = h.build("B", c -> c.poke(PokeTransport.POSTGRES).poll(slowPoll, slowPoll),
                     InstantSource.system(), e -> e.sessionDataSource(session), new Orders(), new Parts());
             b.start();
             await().alias("B listens and has made its first claim").atMost(Duration.ofSeconds(10))
@@ -239,7 +240,7 @@ class PgBouncerTest {
 
     private static Engine start(EngineHarness h, String node, DataSource session,
                                 java.util.function.UnaryOperator<EngineConfig.Builder> tweak) {
-        Engine e = h.build(node, c -> tweak.apply(c.poke(EngineConfig.PokeTransport.POSTGRES)), InstantSource.system(),
+        Engine e = h.build(node, c -> tweak.apply(c.poke(PokeTransport.POSTGRES)), InstantSource.system(),
                 b -> b.sessionDataSource(session), new Orders(), new Parts());
         e.start();
         return e;

@@ -46,7 +46,7 @@ class DebounceRaceTest {
     void an_insert_blocked_on_another_node_s_uncommitted_write_answers_the_instance_that_runs_its_state(
             String other, String end, EngineHarness h) throws Exception {
         Engine node = h.start("a", c -> c.queues(Map.of()), new Fsms.Noop());
-        InsertSql sql = new InsertSql(new SchemaName(h.schema()));
+        DebouncedInsertSql sql = new DebouncedInsertSql(new SchemaName(h.schema()));
         ClaimSql claims = new ClaimSql(new SchemaName(h.schema()));
         InsertOptions options = InsertOptions.builder().debounce("k", WINDOW).build();
         Long waiting = other.equals("claim")

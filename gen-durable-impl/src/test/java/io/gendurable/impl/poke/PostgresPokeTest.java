@@ -7,6 +7,7 @@ import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.config.PokeTransport;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
@@ -54,7 +55,7 @@ class PostgresPokeTest {
         this.h = h;
     }
 
-    private static UnaryOperator<EngineConfig.Builder> node(EngineConfig.PokeTransport transport, boolean runsQueues) {
+    private static UnaryOperator<EngineConfig.Builder> node(PokeTransport transport, boolean runsQueues) {
         return c -> {
             EngineConfig.Builder cfg = c.poke(transport).poll(SLOW_POLL, SLOW_POLL);
             return runsQueues ? cfg : cfg.queues(Map.of());
@@ -63,8 +64,8 @@ class PostgresPokeTest {
 
     /** Starts the inserting node A and the working node B, both on postgres pokes, and waits until B listens. */
     private Engine[] startPair() {
-        Engine a = h.start("A", node(EngineConfig.PokeTransport.POSTGRES, false), new Noop());
-        Engine b = h.start("B", node(EngineConfig.PokeTransport.POSTGRES, true), new Noop());
+        Engine a = h.start("A", node(PokeTransport.POSTGRES, false), new Noop());
+        Engine b = h.start("B", node(PokeTransport.POSTGRES, true), new Noop());
         await().atMost(Duration.ofSeconds(10)).until(() -> EngineInternals.pokeListenerPid(b) > 0 && b.metrics().picks.sum() >= 1);
         return new Engine[] {a, b};
     }
@@ -104,8 +105,8 @@ class PostgresPokeTest {
 
     @Test
     void a_signal_delivered_on_node_a_wakes_an_instance_parked_on_node_b_at_once() {
-        Engine a = h.start("A", node(EngineConfig.PokeTransport.POSTGRES, false), new Noop(), new Parker());
-        Engine b = h.start("B", node(EngineConfig.PokeTransport.POSTGRES, true), new Noop(), new Parker());
+        Engine a = h.start("A", node(PokeTransport.POSTGRES, false), new Noop(), new Parker());
+        Engine b = h.start("B", node(PokeTransport.POSTGRES, true), new Noop(), new Parker());
         await().atMost(Duration.ofSeconds(10)).until(() -> EngineInternals.pokeListenerPid(b) > 0 && b.metrics().picks.sum() >= 1);
         long id = a.insert(Parker.class, new Item(1)).id();
         await().atMost(Duration.ofSeconds(10)).until(() -> b.find(id).orElseThrow().status() == Status.AWAITING_SIGNAL);
@@ -286,7 +287,7 @@ class PostgresPokeTest {
      */
     @Test
     void sequential_inserts_a_few_milliseconds_apart_are_coalesced_into_far_fewer_notifications() throws Exception {
-        Engine a = h.start("A", node(EngineConfig.PokeTransport.POSTGRES, false), new Noop());
+        Engine a = h.start("A", node(PokeTransport.POSTGRES, false), new Noop());
         try (ChannelListener listener = new ChannelListener(h.schema())) {
             int n = 20;
             long t0 = System.nanoTime();
@@ -316,7 +317,7 @@ class PostgresPokeTest {
         for (Duration window : List.of(Duration.ofMillis(100), Duration.ZERO)) {
             EngineHarness own = new EngineHarness("pgpoke_window");
             try (ChannelListener listener = new ChannelListener(own.schema())) {
-                Engine a = own.start("A", c -> node(EngineConfig.PokeTransport.POSTGRES, false).apply(c).pokeWindow(window),
+                Engine a = own.start("A", c -> node(PokeTransport.POSTGRES, false).apply(c).pokeWindow(window),
                         new Noop());
                 long t0 = System.nanoTime();
                 for (int i = 0; i < 10; i++) {
@@ -345,8 +346,8 @@ class PostgresPokeTest {
         String prefix = "t_pgpoke_long_" + ProcessHandle.current().pid() + "_" + (System.nanoTime() % 1_000_000) + "_";
         String schema = (prefix + "x".repeat(63)).substring(0, 63);
         UnaryOperator<EngineConfig.Builder> onSchema = c -> c.schema(schema);
-        Engine a = h.start("A", c -> node(EngineConfig.PokeTransport.POSTGRES, false).apply(onSchema.apply(c)), new Noop());
-        Engine b = h.start("B", c -> node(EngineConfig.PokeTransport.POSTGRES, true).apply(onSchema.apply(c)), new Noop());
+        Engine a = h.start("A", c -> node(PokeTransport.POSTGRES, false).apply(onSchema.apply(c)), new Noop());
+        Engine b = h.start("B", c -> node(PokeTransport.POSTGRES, true).apply(onSchema.apply(c)), new Noop());
         await().atMost(Duration.ofSeconds(10)).until(() -> EngineInternals.pokeListenerPid(b) > 0 && b.metrics().picks.sum() >= 1);
 
         long ms = insertOnAndTimeDoneBy(a, b, 1);
@@ -358,8 +359,8 @@ class PostgresPokeTest {
 
     @Test
     void with_local_pokes_the_default_node_b_does_not_see_an_insert_on_node_a_before_its_poll() {
-        Engine a = h.start("A", node(EngineConfig.PokeTransport.LOCAL, false), new Noop());
-        Engine b = h.start("B", node(EngineConfig.PokeTransport.LOCAL, true), new Noop());
+        Engine a = h.start("A", node(PokeTransport.LOCAL, false), new Noop());
+        Engine b = h.start("B", node(PokeTransport.LOCAL, true), new Noop());
         assertThat(a.config().poke()).isEqualTo(EngineConfig.defaults().poke());
         await().atMost(Duration.ofSeconds(10)).until(() -> b.metrics().picks.sum() >= 1);
         long picks = b.metrics().picks.sum();

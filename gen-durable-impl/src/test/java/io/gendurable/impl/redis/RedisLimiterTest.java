@@ -7,7 +7,8 @@ import io.gendurable.Outcome;
 import io.gendurable.StepContext;
 import io.gendurable.impl.config.ConfigException;
 import io.gendurable.impl.config.EngineConfig;
-import io.gendurable.impl.config.EngineConfig.LimiterBackend;
+import io.gendurable.impl.config.PokeTransport;
+import io.gendurable.impl.config.LimiterBackend;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.engine.EngineInternals;
@@ -293,7 +294,7 @@ class RedisLimiterTest {
                 .hasMessageContaining("gendurable.limiter")
                 .hasMessageContaining("io.lettuce:lettuce-core")
                 .hasMessageContaining("gendurable.limiter=postgres");
-        EngineConfig poke = h.configBuilder("n1").poke(EngineConfig.PokeTransport.REDIS).build();
+        EngineConfig poke = h.configBuilder("n1").poke(PokeTransport.REDIS).build();
         assertThatThrownBy(() -> RedisBackends.requireClient(poke, getClass().getClassLoader(), "io.lettuce.core.Absent"))
                 .hasMessageContaining("gendurable.poke")
                 .hasMessageContaining("io.lettuce:lettuce-core");

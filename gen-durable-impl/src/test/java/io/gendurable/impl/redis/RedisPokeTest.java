@@ -5,6 +5,7 @@ import io.gendurable.Outcome;
 import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.config.PokeTransport;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
@@ -58,7 +59,7 @@ class RedisPokeTest {
 
     private static UnaryOperator<EngineConfig.Builder> node(boolean runsQueues) {
         return c -> {
-            EngineConfig.Builder cfg = c.poke(EngineConfig.PokeTransport.REDIS).redisUrl(TestRedis.url())
+            EngineConfig.Builder cfg = c.poke(PokeTransport.REDIS).redisUrl(TestRedis.url())
                     .poll(SLOW_POLL, SLOW_POLL);
             return runsQueues ? cfg : cfg.queues(Map.of());
         };

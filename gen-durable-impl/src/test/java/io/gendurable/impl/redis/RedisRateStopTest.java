@@ -6,7 +6,7 @@ import io.gendurable.InsertOptions;
 import io.gendurable.NewInstance;
 import io.gendurable.Outcome;
 import io.gendurable.StepContext;
-import io.gendurable.impl.config.EngineConfig.LimiterBackend;
+import io.gendurable.impl.config.LimiterBackend;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.support.EngineHarness;
@@ -59,6 +59,9 @@ class RedisRateStopTest {
         // the heavy row first (inserted first: the earlier eligible_at), then three light ones, in one insert
         e.insertAll(java.util.List.of(row("heavy", 5), row("late-1", 1), row("late-2", 1), row("late-3", 1)));
         await().atMost(Duration.ofSeconds(20)).until(() -> e.metrics().rateThrottled.sum() - before >= 4);
+        // the denials are counted in the admission, before the claim gives the rows back: wait for that
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'executing'") == 0);
         assertThat(fsm.ran).containsExactlyInAnyOrder("light-1", "light-2");
         assertThat(h.queryLong("SELECT count(*) FROM gen_durable WHERE status = 'runnable'")).isEqualTo(4);
     }

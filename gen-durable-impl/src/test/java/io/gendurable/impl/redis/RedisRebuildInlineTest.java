@@ -2,6 +2,7 @@ package io.gendurable.impl.redis;
 
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.config.EngineConfig;
+import io.gendurable.impl.config.LimiterBackend;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.db.EnginePersistence;
@@ -68,7 +69,7 @@ class RedisRebuildInlineTest {
 
     @Test
     void a_row_continued_inline_keeps_its_slot_through_a_rebuild_and_its_renewal() {
-        EngineConfig config = h.configBuilder("n").limiter(EngineConfig.LimiterBackend.REDIS).redisUrl(TestRedis.url())
+        EngineConfig config = h.configBuilder("n").limiter(LimiterBackend.REDIS).redisUrl(TestRedis.url())
                 .lease(Duration.ofSeconds(30), Duration.ofSeconds(5))
                 .limits(new LimitsConfig(Map.of(), Map.of("api", new LimitsConfig.Gate("api", 2, 1)))).build();
         EngineContext ctx = new EngineContext(config, new FsmRegistry(), db, new Statements(new SchemaName(h.schema())),
