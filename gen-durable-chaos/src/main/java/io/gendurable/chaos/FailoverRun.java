@@ -1,0 +1,276 @@
+package io.gendurable.chaos;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.gendurable.impl.engine.Engine;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The failover fault on a real HA stack: a {@link FailoverCluster} (pg_auto_failover, a primary and
+ * a synchronous standby), {@link #WORKERS} worker JVMs and the driver on the multi-host URL
+ * ({@code targetServerType=primary}), the chaos workload; mid-run the primary is killed, the
+ * standby promoted, and the engine must resume by itself. Then the chaos suite's
+ * {@link Invariants} on the new primary, and the figures: from the kill to the standby accepting
+ * writes, and to the first step outcome committed there.
+ */
+public final class FailoverRun {
+    /** Worker JVMs. */
+    public static final int WORKERS = 2;
+
+    /** Which fault. */
+    public enum Shape {
+        /** kill -9 of the primary's supervisor and PostgreSQL: the whole node is gone. */
+        NODE_LOST
+    }
+
+    /**
+     * @param beforeKill   how long the workload runs before the kill
+     * @param afterKill    how long it goes on being fed after the kill
+     * @param settleMillis how long everything may take to finish afterwards
+     * @param shape        the fault
+     * @param dir          logs, the cluster and the summary
+     */
+    public record Settings(Duration beforeKill, Duration afterKill, long settleMillis, Shape shape, File dir) {
+        /** @param dir the output directory @return the CI run: 15 s of work, the kill, 25 s more */
+        public static Settings of(File dir) {
+            return new Settings(Duration.ofSeconds(15), Duration.ofSeconds(25), 120_000, Shape.NODE_LOST, dir);
+        }
+    }
+
+    /**
+     * What a run found.
+     *
+     * @param report            the invariants
+     * @param summary           the printable summary
+     * @param promotedMillis    from the kill to the standby accepting writes
+     * @param firstCommitMillis from the kill to the first step outcome committed on the new primary
+     */
+    public record Result(Invariants.Report report, String summary, long promotedMillis, long firstCommitMillis) {
+    }
+
+    private FailoverRun() {
+    }
+
+    /** Runs the failover fault once; args: [output directory] [runs]. */
+    public static void main(String[] args) throws Exception {
+        File dir = new File(args.length > 0 ? args[0] : "target/failover");
+        int runs = args.length > 1 ? Integer.parseInt(args[1]) : 1;
+        boolean passed = true;
+        for (int i = 0; i < runs; i++) {
+            Result r = run(Settings.of(dir));
+            System.out.println(r.summary());
+            passed &= r.report().passed();
+        }
+        System.exit(passed ? 0 : 1);
+    }
+
+    /** Runs once. */
+    public static Result run(Settings s) throws Exception {
+        String why = FailoverCluster.unavailable();
+        if (why != null) {
+            throw new IllegalStateException("the failover run needs pg_auto_failover: " + why);
+        }
+        Instant began = Instant.now();
+        File logs = new File(s.dir(), "run-" + began.toEpochMilli());
+        logs.mkdirs();
+        List<WorkerProcess> workers = new ArrayList<>();
+        ScheduledExecutorService timer = Executors.newScheduledThreadPool(2);
+        ExecutorService steps = Executors.newCachedThreadPool();
+        try (FailoverCluster cluster = new FailoverCluster(new File(logs, "cluster"), 55432)) {
+            long t0 = System.currentTimeMillis();
+            cluster.start(180_000);
+            long clusterMillis = System.currentTimeMillis() - t0;
+            say("pg_auto_failover cluster up in " + clusterMillis + " ms: " + cluster.describe());
+            // connectTimeout: a node that is gone answers at once on loopback, one that hangs does not
+            String url = cluster.url("connectTimeout=2");
+            HikariDataSource pool = ChaosWorker.pool(url, "chaos-driver", 8);
+            Engine driver = ChaosRun.driverEngine(pool, timer, steps);
+            ChaosSchema.create(pool);
+            for (int i = 1; i <= WORKERS; i++) {
+                WorkerProcess w = new WorkerProcess(url, logs, "w" + i, List.of("-D" + ChaosWorker.METRICS_EVERY + "=500"));
+                workers.add(w);
+                w.start();
+            }
+            for (WorkerProcess w : workers) {
+                w.awaitReady(120_000);
+            }
+            Workload workload = new Workload(driver);
+            GateProbe gate = new GateProbe(pool, null);
+            var probing = timer.scheduleWithFixedDelay(gate::sample, GateProbe.INTERVAL_MILLIS, GateProbe.INTERVAL_MILLIS,
+                    TimeUnit.MILLISECONDS);
+            workload.start();
+            say("workers ready, workload started");
+            Thread.sleep(s.beforeKill().toMillis());
+            String old = cluster.primary();
+            String next = FailoverCluster.NODES.stream().filter(n -> !n.equals(old)).findFirst().orElseThrow();
+            long before = ChaosRun.safeCount(pool, "SELECT count(*) FROM " + ChaosSchema.COMMITS);
+            say("kill -9 of " + old + " (supervisor and PostgreSQL); " + before + " outcomes committed so far");
+            long killAt = cluster.killNode(old);
+            long promotedAt = cluster.awaitWritablePrimary(next, 120_000);
+            long promoted = promotedAt - killAt;
+            say(next + " accepts writes " + promoted + " ms after the kill: " + cluster.describe());
+            long firstCommit = awaitFirstCommitAfter(pool, killAt, 120_000);
+            say("first step outcome committed on " + next + " " + firstCommit + " ms after the kill");
+            long left = s.afterKill().toMillis() - (System.currentTimeMillis() - killAt);
+            if (left > 0) {
+                Thread.sleep(left);
+            }
+            workload.stopFeeding();
+            workload.awaitSignalsSent(60_000);
+            long settleStart = System.currentTimeMillis();
+            long settled = ChaosRun.waitFor(pool, "SELECT count(*) FROM " + ChaosSchema.ENGINE
+                    + ".gen_durable WHERE status NOT IN ('done', 'failed')", s.settleMillis());
+            long gateLeft = ChaosRun.waitFor(pool, "SELECT count(*) FROM " + ChaosSchema.ENGINE
+                    + ".gen_durable_buckets WHERE kind = 'conc' AND available <> capacity", 30_000);
+            long settleMillis = System.currentTimeMillis() - settleStart;
+            probing.cancel(false);
+            say("settled in " + settleMillis + " ms (non-terminal " + settled + ", gate shards short " + gateLeft + ")");
+            for (WorkerProcess w : workers) {
+                w.stop();
+            }
+            workload.close();
+            driver.stop();
+            Invariants.Report report = new Invariants(pool).check(new Invariants.Inputs(workload.orders(),
+                    workload.parents(), workload.flows(), workload.firstSignals(), workload.nudges(), gate.finish(),
+                    List.of(), Map.of()));
+            pool.close();
+            Outage outage = Outage.read(logs, killAt, promotedAt + 1_000);
+            String summary = "failover run " + began + " shape=" + s.shape() + " wall="
+                    + Duration.between(began, Instant.now()).toSeconds() + "s cluster start=" + clusterMillis + "ms settle="
+                    + settleMillis + "ms\n"
+                    + "  failover: " + old + " killed; " + next + " writable after " + promoted + " ms; first step outcome"
+                    + " committed there after " + firstCommit + " ms\n"
+                    + "  while the database was away: " + outage + "\n"
+                    + "  workload: " + workload.orders().size() + " orders, " + workload.parents().size() + " parents ("
+                    + workload.parents().size() * ChaosParent.CHILDREN + " children), " + workload.flows().size()
+                    + " inline flows, " + workload.duplicatesSent() + " duplicate signals, " + workload.retries()
+                    + " driver calls retried\n"
+                    + "  recovery: " + Recovery.scan(logs) + "\n"
+                    + report;
+            Files.writeString(new File(s.dir(), "summary.txt").toPath(), summary + "\n",
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            return new Result(report, summary, promoted, firstCommit);
+        } finally {
+            for (WorkerProcess w : workers) {
+                w.kill9();
+            }
+            timer.shutdownNow();
+            steps.shutdownNow();
+        }
+    }
+
+    /** @return milliseconds from {@code killAt} to the first step outcome committed after it */
+    private static long awaitFirstCommitAfter(HikariDataSource pool, long killAt, long timeoutMillis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        while (System.currentTimeMillis() < deadline) {
+            try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(
+                    "SELECT (extract(epoch FROM min(at)) * 1000)::bigint FROM " + ChaosSchema.COMMITS
+                            + " WHERE at > to_timestamp(?::double precision / 1000)")) {
+                ps.setLong(1, killAt);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    long at = rs.getLong(1);
+                    if (!rs.wasNull()) {
+                        return at - killAt;
+                    }
+                }
+            } catch (SQLException e) {
+                // the pool is reconnecting
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("no step outcome committed within " + timeoutMillis + " ms of the kill");
+    }
+
+    /**
+     * What the workers' logs say about the outage (from the kill to a second after the promotion):
+     * their readiness, their log lines per second, their live threads before the kill and at the end.
+     */
+    record Outage(boolean everyWorkerDown, boolean everyWorkerUpAfter, int logLines, double seconds, int threadsBefore,
+                  int threadsMaxAfter) {
+        private static final Pattern METRICS = Pattern.compile("metrics at=(\\d+) .* ready=(UP|DOWN) threads=(\\d+)");
+        private static final Pattern LOG_LINE = Pattern.compile("^(\\d\\d:\\d\\d:\\d\\d\\.\\d\\d\\d) (SEVERE|WARNING|INFO|FINE)");
+
+        static Outage read(File logs, long from, long to) {
+            boolean allDown = true;
+            boolean allUpAfter = true;
+            int lines = 0;
+            int threadsBefore = 0;
+            int threadsAfter = 0;
+            File[] files = logs.listFiles((d, n) -> n.startsWith("worker-"));
+            for (File f : files == null ? new File[0] : files) {
+                List<String> text;
+                try {
+                    text = Files.readAllLines(f.toPath());
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                boolean down = false;
+                boolean upAfter = false;
+                for (String line : text) {
+                    Matcher m = METRICS.matcher(line);
+                    if (m.find()) {
+                        long at = Long.parseLong(m.group(1));
+                        int threads = Integer.parseInt(m.group(3));
+                        if (at < from) {
+                            threadsBefore = Math.max(threadsBefore, threads);
+                        } else {
+                            threadsAfter = Math.max(threadsAfter, threads);
+                        }
+                        if (at >= from && at <= to && m.group(2).equals("DOWN")) {
+                            down = true;
+                        }
+                        if (at > to && m.group(2).equals("UP")) {
+                            upAfter = true;
+                        }
+                        continue;
+                    }
+                    Matcher l = LOG_LINE.matcher(line);
+                    if (l.find()) {
+                        long at = LocalTime.parse(l.group(1)).atDate(Instant.ofEpochMilli(from).atZone(ZoneId.systemDefault())
+                                .toLocalDate()).atZone(ZoneId.systemDefault()).toInstant().toEpochMilli();
+                        if (at >= from && at <= to) {
+                            lines++;
+                        }
+                    }
+                }
+                allDown &= down;
+                allUpAfter &= upAfter;
+            }
+            return new Outage(allDown, allUpAfter, lines, (to - from) / 1000.0, threadsBefore, threadsAfter);
+        }
+
+        @Override
+        public String toString() {
+            return "readiness DOWN on every worker " + everyWorkerDown + ", UP again " + everyWorkerUpAfter + "; " + logLines
+                    + " log lines in " + String.format("%.1f", seconds) + " s (all workers); live threads per worker at most "
+                    + threadsBefore + " before the kill, " + threadsMaxAfter + " after";
+        }
+    }
+
+    private static void say(String what) {
+        System.out.printf("%tT failover: %s%n", System.currentTimeMillis(), what);
+        System.out.flush();
+    }
+}

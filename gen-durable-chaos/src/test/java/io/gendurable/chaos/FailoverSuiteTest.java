@@ -1,0 +1,32 @@
+package io.gendurable.chaos;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The failover fault on pg_auto_failover (a primary and a synchronous standby, started here): the
+ * primary node is killed under the chaos workload, the standby promoted, the engine resumes on it
+ * by itself, and every invariant of the chaos suite holds. Skipped where pg_auto_failover is not
+ * installed ({@code .ci/run} installs it).
+ */
+class FailoverSuiteTest {
+
+    @Test
+    void thePrimaryLostUnderTheWorkloadLosesNothingAndCommitsNothingTwice() throws Exception {
+        String why = FailoverCluster.unavailable();
+        Assumptions.assumeTrue(why == null, why);
+        File dir = new File(System.getProperty("chaos.dir", "target/chaos"), "failover");
+        int runs = Integer.getInteger("failover.runs", 1);
+        for (int i = 0; i < runs; i++) {
+            FailoverRun.Result r = FailoverRun.run(FailoverRun.Settings.of(dir));
+            System.out.println(r.summary());
+            assertThat(r.report().violations()).as(r.summary()).isEmpty();
+            assertThat(r.summary()).contains("readiness DOWN on every worker true, UP again true");
+            assertThat(r.firstCommitMillis()).as(r.summary()).isGreaterThanOrEqualTo(r.promotedMillis() - 1_000);
+        }
+    }
+}
