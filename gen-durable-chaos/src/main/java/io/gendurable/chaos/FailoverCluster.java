@@ -188,6 +188,43 @@ public final class FailoverCluster implements AutoCloseable {
      */
     public long killNode(String node) throws Exception {
         Process p = supervisors.get(node);
+        List<Long> pids = treeOf(node);
+        long at = System.currentTimeMillis();
+        kill("KILL", pids);
+        p.waitFor(10, TimeUnit.SECONDS);
+        waitGone(pids, 10_000);
+        return at;
+    }
+
+    /**
+     * The old primary alive but cut off: SIGSTOP of the node's supervisor and PostgreSQL. Its
+     * sockets stay open and silent (no reset): a client waits on them until its own timeout. The
+     * monitor sees the node fail its health checks and promotes the standby; {@link #thawNode}
+     * wakes the old primary, read-write with its synchronous standby gone, until its supervisor
+     * learns from the monitor that it is demoted.
+     *
+     * @return when the signals were sent (epoch millis, before the call)
+     */
+    public long freezeNode(String node) throws Exception {
+        List<Long> pids = treeOf(node);
+        long at = System.currentTimeMillis();
+        kill("STOP", pids);
+        frozen.put(node, pids);
+        return at;
+    }
+
+    /** SIGCONT of what {@link #freezeNode} stopped. */
+    public void thawNode(String node) {
+        List<Long> pids = frozen.remove(node);
+        if (pids != null) {
+            kill("CONT", pids);
+        }
+    }
+
+    private final Map<String, List<Long>> frozen = new LinkedHashMap<>();
+
+    private List<Long> treeOf(String node) throws IOException {
+        Process p = supervisors.get(node);
         List<Long> pids = new ArrayList<>();
         pids.add(p.pid());
         List<ProcessHandle> descendants = p.descendants().toList();
@@ -199,11 +236,7 @@ public final class FailoverCluster implements AutoCloseable {
         if (pm > 0 && !pids.contains(pm)) {
             pids.add(pm);
         }
-        long at = System.currentTimeMillis();
-        kill("KILL", pids);
-        p.waitFor(10, TimeUnit.SECONDS);
-        waitGone(pids, 10_000);
-        return at;
+        return pids;
     }
 
     /**
@@ -234,7 +267,8 @@ public final class FailoverCluster implements AutoCloseable {
         }
     }
 
-    private boolean writable(String node) {
+    /** @return whether the node accepts a connection and is a read-write primary */
+    public boolean writable(String node) {
         try (Connection c = DriverManager.getConnection(nodeUrl(node)); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off'")) {
             rs.next();
@@ -359,6 +393,7 @@ public final class FailoverCluster implements AutoCloseable {
     /** Stops every supervisor (SIGTERM: each stops its PostgreSQL), kill -9 after 20 s, and leaves the logs. */
     @Override
     public void close() {
+        new ArrayList<>(frozen.keySet()).forEach(this::thawNode);
         List<Process> all = new ArrayList<>(supervisors.values());
         if (monitor != null) {
             all.add(monitor);

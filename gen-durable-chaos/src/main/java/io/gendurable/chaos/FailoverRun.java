@@ -41,7 +41,13 @@ public final class FailoverRun {
     /** Which fault. */
     public enum Shape {
         /** kill -9 of the primary's supervisor and PostgreSQL: the whole node is gone. */
-        NODE_LOST
+        NODE_LOST,
+        /**
+         * The primary frozen (SIGSTOP of its supervisor and PostgreSQL: connections open and silent),
+         * woken {@link Settings#thawAfter} after the standby's promotion: read-write, its synchronous
+         * standby gone (commits there wait forever), until its supervisor demotes it.
+         */
+        PRIMARY_FROZEN
     }
 
     /**
@@ -49,12 +55,33 @@ public final class FailoverRun {
      * @param afterKill    how long it goes on being fed after the kill
      * @param settleMillis how long everything may take to finish afterwards
      * @param shape        the fault
+     * @param thawAfter    {@link Shape#PRIMARY_FROZEN}: how long after the promotion the old primary wakes
+     * @param urlParameters the JDBC URL's parameters beyond the hosts, user and {@code targetServerType}
      * @param dir          logs, the cluster and the summary
      */
-    public record Settings(Duration beforeKill, Duration afterKill, long settleMillis, Shape shape, File dir) {
-        /** @param dir the output directory @return the CI run: 15 s of work, the kill, 25 s more */
-        public static Settings of(File dir) {
-            return new Settings(Duration.ofSeconds(15), Duration.ofSeconds(25), 120_000, Shape.NODE_LOST, dir);
+    public record Settings(Duration beforeKill, Duration afterKill, long settleMillis, Shape shape, Duration thawAfter,
+                           String urlParameters, File dir) {
+        /**
+         * The bounds of docs/reliability.md, shortened: a connection attempt 2 s, any answer of the
+         * server 10 s (the socket timeout: then the connection is dropped and the next one goes to
+         * the current primary).
+         */
+        public static final String URL_PARAMETERS = "connectTimeout=2&socketTimeout=10";
+
+        /** @param shape the fault @param dir the output directory @return the CI run: 15 s of work, the fault, 25 s more */
+        public static Settings of(Shape shape, File dir) {
+            return new Settings(Duration.ofSeconds(15), Duration.ofSeconds(shape == Shape.NODE_LOST ? 25 : 40), 120_000,
+                    shape, Duration.ofSeconds(5), URL_PARAMETERS, dir);
+        }
+
+        /** @param v how long after the promotion a frozen primary wakes @return these settings with it */
+        public Settings withThawAfter(Duration v) {
+            return new Settings(beforeKill, afterKill, settleMillis, shape, v, urlParameters, dir);
+        }
+
+        /** @param v the URL's parameters @return these settings with them */
+        public Settings withUrlParameters(String v) {
+            return new Settings(beforeKill, afterKill, settleMillis, shape, thawAfter, v, dir);
         }
     }
 
@@ -78,7 +105,7 @@ public final class FailoverRun {
         int runs = args.length > 1 ? Integer.parseInt(args[1]) : 1;
         boolean passed = true;
         for (int i = 0; i < runs; i++) {
-            Result r = run(Settings.of(dir));
+            Result r = run(Settings.of(Shape.valueOf(System.getProperty("failover.shape", "NODE_LOST")), dir));
             System.out.println(r.summary());
             passed &= r.report().passed();
         }
@@ -102,8 +129,7 @@ public final class FailoverRun {
             cluster.start(180_000);
             long clusterMillis = System.currentTimeMillis() - t0;
             say("pg_auto_failover cluster up in " + clusterMillis + " ms: " + cluster.describe());
-            // connectTimeout: a node that is gone answers at once on loopback, one that hangs does not
-            String url = cluster.url("connectTimeout=2");
+            String url = cluster.url(s.urlParameters());
             HikariDataSource pool = ChaosWorker.pool(url, "chaos-driver", 8);
             Engine driver = ChaosRun.driverEngine(pool, timer, steps);
             ChaosSchema.create(pool);
@@ -125,13 +151,33 @@ public final class FailoverRun {
             String old = cluster.primary();
             String next = FailoverCluster.NODES.stream().filter(n -> !n.equals(old)).findFirst().orElseThrow();
             long before = ChaosRun.safeCount(pool, "SELECT count(*) FROM " + ChaosSchema.COMMITS);
-            say("kill -9 of " + old + " (supervisor and PostgreSQL); " + before + " outcomes committed so far");
-            long killAt = cluster.killNode(old);
+            long killAt;
+            if (s.shape() == Shape.NODE_LOST) {
+                say("kill -9 of " + old + " (supervisor and PostgreSQL); " + before + " outcomes committed so far");
+                killAt = cluster.killNode(old);
+            } else {
+                say("SIGSTOP of " + old + " (supervisor and PostgreSQL); " + before + " outcomes committed so far");
+                killAt = cluster.freezeNode(old);
+            }
             long promotedAt = cluster.awaitWritablePrimary(next, 120_000);
             long promoted = promotedAt - killAt;
-            say(next + " accepts writes " + promoted + " ms after the kill: " + cluster.describe());
+            say(next + " accepts writes " + promoted + " ms after the fault: " + cluster.describe());
             long firstCommit = awaitFirstCommitAfter(pool, killAt, 120_000);
-            say("first step outcome committed on " + next + " " + firstCommit + " ms after the kill");
+            say("first step outcome committed on " + next + " " + firstCommit + " ms after the fault");
+            String thawed = "";
+            if (s.shape() == Shape.PRIMARY_FROZEN) {
+                long wait = promotedAt + s.thawAfter().toMillis() - System.currentTimeMillis();
+                if (wait > 0) {
+                    Thread.sleep(wait);
+                }
+                cluster.thawNode(old);
+                long thawAt = System.currentTimeMillis();
+                say("SIGCONT of " + old + ": " + cluster.describe());
+                long demoted = awaitNotWritable(cluster, old, 60_000);
+                thawed = "; " + old + " woken " + (thawAt - killAt) + " ms after the fault, no longer writable "
+                        + (demoted - thawAt) + " ms later (" + cluster.describe() + ")";
+                say(thawed.substring(2));
+            }
             long left = s.afterKill().toMillis() - (System.currentTimeMillis() - killAt);
             if (left > 0) {
                 Thread.sleep(left);
@@ -159,8 +205,10 @@ public final class FailoverRun {
             String summary = "failover run " + began + " shape=" + s.shape() + " wall="
                     + Duration.between(began, Instant.now()).toSeconds() + "s cluster start=" + clusterMillis + "ms settle="
                     + settleMillis + "ms\n"
-                    + "  failover: " + old + " killed; " + next + " writable after " + promoted + " ms; first step outcome"
-                    + " committed there after " + firstCommit + " ms\n"
+                    + "  failover: " + old + (s.shape() == Shape.NODE_LOST ? " killed" : " frozen") + "; " + next
+                    + " writable after " + promoted + " ms; first step outcome committed there after " + firstCommit + " ms"
+                    + thawed + "\n"
+                    + "  URL parameters: " + s.urlParameters() + "\n"
                     + "  while the database was away: " + outage + "\n"
                     + "  workload: " + workload.orders().size() + " orders, " + workload.parents().size() + " parents ("
                     + workload.parents().size() * ChaosParent.CHILDREN + " children), " + workload.flows().size()
@@ -178,6 +226,18 @@ public final class FailoverRun {
             timer.shutdownNow();
             steps.shutdownNow();
         }
+    }
+
+    /** @return when {@code node} was first seen refusing writes or connections (epoch millis) */
+    private static long awaitNotWritable(FailoverCluster cluster, String node, long timeoutMillis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        while (System.currentTimeMillis() < deadline) {
+            if (!cluster.writable(node)) {
+                return System.currentTimeMillis();
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException(node + " still writable " + timeoutMillis + " ms after it woke: " + cluster.describe());
     }
 
     /** @return milliseconds from {@code killAt} to the first step outcome committed after it */

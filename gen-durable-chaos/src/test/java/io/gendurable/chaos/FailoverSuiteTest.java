@@ -22,7 +22,10 @@ class FailoverSuiteTest {
         File dir = new File(System.getProperty("chaos.dir", "target/chaos"), "failover");
         int runs = Integer.getInteger("failover.runs", 1);
         for (int i = 0; i < runs; i++) {
-            FailoverRun.Result r = FailoverRun.run(FailoverRun.Settings.of(dir));
+            FailoverRun.Result r = FailoverRun.run(FailoverRun.Settings.of(
+                    FailoverRun.Shape.valueOf(System.getProperty("failover.shape", "NODE_LOST")), dir)
+                    .withUrlParameters(System.getProperty("failover.url-parameters", FailoverRun.Settings.URL_PARAMETERS))
+                    .withThawAfter(java.time.Duration.ofSeconds(Long.getLong("failover.thaw-after-seconds", 5))));
             System.out.println(r.summary());
             assertThat(r.report().violations()).as(r.summary()).isEmpty();
             assertThat(r.summary()).contains("readiness DOWN on every worker true, UP again true");
