@@ -37,6 +37,12 @@ import java.util.regex.Pattern;
 public final class FailoverRun {
     /** Worker JVMs. */
     public static final int WORKERS = 2;
+    /**
+     * The monitor's port (the nodes take the next free ones): below Linux's ephemeral range
+     * (32768–60999), where a client connection's local port can take a port a node is about to
+     * listen on (it happened: a standby failed to start, "could not create any TCP/IP sockets").
+     */
+    public static final int FIRST_PORT = 25432;
 
     /** Which fault. */
     public enum Shape {
@@ -92,8 +98,10 @@ public final class FailoverRun {
      * @param summary           the printable summary
      * @param promotedMillis    from the kill to the standby accepting writes
      * @param firstCommitMillis from the kill to the first step outcome committed on the new primary
+     * @param outage            what the workers' logs say about the outage
      */
-    public record Result(Invariants.Report report, String summary, long promotedMillis, long firstCommitMillis) {
+    public record Result(Invariants.Report report, String summary, long promotedMillis, long firstCommitMillis,
+                         Outage outage) {
     }
 
     private FailoverRun() {
@@ -124,11 +132,26 @@ public final class FailoverRun {
         List<WorkerProcess> workers = new ArrayList<>();
         ScheduledExecutorService timer = Executors.newScheduledThreadPool(2);
         ExecutorService steps = Executors.newCachedThreadPool();
-        try (FailoverCluster cluster = new FailoverCluster(new File(logs, "cluster"), 55432)) {
-            long t0 = System.currentTimeMillis();
-            cluster.start(180_000);
+        long t0 = System.currentTimeMillis();
+        int attempts = 0;
+        FailoverCluster started = null;
+        while (started == null) {
+            attempts++;
+            FailoverCluster c = new FailoverCluster(new File(logs, "cluster-" + attempts), FIRST_PORT);
+            try {
+                c.start(180_000);
+                started = c;
+            } catch (Exception e) {
+                c.close();
+                if (attempts == 2) {
+                    throw e;
+                }
+                say("the cluster did not start (" + e.getMessage().lines().findFirst().orElse("") + "); once more");
+            }
+        }
+        try (FailoverCluster cluster = started) {
             long clusterMillis = System.currentTimeMillis() - t0;
-            say("pg_auto_failover cluster up in " + clusterMillis + " ms: " + cluster.describe());
+            say("pg_auto_failover cluster up in " + clusterMillis + " ms (attempt " + attempts + "): " + cluster.describe());
             String url = cluster.url(s.urlParameters());
             HikariDataSource pool = ChaosWorker.pool(url, "chaos-driver", 8);
             Engine driver = ChaosRun.driverEngine(pool, timer, steps);
@@ -159,10 +182,12 @@ public final class FailoverRun {
                 say("SIGSTOP of " + old + " (supervisor and PostgreSQL); " + before + " outcomes committed so far");
                 killAt = cluster.freezeNode(old);
             }
+            // the old primary's processes are gone (or stopped) now: a commit stamped later is the new primary's
+            long faultDone = System.currentTimeMillis();
             long promotedAt = cluster.awaitWritablePrimary(next, 120_000);
             long promoted = promotedAt - killAt;
             say(next + " accepts writes " + promoted + " ms after the fault: " + cluster.describe());
-            long firstCommit = awaitFirstCommitAfter(pool, killAt, 120_000);
+            long firstCommit = awaitFirstCommitAfter(pool, faultDone, 120_000) - killAt;
             say("first step outcome committed on " + next + " " + firstCommit + " ms after the fault");
             String thawed = "";
             if (s.shape() == Shape.PRIMARY_FROZEN) {
@@ -203,7 +228,8 @@ public final class FailoverRun {
             pool.close();
             Outage outage = Outage.read(logs, killAt, promotedAt + 1_000);
             String summary = "failover run " + began + " shape=" + s.shape() + " wall="
-                    + Duration.between(began, Instant.now()).toSeconds() + "s cluster start=" + clusterMillis + "ms settle="
+                    + Duration.between(began, Instant.now()).toSeconds() + "s cluster start=" + clusterMillis + "ms (attempts "
+                    + attempts + ") settle="
                     + settleMillis + "ms\n"
                     + "  failover: " + old + (s.shape() == Shape.NODE_LOST ? " killed" : " frozen") + "; " + next
                     + " writable after " + promoted + " ms; first step outcome committed there after " + firstCommit + " ms"
@@ -218,7 +244,7 @@ public final class FailoverRun {
                     + report;
             Files.writeString(new File(s.dir(), "summary.txt").toPath(), summary + "\n",
                     StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-            return new Result(report, summary, promoted, firstCommit);
+            return new Result(report, summary, promoted, firstCommit, outage);
         } finally {
             for (WorkerProcess w : workers) {
                 w.kill9();
@@ -240,19 +266,19 @@ public final class FailoverRun {
         throw new IllegalStateException(node + " still writable " + timeoutMillis + " ms after it woke: " + cluster.describe());
     }
 
-    /** @return milliseconds from {@code killAt} to the first step outcome committed after it */
-    private static long awaitFirstCommitAfter(HikariDataSource pool, long killAt, long timeoutMillis) throws InterruptedException {
+    /** @return when the first step outcome after {@code after} (epoch millis) was committed (epoch millis) */
+    private static long awaitFirstCommitAfter(HikariDataSource pool, long after, long timeoutMillis) throws InterruptedException {
         long deadline = System.currentTimeMillis() + timeoutMillis;
         while (System.currentTimeMillis() < deadline) {
             try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(
                     "SELECT (extract(epoch FROM min(at)) * 1000)::bigint FROM " + ChaosSchema.COMMITS
                             + " WHERE at > to_timestamp(?::double precision / 1000)")) {
-                ps.setLong(1, killAt);
+                ps.setLong(1, after);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     long at = rs.getLong(1);
                     if (!rs.wasNull()) {
-                        return at - killAt;
+                        return at;
                     }
                 }
             } catch (SQLException e) {
@@ -267,8 +293,8 @@ public final class FailoverRun {
      * What the workers' logs say about the outage (from the kill to a second after the promotion):
      * their readiness, their log lines per second, their live threads before the kill and at the end.
      */
-    record Outage(boolean everyWorkerDown, boolean everyWorkerUpAfter, int logLines, double seconds, int threadsBefore,
-                  int threadsMaxAfter) {
+    public record Outage(boolean everyWorkerDown, boolean everyWorkerUpAfter, int logLines, double seconds, int threadsBefore,
+                         int threadsMaxAfter, int threadsAtEnd) {
         private static final Pattern METRICS = Pattern.compile("metrics at=(\\d+) .* ready=(UP|DOWN) threads=(\\d+)");
         private static final Pattern LOG_LINE = Pattern.compile("^(\\d\\d:\\d\\d:\\d\\d\\.\\d\\d\\d) (SEVERE|WARNING|INFO|FINE)");
 
@@ -278,6 +304,7 @@ public final class FailoverRun {
             int lines = 0;
             int threadsBefore = 0;
             int threadsAfter = 0;
+            int threadsAtEnd = 0;
             File[] files = logs.listFiles((d, n) -> n.startsWith("worker-"));
             for (File f : files == null ? new File[0] : files) {
                 List<String> text;
@@ -288,11 +315,13 @@ public final class FailoverRun {
                 }
                 boolean down = false;
                 boolean upAfter = false;
+                int last = 0;
                 for (String line : text) {
                     Matcher m = METRICS.matcher(line);
                     if (m.find()) {
                         long at = Long.parseLong(m.group(1));
                         int threads = Integer.parseInt(m.group(3));
+                        last = threads;
                         if (at < from) {
                             threadsBefore = Math.max(threadsBefore, threads);
                         } else {
@@ -315,17 +344,18 @@ public final class FailoverRun {
                         }
                     }
                 }
+                threadsAtEnd = Math.max(threadsAtEnd, last);
                 allDown &= down;
                 allUpAfter &= upAfter;
             }
-            return new Outage(allDown, allUpAfter, lines, (to - from) / 1000.0, threadsBefore, threadsAfter);
+            return new Outage(allDown, allUpAfter, lines, (to - from) / 1000.0, threadsBefore, threadsAfter, threadsAtEnd);
         }
 
         @Override
         public String toString() {
             return "readiness DOWN on every worker " + everyWorkerDown + ", UP again " + everyWorkerUpAfter + "; " + logLines
                     + " log lines in " + String.format("%.1f", seconds) + " s (all workers); live threads per worker at most "
-                    + threadsBefore + " before the kill, " + threadsMaxAfter + " after";
+                    + threadsBefore + " before the fault, " + threadsMaxAfter + " after, " + threadsAtEnd + " at the end";
         }
     }
 

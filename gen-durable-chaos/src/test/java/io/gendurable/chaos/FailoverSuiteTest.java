@@ -28,7 +28,15 @@ class FailoverSuiteTest {
                     .withThawAfter(java.time.Duration.ofSeconds(Long.getLong("failover.thaw-after-seconds", 5))));
             System.out.println(r.summary());
             assertThat(r.report().violations()).as(r.summary()).isEmpty();
-            assertThat(r.summary()).contains("readiness DOWN on every worker true, UP again true");
+            FailoverRun.Outage o = r.outage();
+            // visible: readiness DOWN while the database is away, UP again after
+            assertThat(o.everyWorkerDown()).as(r.summary()).isTrue();
+            assertThat(o.everyWorkerUpAfter()).as(r.summary()).isTrue();
+            // no busy loop: at most 10 log lines a second per worker while it is away
+            assertThat(o.logLines()).as(r.summary()).isLessThanOrEqualTo((int) (10 * o.seconds() * FailoverRun.WORKERS) + 10);
+            // no thread left behind by the outage (a step or loop thread stuck on the dead primary)
+            assertThat(o.threadsAtEnd()).as(r.summary()).isLessThanOrEqualTo(o.threadsBefore() + 10);
+            // the outcome committed first after the fault went to the new primary, once it was writable
             assertThat(r.firstCommitMillis()).as(r.summary()).isGreaterThanOrEqualTo(r.promotedMillis() - 1_000);
         }
     }
