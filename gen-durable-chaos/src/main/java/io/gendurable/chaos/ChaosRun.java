@@ -145,7 +145,8 @@ public final class ChaosRun {
             workload.close();
             driver.stop();
             Invariants.Report report = new Invariants(pool).check(new Invariants.Inputs(workload.orders(),
-                    workload.parents(), workload.flows(), workload.firstSignals(), workload.nudges(), gate.finish(),
+                    workload.parents(), workload.flows(), workload.firstSignals(), workload.firstSignalsRetried(), workload.nudges(),
+                    gate.finish(),
                     saboteur.pauses(), Recovery.staleAfterPauses(logs, saboteur.pauses())));
             pool.close();
             String summary = "chaos run " + began + " seed=" + s.seed() + " window=" + s.window() + " wall="

@@ -223,7 +223,8 @@ public final class FailoverRun {
             workload.close();
             driver.stop();
             Invariants.Report report = new Invariants(pool).check(new Invariants.Inputs(workload.orders(),
-                    workload.parents(), workload.flows(), workload.firstSignals(), workload.nudges(), gate.finish(),
+                    workload.parents(), workload.flows(), workload.firstSignals(), workload.firstSignalsRetried(), workload.nudges(),
+                    gate.finish(),
                     List.of(), Map.of()));
             pool.close();
             Outage outage = Outage.read(logs, killAt, promotedAt + 1_000);
