@@ -52,8 +52,8 @@ final class HikariPools {
         }
         if (!SOCKET_TIMEOUT.matcher(split[0]).find()) {
             // a default the URL overrides: without one, a connection attempt to a server that accepts
-            // the TCP connection and never answers (an old primary cut off, frozen) waits forever, and
-            // the pool's only thread that opens connections with it (docs/reliability.md#failover)
+            // the TCP connection and never answers (an old primary cut off, frozen) does not end, and
+            // the pool opens no connection to the next host (docs/reliability.md#failover)
             c.addDataSourceProperty("socketTimeout", Integer.toString(DEFAULT_SOCKET_TIMEOUT_SECONDS));
         }
         c.setMaximumPoolSize(maxSize);
