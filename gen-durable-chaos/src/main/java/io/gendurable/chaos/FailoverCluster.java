@@ -38,7 +38,7 @@ public final class FailoverCluster implements AutoCloseable {
     private static final String BIN = System.getProperty("failover.pg.bin", "/usr/lib/postgresql/15/bin");
     private static final String OS_USER = "postgres";
 
-    private final File base;
+    private File base;
     private final int monitorPort;
     private final Map<String, Integer> ports = new LinkedHashMap<>();
     private final Map<String, Process> supervisors = new LinkedHashMap<>();
@@ -88,6 +88,13 @@ public final class FailoverCluster implements AutoCloseable {
             throw new IOException("cannot create " + base);
         }
         chown(base);
+        if (!usableByOsUser(base)) {
+            // a workspace under a home directory the OS user cannot enter (mode 700): the temporary directory
+            File tmp = Files.createTempDirectory("gendurable-failover-").toFile();
+            System.out.println("failover cluster: " + OS_USER + " cannot write " + base + "; using " + tmp);
+            base = tmp;
+            chown(base);
+        }
         run(List.of("create", "monitor", "--pgdata", pgdata("monitor").getPath(), "--pgport", Integer.toString(monitorPort),
                 "--hostname", "127.0.0.1", "--auth", "trust", "--no-ssl", "--pgctl", BIN + "/pg_ctl"), "monitor-create");
         monitor = launch("monitor", List.of("run", "--pgdata", pgdata("monitor").getPath()));
@@ -454,6 +461,17 @@ public final class FailoverCluster implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /** @return whether the OS user the cluster runs as can write in {@code dir} */
+    private static boolean usableByOsUser(File dir) throws Exception {
+        if (!"root".equals(System.getProperty("user.name"))) {
+            return dir.canWrite();
+        }
+        Process p = new ProcessBuilder("setpriv", "--reuid=" + OS_USER, "--regid=" + OS_USER, "--init-groups",
+                "test", "-w", dir.getPath(), "-a", "-x", dir.getPath()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        return p.waitFor() == 0;
     }
 
     private static void chown(File f) throws Exception {
