@@ -145,7 +145,8 @@ public final class ChaosRun {
             workload.close();
             driver.stop();
             Invariants.Report report = new Invariants(pool).check(new Invariants.Inputs(workload.orders(),
-                    workload.parents(), workload.flows(), workload.firstSignals(), workload.nudges(), gate.finish(),
+                    workload.parents(), workload.flows(), workload.firstSignals(), workload.firstSignalsRetried(), workload.nudges(),
+                    gate.finish(),
                     saboteur.pauses(), Recovery.staleAfterPauses(logs, saboteur.pauses())));
             pool.close();
             String summary = "chaos run " + began + " seed=" + s.seed() + " window=" + s.window() + " wall="
@@ -176,7 +177,7 @@ public final class ChaosRun {
     }
 
     /** The driver's engine: migrates, inserts and signals; it runs no chaos step (its only queue is empty). */
-    private static Engine driverEngine(HikariDataSource pool, ScheduledExecutorService timer, ExecutorService steps) {
+    static Engine driverEngine(HikariDataSource pool, ScheduledExecutorService timer, ExecutorService steps) {
         StepLog unused = new StepLog(pool, "driver");
         FsmRegistry registry = new FsmRegistry();
         registry.register(FsmDefinition.of(new ChaosOrder(unused)));
@@ -224,7 +225,7 @@ public final class ChaosRun {
         return n;
     }
 
-    private static long waitFor(HikariDataSource pool, String countSql, long timeoutMillis) throws InterruptedException {
+    static long waitFor(HikariDataSource pool, String countSql, long timeoutMillis) throws InterruptedException {
         long deadline = System.currentTimeMillis() + timeoutMillis;
         long n = safeCount(pool, countSql);
         long lastSay = System.currentTimeMillis();
@@ -239,7 +240,7 @@ public final class ChaosRun {
         return n;
     }
 
-    private static long safeCount(HikariDataSource pool, String sql) {
+    static long safeCount(HikariDataSource pool, String sql) {
         try (Connection c = pool.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);

@@ -67,11 +67,12 @@ public final class ChaosWorker {
         }));
         System.out.println(READY + " " + node);
         // a first metrics line at once: every incarnation's counters have a baseline (Recovery)
-        System.out.println(describe(engine.metrics()));
+        System.out.println(describe(engine.metrics()) + health(engine));
         System.out.flush();
+        long every = Long.getLong(METRICS_EVERY, 5_000);
         while (true) {
-            Thread.sleep(5_000);
-            System.out.println(describe(engine.metrics()));
+            Thread.sleep(every);
+            System.out.println(describe(engine.metrics()) + health(engine));
             System.out.flush();
         }
     }
@@ -133,6 +134,20 @@ public final class ChaosWorker {
                 }
             }
         });
+    }
+
+    /** The system property: milliseconds between metrics lines (default 5000). */
+    public static final String METRICS_EVERY = "chaos.metrics.every";
+
+    /** @return readiness (UP/DOWN) and the JVM's live threads, appended to a metrics line (the failover run reads them) */
+    private static String health(Engine engine) {
+        boolean up;
+        try {
+            up = engine.health().readiness().up();
+        } catch (RuntimeException e) {
+            up = false;
+        }
+        return " ready=" + (up ? "UP" : "DOWN") + " threads=" + Thread.activeCount();
     }
 
     /** @return the workers' engine configuration */

@@ -23,13 +23,25 @@ public final class WorkerProcess {
     private int incarnation;
     private long launchedAt;
     private final java.util.concurrent.atomic.AtomicBoolean reserved = new java.util.concurrent.atomic.AtomicBoolean();
+    private final List<String> jvmArgs;
 
     /** @param url the database @param logDir where each incarnation's output goes @param slot the slot name */
     public WorkerProcess(String url, File logDir, String slot) {
+        this(url, logDir, slot, List.of());
+    }
+
+    /**
+     * @param url     the database
+     * @param logDir  where each incarnation's output goes
+     * @param slot    the slot name
+     * @param jvmArgs more JVM arguments for the worker (system properties)
+     */
+    public WorkerProcess(String url, File logDir, String slot, List<String> jvmArgs) {
         this.url = url;
         this.logDir = logDir;
         this.slot = slot;
         this.node = slot;
+        this.jvmArgs = List.copyOf(jvmArgs);
     }
 
     /** @return whether this caller may take the slot for a fault (one fault per worker at a time) */
@@ -73,8 +85,9 @@ public final class WorkerProcess {
                 "-Djava.util.logging.config.file=" + loggingConfig().getPath(),
                 "-D" + StepLog.HOLD_DIR + "=" + logDir.getPath(),
                 "-D" + ChaosRedis.LIMITER_PROPERTY + "=" + System.getProperty(ChaosRedis.LIMITER_PROPERTY, "postgres"),
-                "-cp", System.getProperty("java.class.path"),
-                ChaosWorker.class.getName(), url, node));
+                "-cp", System.getProperty("java.class.path")));
+        cmd.addAll(cmd.size() - 2, jvmArgs);
+        cmd.addAll(List.of(ChaosWorker.class.getName(), url, node));
         try {
             process = new ProcessBuilder(cmd).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile)).start();

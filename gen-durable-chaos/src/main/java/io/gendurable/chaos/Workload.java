@@ -35,6 +35,7 @@ public final class Workload {
     private final List<Integer> flows = new CopyOnWriteArrayList<>();
     private final ConcurrentHashMap<Integer, SignalResult> nudges = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, SignalResult> firstSignal = new ConcurrentHashMap<>();
+    private final java.util.Set<Integer> firstSignalRetried = ConcurrentHashMap.newKeySet();
     private final AtomicInteger next = new AtomicInteger();
     private final AtomicLong retries = new AtomicLong();
     private final AtomicLong duplicatesSent = new AtomicLong();
@@ -141,9 +142,13 @@ public final class Workload {
     }
 
     private void sendSignal(int n, boolean first) {
+        boolean[] retried = {false};
         SignalResult r = retrying(() -> durable.signal(SignalTarget.correlationKey(orderKey(n)), "paid", payment(n),
-                payment(n)));
+                payment(n)), () -> retried[0] = true);
         if (first) {
+            if (retried[0]) {
+                firstSignalRetried.add(n);
+            }
             firstSignal.put(n, r);
             signalsPending.decrementAndGet();
             if (n % 5 == 0) {  // a redelivery: the dedup key makes it a no-op
@@ -154,11 +159,16 @@ public final class Workload {
     }
 
     private <T> T retrying(Supplier<T> call) {
+        return retrying(call, () -> { });
+    }
+
+    private <T> T retrying(Supplier<T> call, Runnable onRetry) {
         while (true) {
             try {
                 return call.get();
             } catch (RuntimeException e) {
                 retries.incrementAndGet();
+                onRetry.run();
                 try {
                     Thread.sleep(200);
                 } catch (InterruptedException ie) {
@@ -197,6 +207,15 @@ public final class Workload {
     /** @return each order's first signal's result */
     public java.util.Map<Integer, SignalResult> firstSignals() {
         return java.util.Map.copyOf(firstSignal);
+    }
+
+    /**
+     * @return the orders whose first payment signal failed at least once before it got an answer:
+     *         a failed commit may have landed, so the answer is the retry's (the order may have
+     *         finished with the first attempt's signal in between)
+     */
+    public java.util.Set<Integer> firstSignalsRetried() {
+        return java.util.Set.copyOf(firstSignalRetried);
     }
 
     /** @return calls repeated after a database error */

@@ -24,8 +24,22 @@ import java.util.function.Function;
  * ({@code EmptyTablePlanTest}), and JIT is off.
  */
 public final class Db implements AutoCloseable {
+    /**
+     * The longest the engine waits for any answer of the database inside one of its transactions
+     * ({@link #inTransaction}): a statement, or the commit. Past it the driver drops the
+     * connection (the transaction rolls back, or the commit's outcome is unknown) and the next
+     * transaction takes a new one, which a multi-host URL ({@code targetServerType=primary})
+     * opens on the current primary. Without it, an old primary cut off from the network (silent
+     * sockets) or a commit waiting for a synchronous standby that is gone would hold the thread
+     * forever. Applied only to a connection that carries no timeout of its own: a
+     * {@code socketTimeout} in the JDBC URL or the DataSource's properties wins
+     * (docs/reliability.md).
+     */
+    public static final int NETWORK_TIMEOUT_MILLIS = 60_000;
+
     private final EntityManagerFactory emf;
     private final javax.sql.DataSource dataSource;
+    private final int networkTimeoutMillis;
 
     /** @param emf the engine's persistence unit: entity reads, and {@link #inTransaction} on its connections */
     public Db(EntityManagerFactory emf) {
@@ -38,8 +52,18 @@ public final class Db implements AutoCloseable {
      *                   (no Hibernate session per transaction); null: through the persistence unit
      */
     public Db(EntityManagerFactory emf, javax.sql.DataSource dataSource) {
+        this(emf, dataSource, NETWORK_TIMEOUT_MILLIS);
+    }
+
+    /**
+     * @param emf                  the engine's persistence unit, for entity reads
+     * @param dataSource           the DataSource under it, or null
+     * @param networkTimeoutMillis the bound of {@link #NETWORK_TIMEOUT_MILLIS} (tests shorten it)
+     */
+    Db(EntityManagerFactory emf, javax.sql.DataSource dataSource, int networkTimeoutMillis) {
         this.emf = emf;
         this.dataSource = dataSource;
+        this.networkTimeoutMillis = networkTimeoutMillis;
     }
 
     /**
@@ -115,6 +139,48 @@ public final class Db implements AutoCloseable {
      */
     private <T> T onConnection(Work<T> work) {
         try (Connection c = dataSource.getConnection()) {
+            boolean bounded = bound(c);
+            try {
+                return onConnection(c, work);
+            } finally {
+                if (bounded) {
+                    unbound(c);
+                }
+            }
+        } catch (SQLException e) {
+            throw new SqlFailure(e);  // getConnection or close
+        }
+    }
+
+    /**
+     * Applies {@link #NETWORK_TIMEOUT_MILLIS} to a connection that has no network timeout.
+     *
+     * @return whether it did (and {@link #unbound} must clear it before the connection goes back)
+     */
+    private boolean bound(Connection c) {
+        try {
+            if (networkTimeoutMillis > 0 && c.getNetworkTimeout() == 0) {
+                c.setNetworkTimeout(Runnable::run, networkTimeoutMillis);
+                return true;
+            }
+        } catch (SQLException | AbstractMethodError | UnsupportedOperationException e) {
+            // a DataSource whose connections cannot take one: its own settings are the only bound
+        }
+        return false;
+    }
+
+    private static void unbound(Connection c) {
+        try {
+            if (!c.isClosed()) {
+                c.setNetworkTimeout(Runnable::run, 0);
+            }
+        } catch (SQLException | AbstractMethodError | UnsupportedOperationException ignored) {
+            // a broken connection: the pool evicts it
+        }
+    }
+
+    private <T> T onConnection(Connection c, Work<T> work) {
+        try {
             boolean autoCommit = c.getAutoCommit();
             if (autoCommit) {
                 c.setAutoCommit(false);
@@ -149,7 +215,7 @@ public final class Db implements AutoCloseable {
                 }
             }
         } catch (SQLException e) {
-            throw new SqlFailure(e);  // getConnection or close
+            throw new SqlFailure(e);  // getAutoCommit
         }
     }
 

@@ -50,10 +50,22 @@ public final class HikariPools {
         } else if (urlPassword != null) {
             c.setPassword(urlPassword);
         }
+        if (!SOCKET_TIMEOUT.matcher(split[0]).find()) {
+            // a default the URL overrides: without one, a connection attempt to a server that accepts
+            // the TCP connection and never answers (an old primary cut off, frozen) does not end, and
+            // the pool opens no connection to the next host (docs/reliability.md#failover)
+            c.addDataSourceProperty("socketTimeout", Integer.toString(DEFAULT_SOCKET_TIMEOUT_SECONDS));
+        }
         c.setMaximumPoolSize(maxSize);
         c.setMinimumIdle(Math.min(2, maxSize));
         return new HikariDataSource(c);
     }
+
+    /** The {@code socketTimeout} the engine's own pools get when their URL sets none, in seconds. */
+    static final int DEFAULT_SOCKET_TIMEOUT_SECONDS = 60;
+
+    private static final java.util.regex.Pattern SOCKET_TIMEOUT =
+            java.util.regex.Pattern.compile("[?&]socketTimeout=");
 
     /**
      * @param url a JDBC URL
