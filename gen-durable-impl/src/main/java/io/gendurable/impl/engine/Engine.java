@@ -22,6 +22,7 @@ import io.gendurable.impl.await.AwaitWatcher;
 import io.gendurable.impl.await.Awaiters;
 import io.gendurable.impl.claim.PausedQueues;
 import io.gendurable.impl.runtime.Loops;
+import io.gendurable.impl.claim.ReservedSlot;
 import io.gendurable.impl.claim.Scheduler;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.control.Controls;
@@ -174,7 +175,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         CallerTransactions callerTx = b.callerTransactions == null ? CallerTransactions.NONE : b.callerTransactions;
         Map<String, Scheduler> byQueue = new java.util.concurrent.ConcurrentHashMap<>();
         // start-at-insert: a free slot of this node's scheduler of the queue, for a row claimed by its insert or wake-up
-        java.util.function.Function<String, Scheduler.Reserved> reserveSlot = queue -> {
+        java.util.function.Function<String, ReservedSlot> reserveSlot = queue -> {
             Scheduler s = byQueue.get(queue);
             return s == null ? null : s.reserve();
         };

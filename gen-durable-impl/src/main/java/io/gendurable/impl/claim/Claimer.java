@@ -20,12 +20,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One pick for one queue's scheduler: the claim statement (with its inboxes and children loads
+ * One claim for one queue's scheduler: the claim statement (with its inboxes and children loads
  * in the same transaction, only for rows that have any), then out-of-band admission for the
  * rows that name a gate or a rate limit, releasing the denied. A batch with neither never
  * calls the limiter: three statements at most, one when nothing has signals or children.
  */
-public final class Picker {
+public final class Claimer {
     private static final System.Logger LOG = System.getLogger("io.gendurable.claim");
 
     private final EngineContext ctx;
@@ -49,7 +49,7 @@ public final class Picker {
      * @param claimTimes told how long each claim statement took, in nanoseconds, with the queue (a long
      *                   one starts a {@linkplain io.gendurable.impl.keys.KeyBlocking key blocking} run)
      */
-    public Picker(EngineContext ctx, String queue, String worker, ClaimRelease releases, Limiter limiter,
+    public Claimer(EngineContext ctx, String queue, String worker, ClaimRelease releases, Limiter limiter,
                   java.util.function.ObjLongConsumer<String> claimTimes) {
         this.claimTimes = claimTimes;
         this.ctx = ctx;
@@ -65,8 +65,8 @@ public final class Picker {
     }
 
     /** @return the rows claimed and admitted, in pick order */
-    public List<Picked> pick(int demand) {
-        return admit(claim(demand));
+    public List<Picked> claim(int demand) {
+        return admit(claimRetried(demand));
     }
 
     /**
@@ -75,10 +75,10 @@ public final class Picker {
      * takes nothing this time (the scheduler polls again, as after any empty pick), logs one INFO
      * line without a stack trace and counts {@code contendedDeferred}.
      */
-    private List<Picked> claim(int demand) {
+    private List<Picked> claimRetried(int demand) {
         for (int attempt = 1; ; attempt++) {
             try {
-                List<Picked> rows = ctx.db().inTransaction(c -> pick(c, demand));
+                List<Picked> rows = ctx.db().inTransaction(c -> claimAndLoad(c, demand));
                 if (attempt > 1) {
                     contended(attempt - 1, false);
                 }
@@ -117,7 +117,7 @@ public final class Picker {
      * @return the rows claimed, in pick order, not yet admitted
      */
     public List<Picked> claimIn(java.sql.Connection c, int demand) throws java.sql.SQLException {
-        return pick(c, demand);
+        return claimAndLoad(c, demand);
     }
 
     /**
@@ -176,7 +176,7 @@ public final class Picker {
     }
 
     /** The claim, the inboxes and the children of the claimed rows that have any: one transaction. */
-    private List<Picked> pick(java.sql.Connection c, int demand) throws java.sql.SQLException {
+    private List<Picked> claimAndLoad(java.sql.Connection c, int demand) throws java.sql.SQLException {
         long began = System.nanoTime();
         List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, ctx.clock().instant(),
                 ctx.clock().instant().plus(config.lease().ttl()), gateNames, ctx.registry().claimKeys());
