@@ -136,7 +136,8 @@ final class FlushClaims implements FlushListener {
                 try {
                     admitted = claimer.admit(rows);  // releases the denied; on failure releases them all
                 } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "gen-durable queue " + lane.queue() + ": admission of a claim that rode a flush failed: " + e);
+                    LOG.log(Level.WARNING, "gen-durable queue " + lane.queue()
+                            + ": admission of a claim that rode a flush failed: " + e);
                     admitted = List.of();
                 }
                 try {

@@ -29,7 +29,7 @@ final class FlushWriter {
         final Transition row;
         final StepHistory history;
         final CompletableFuture<Written> done = new CompletableFuture<>();
-        /** System.nanoTime() when a flush first had to defer it, or 0 */
+        /** System.nanoTime() when a flush first had to defer it, or 0; written by the one flush holding it */
         long deferredSince;
 
         Pending(Transition row, StepHistory history) {

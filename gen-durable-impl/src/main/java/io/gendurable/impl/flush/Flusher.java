@@ -15,23 +15,14 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Group commit, the batching policy (the writing is {@link FlushWriter}'s; docs/internals.md,
- * "Group commit"). Step threads hand their outcome here and go on; the flusher coalesces every
- * waiting outcome into ONE transaction ({@link FlushSql}): at {@code maxBatch} outcomes, or {@code maxDelay} after the first. Up to {@code parallelism}
- * flush transactions are open at once: outcomes that arrive while one commits start the next
- * (after {@code maxDelay}, or at once at {@code maxBatch}), and when every slot is busy they wait
- * and go all together right after, so the batch grows with the load. With {@code maxDelay} 0
- * (the default) this is adaptive group commit: an outcome that finds no flush open is written at
- * once, by the submitting thread itself (no hand-off); a further flush opens only once the newest
- * open one has run twice the recent mean flush time (a slow or stuck flush does not hold the
- * next back for long), and the outcomes that arrive meanwhile form the next batch, which a
- * finishing flush hands to the timer: under load the batch grows with it. Two open flushes of one
- * node touch disjoint rows and are no different from two nodes' flushes, which the lock order
- * of {@link FlushSql} already serializes where they meet (parents, gate counters); a terminal
- * child whose parent a flush in flight decrements waits for the next flush.
- * A flush never waits on a lock held elsewhere: an outcome whose row (or parent) another
- * transaction holds locked, such as a caller's open JTA transaction that signalled it, is
- * carried to a later flush (counted in {@code flushDeferred}) for up to the lease TTL.
+ * Group commit, its batching policy (docs/internals.md, "Group commit"); {@link FlushWriter}
+ * writes each batch. Step threads hand their outcome here and go on. The waiting outcomes go into
+ * one transaction at {@code maxBatch} outcomes or {@code maxDelay} after the first, with up to
+ * {@code parallelism} transactions open; what arrives meanwhile goes next, together, so batches
+ * grow with the load. With {@code maxDelay} 0 (adaptive, the default) an outcome that finds no
+ * flush open is written at once by its own thread, and a further flush opens only once the newest
+ * has run twice the recent mean flush time (a slow or stuck flush does not hold the next back for
+ * long). A terminal child whose parent a flush in flight decrements waits for the next flush.
  */
 public final class Flusher {
     /** Told after each commit, before the step threads resume: pokes and await waiters. */
