@@ -100,10 +100,9 @@ final class ReservedSlots {
 
         private Picked inserted(InsertSql.Row r, long id, long claimToken, int attempt, Instant insertedAt,
                                 Instant leaseUntil) {
-            ClaimedRow row = new ClaimedRow(id, r.fsm(), r.fsmVersion(), r.step(), r.stateJson(), attempt, lane.queue(),
-                    r.priority(), r.eligibleAt(), insertedAt, null, null, List.of(), false, r.parentId(), false,
-                    null, r.weight(), false, null, claimToken, r.traceparent(), r.tracestate(), leaseUntil,
-                    r.stepTimeoutMillis());
+            ClaimedRow row = ClaimedRow.startedAtInsert(id, r.fsm(), r.fsmVersion(), r.step(), r.stateJson(), attempt,
+                    lane.queue(), r.priority(), r.eligibleAt(), insertedAt, r.parentId(), r.weight(), claimToken,
+                    r.traceparent(), r.tracestate(), leaseUntil, r.stepTimeoutMillis());
             return new Picked(row, List.of(), List.of(), null);
         }
 
