@@ -131,10 +131,11 @@ class ArchitectureTest {
      */
     static final Map<String, Set<String>> KNOWN = Map.of(
             // the claim's transaction also loads the inboxes and children of the rows it claimed
-            "io.gendurable.impl.claim.Picker", Set.of("io.gendurable.impl.step.InboxSql",
+            "io.gendurable.impl.claim.Claimer", Set.of("io.gendurable.impl.step.InboxSql",
                     "io.gendurable.impl.flush.ChildrenSql"),
-            // the scheduler beats the heartbeat and reclaims its predecessor's leases
+            // the scheduler reclaims its predecessor's leases; its held claims beat the heartbeat
             "io.gendurable.impl.claim.Scheduler", Set.of("io.gendurable.impl.lease.LeaseSql"),
+            "io.gendurable.impl.claim.HeldClaims", Set.of("io.gendurable.impl.lease.LeaseSql"),
             // release-plus-credit: the token-guarded release and the gate credit in one transaction
             "io.gendurable.impl.claim.ClaimRelease", Set.of("io.gendurable.impl.lease.LeaseSql",
                     "io.gendurable.impl.admission.BucketSql"),

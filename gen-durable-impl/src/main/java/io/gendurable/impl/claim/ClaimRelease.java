@@ -1,10 +1,11 @@
 package io.gendurable.impl.claim;
 
-import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.admission.BucketSql;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.db.Db;
+import io.gendurable.impl.db.SqlErrors;
 import io.gendurable.impl.lease.LeaseSql;
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.step.Picked;
 
 import java.time.InstantSource;
@@ -13,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The one path that gives claims that never started back to {@code runnable}: a drain's buffered
@@ -28,7 +30,7 @@ public final class ClaimRelease {
     private final LeaseSql leaseSql;
     private final BucketSql bucketSql;
     private final Limiter limiter;
-    private final java.util.function.Consumer<List<Long>> finishCancels;
+    private final Consumer<List<Long>> finishCancels;
 
     /**
      * @param ctx     the engine's context (its database, statements and clock)
@@ -42,7 +44,7 @@ public final class ClaimRelease {
      * @param finishCancels ends cancelled the claims this release left because their cancel was
      *                      requested (a buffered row never ran: nothing to wait for)
      */
-    public ClaimRelease(EngineContext ctx, Limiter limiter, java.util.function.Consumer<List<Long>> finishCancels) {
+    public ClaimRelease(EngineContext ctx, Limiter limiter, Consumer<List<Long>> finishCancels) {
         this.finishCancels = finishCancels;
         this.ctx = ctx;
         this.limiter = limiter;
@@ -62,7 +64,7 @@ public final class ClaimRelease {
         try {
             return release(worker, rows, claims, false);
         } catch (RuntimeException e) {
-            if (!io.gendurable.impl.db.SqlErrors.isLockTimeout(e)) {
+            if (!SqlErrors.isLockTimeout(e)) {
                 throw e;
             }
             // A row is held by a long transaction elsewhere: release the others now; that one stays

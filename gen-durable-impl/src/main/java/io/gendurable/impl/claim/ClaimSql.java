@@ -3,8 +3,10 @@ package io.gendurable.impl.claim;
 import io.gendurable.impl.db.Jdbc;
 import io.gendurable.impl.db.PickOrder;
 import io.gendurable.impl.db.SchemaName;
+import io.gendurable.impl.fsm.FsmRegistry;
 import io.gendurable.impl.step.ClaimedRow;
 
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -12,7 +14,9 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The claim: up to {@code limit} due runnable rows of one queue, in {@code (priority, eligible_at)}
@@ -28,10 +32,10 @@ import java.util.List;
  * Every claim stamps a fresh fencing token ({@code claim_token}, from a sequence): the flush,
  * the heartbeat and the releases of this claim are guarded by it, so nothing written for an
  * earlier claim of the row can match.
- * Rows blocked behind their key ({@code key_blocked}, see {@code io.gendurable.impl.keys.KeySql}) are
+ * Rows blocked behind their key ({@code key_blocked}, see {@code keys.KeySql}) are
  * not in the pick index and never read.
  * Only rows of an {@code (fsm, fsm_version)} this node registered are taken ({@code runnable}, the
- * registry's {@link io.gendurable.impl.fsm.FsmRegistry#claimKeys() claim keys}): a filter on the
+ * registry's {@link FsmRegistry#claimKeys() claim keys}): a filter on the
  * rows the candidate scan reads (one comparison per row read, against a handful of keys), never an
  * index condition, so the scan and its order are unchanged. During a rolling upgrade a row of a
  * version an old node lacks is skipped there and waits, runnable, for a node that has it.
@@ -122,8 +126,8 @@ public final class ClaimSql {
     }
 
     /** @return the queues paused cluster-wide ({@code gen_durable_paused_queues}) */
-    public java.util.Set<String> pausedQueues(Connection c) throws SQLException {
-        java.util.Set<String> queues = new java.util.HashSet<>();
+    public Set<String> pausedQueues(Connection c) throws SQLException {
+        Set<String> queues = new HashSet<>();
         try (PreparedStatement ps = c.prepareStatement(pausedSql); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 queues.add(rs.getString(1));
@@ -133,7 +137,7 @@ public final class ClaimSql {
     }
 
     /**
-     * @param runnable the {@code fsm:version} keys this node runs ({@link io.gendurable.impl.fsm.FsmRegistry#claimKeys()}):
+     * @param runnable the {@code fsm:version} keys this node runs ({@link FsmRegistry#claimKeys()}):
      *                 rows of any other are left alone
      * @return the claimed rows, sorted in pick order (their queue is {@code queue}: not read back per row)
      */
@@ -141,7 +145,7 @@ public final class ClaimSql {
                                   Instant leaseUntil, String[] gateNames, String[] runnable) throws SQLException {
         List<ClaimedRow> rows = new ArrayList<>(limit);
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            java.sql.Array gates = Jdbc.texts(c, gateNames);
+            Array gates = Jdbc.texts(c, gateNames);
             ps.setString(1, queue);
             ps.setString(2, queue);
             ps.setString(3, queue);
@@ -223,7 +227,7 @@ public final class ClaimSql {
         return schema;
     }
 
-    private static List<String> awaits(java.sql.Array a) throws SQLException {
+    private static List<String> awaits(Array a) throws SQLException {
         return a == null ? List.of() : List.of((String[]) a.getArray());
     }
 }

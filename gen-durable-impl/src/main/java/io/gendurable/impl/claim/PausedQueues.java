@@ -28,6 +28,7 @@ public final class PausedQueues implements Background {
     private final ClaimSql sql;
     private final Runnable changed;
     private final Periodic loop;
+    // replaced whole by the refresh loop, read by any thread
     private volatile Set<String> paused = Set.of();
     // a refresh asked by refreshSoon and not begun yet: asks in the meantime are the same refresh
     private final AtomicBoolean refreshAsked = new AtomicBoolean();

@@ -3,6 +3,9 @@ package io.gendurable.impl.claim;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.keys.KeyBlocking;
 
+import java.util.List;
+import java.util.function.Consumer;
+
 /**
  * The node-wide services every queue's {@link Scheduler} shares: one instance each per engine.
  *
@@ -12,7 +15,7 @@ import io.gendurable.impl.keys.KeyBlocking;
  * @param finishCancels ends cancelled the claims given back with a cancel requested (they never ran)
  */
 public record QueueServices(Limiter limiter, PausedQueues pauses, KeyBlocking keys,
-                            java.util.function.Consumer<java.util.List<Long>> finishCancels) {
+                            Consumer<List<Long>> finishCancels) {
     /** Services whose released cancel-requested rows are left to the reaper (the test drain). */
     public QueueServices(Limiter limiter, PausedQueues pauses, KeyBlocking keys) {
         this(limiter, pauses, keys, ids -> { });

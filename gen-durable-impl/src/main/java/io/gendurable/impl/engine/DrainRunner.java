@@ -4,7 +4,7 @@ import io.gendurable.InstanceSnapshot;
 import io.gendurable.impl.ops.Rows;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.claim.ClaimRelease;
-import io.gendurable.impl.claim.Picker;
+import io.gendurable.impl.claim.Claimer;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.flush.FlushSql;
@@ -35,7 +35,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The synchronous seam that {@code io.gendurable.testing} drives: one pick of one queue through
- * the production {@link Picker} (claim, inbox and children loads, admission), each claimed step
+ * the production {@link Claimer} (claim, inbox and children loads, admission), each claimed step
  * run by the production {@link StepRunner} in the calling thread, each outcome written by a
  * synchronous {@link Flusher} (the same {@link FlushSql} transaction and after-commit hooks, no
  * timer thread). It holds no loop and no policy: the caller decides when to stop and whether
@@ -115,7 +115,7 @@ public final class DrainRunner {
     private final BooleanSupplier engineStarted;
     private final StepRunner runner;
     private final Flusher flusher;
-    private final Map<String, Picker> pickers = new HashMap<>();
+    private final Map<String, Claimer> pickers = new HashMap<>();
     private final Map<String, String> workers = new HashMap<>();
     private final List<Ran> ran = new ArrayList<>();
     private final Limiter limiter;
@@ -172,8 +172,8 @@ public final class DrainRunner {
         }
         String worker = workers.computeIfAbsent(queue, q -> config.node().id() + ":" + q + "@drain-"
                 + UUID.randomUUID().toString().substring(0, 8));
-        Picker picker = pickers.computeIfAbsent(queue, q -> new Picker(ctx, q, worker, releases, limiter, (qq, nanos) -> { }));
-        List<Picked> rows = picker.pick(Math.min(demand, maxSteps));
+        Claimer claimer = pickers.computeIfAbsent(queue, q -> new Claimer(ctx, q, worker, releases, limiter, (qq, nanos) -> { }));
+        List<Picked> rows = claimer.claim(Math.min(demand, maxSteps));
         metrics.picks.increment();
         metrics.picked.add(rows.size());
         events.picked(queue, rows.size());

@@ -12,6 +12,7 @@ import io.gendurable.impl.await.Awaiters;
 import io.gendurable.impl.claim.PausedQueues;
 import io.gendurable.impl.runtime.Loops;
 import io.gendurable.impl.claim.Scheduler;
+import io.gendurable.impl.claim.ReservedSlot;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.config.PokeTransport;
 import io.gendurable.impl.control.Controls;
@@ -164,7 +165,7 @@ final class EngineServices {
         CallerTransactions callerTx = b.callerTransactions() == null ? CallerTransactions.NONE : b.callerTransactions();
         Map<String, Scheduler> byQueue = new ConcurrentHashMap<>();
         // start-at-insert: a free slot of this node's scheduler of the queue, for a row claimed by its insert or wake-up
-        Function<String, Scheduler.Reserved> reserveSlot = queue -> {
+        Function<String, ReservedSlot> reserveSlot = queue -> {
             Scheduler s = byQueue.get(queue);
             return s == null ? null : s.reserve();
         };

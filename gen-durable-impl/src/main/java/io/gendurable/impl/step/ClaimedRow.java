@@ -38,6 +38,20 @@ public record ClaimedRow(long id, String fsm, int fsmVersion, String step, Strin
     }
 
     /**
+     * A row claimed by its own insert (start at insert): such a row has no correlation or concurrency
+     * key, rate limit, awaited names, inbox, children or last error.
+     */
+    public static ClaimedRow startedAtInsert(long id, String fsm, int fsmVersion, String step, String stateJson,
+                                             int attempt, String queue, int priority, Instant eligibleAt,
+                                             Instant insertedAt, Long parentId, int weight, long claimToken,
+                                             String traceparent, String tracestate, Instant leaseUntil,
+                                             Long stepTimeoutMillis) {
+        return new ClaimedRow(id, fsm, fsmVersion, step, stateJson, attempt, queue, priority, eligibleAt, insertedAt,
+                null, null, List.of(), false, parentId, false, null, weight, false, null, claimToken, traceparent,
+                tracestate, leaseUntil, stepTimeoutMillis);
+    }
+
+    /**
      * This row as the claim of its next step after a committed inline continue: the step, state,
      * rate limit and weight of {@code next}, attempt 1, no awaited names, no last error.
      *

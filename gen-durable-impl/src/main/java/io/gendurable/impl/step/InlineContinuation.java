@@ -1,6 +1,5 @@
 package io.gendurable.impl.step;
 
-import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.Outcome;
 import io.gendurable.TransitionOptions.KeyChange;
 import io.gendurable.impl.admission.Limiter;
@@ -9,6 +8,8 @@ import io.gendurable.impl.db.Db;
 import io.gendurable.impl.flush.Flusher;
 import io.gendurable.impl.flush.Transition;
 import io.gendurable.impl.fsm.FsmDefinition;
+import io.gendurable.impl.runtime.EngineContext;
+import io.gendurable.impl.trace.Tracing;
 
 import java.time.InstantSource;
 import java.util.List;
@@ -45,7 +46,7 @@ public final class InlineContinuation {
         this.limiter = limiter;
         this.inboxSql = ctx.statements().of(InboxSql.class, InboxSql::new);
         this.encoder = encoder;
-        this.traced = ctx.tracing() != io.gendurable.impl.trace.Tracing.NONE;
+        this.traced = ctx.tracing() != Tracing.NONE;
     }
 
     /** @return whether this {@code next} may continue inline */

@@ -2,8 +2,8 @@ package io.gendurable.impl.step;
 
 import io.gendurable.Outcome;
 import io.gendurable.Status;
-import io.gendurable.TransitionOptions;
 import io.gendurable.TransitionOptions.KeyChange;
+import io.gendurable.TransitionOptions;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.flush.Transition;
 import io.gendurable.impl.insert.InsertSql;
@@ -11,6 +11,7 @@ import io.gendurable.impl.insert.InstanceRows;
 import io.gendurable.impl.json.Json;
 import io.gendurable.impl.step.InboxSql.SignalRow;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -124,8 +125,8 @@ public final class OutcomeEncoder {
     }
 
     /** PostgreSQL timestamps end in year 294276; anything past year 9999 is a mistake, refused before the write. */
-    private static void checkStorable(String what, Instant now, java.time.Duration d) {
-        if (d.compareTo(java.time.Duration.ofDays(365L * 1000)) > 0) {
+    private static void checkStorable(String what, Instant now, Duration d) {
+        if (d.compareTo(Duration.ofDays(365L * 1000)) > 0) {
             throw new IllegalArgumentException("the " + what + " " + d + " is longer than 1,000 years");
         }
     }

@@ -209,7 +209,8 @@ public final class StepTimeouts {
         private final Duration timeout;
         private final Thread thread;
         private final Runnable giveUp;
-        // the timeout's deadline, then (timed out) the grace's; System.nanoTime() base
+        // the timeout's deadline, then (timed out) the grace's; System.nanoTime() base. Set when armed,
+        // then by the timer's thread
         private volatile long deadline;
 
         Watch(ClaimedRow row, Duration timeout, Thread thread, Runnable giveUp, long deadline) {

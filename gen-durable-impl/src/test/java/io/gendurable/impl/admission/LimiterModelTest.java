@@ -3,7 +3,7 @@ package io.gendurable.impl.admission;
 import io.gendurable.Status;
 import io.gendurable.TransitionOptions.KeyChange;
 import io.gendurable.impl.claim.ClaimRelease;
-import io.gendurable.impl.claim.Picker;
+import io.gendurable.impl.claim.Claimer;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.config.LimiterBackend;
 import io.gendurable.impl.config.LimitsConfig;
@@ -48,7 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Admission against a model, beside {@link io.gendurable.impl.claim.AdmissionModelTest} (which runs
- * two nodes on different {@code shards} through the scheduler's own pick): random sequences of the engine's own claim ({@link Picker}), admission
+ * two nodes on different {@code shards} through the scheduler's own pick): random sequences of the engine's own claim ({@link Claimer}), admission
  * ({@link PostgresLimiter}, and the inline continuation's admission of a next step), flush
  * ({@link FlushSql}, outcomes of every kind, stale ones included, keys kept, released and switched),
  * release ({@link ClaimRelease}, and releases that never happen: a worker that dies), heartbeat,
@@ -147,7 +147,7 @@ class LimiterModelTest {
         final Node node;
         Limiter limiter;
         ClaimRelease releases;
-        Picker picker;
+        Claimer claimer;
         /** claimed, not admitted yet (each a claim's batch) */
         final List<List<Picked>> pending = new ArrayList<>();
         /** an inline continue committed, its next step not admitted yet; with whether its key switched to a gate */
@@ -168,7 +168,7 @@ class LimiterModelTest {
                 limiter = new io.gendurable.impl.redis.RedisLimiter(node.ctx, node.store);
             }
             releases = new ClaimRelease(node.ctx, limiter);
-            picker = new Picker(node.ctx, QUEUE, name, releases, limiter, (q, n) -> { });
+            claimer = new Claimer(node.ctx, QUEUE, name, releases, limiter, (q, n) -> { });
         }
 
         Map<Long, Long> claims() {
@@ -424,7 +424,7 @@ class LimiterModelTest {
     }
 
     private void claim(Worker w, int demand) {
-        List<Picked> claimed = db.inTransaction(c -> w.picker.claimIn(c, demand));
+        List<Picked> claimed = db.inTransaction(c -> w.claimer.claimIn(c, demand));
         if (!claimed.isEmpty()) {
             w.pending.add(claimed);
         }
@@ -439,7 +439,7 @@ class LimiterModelTest {
         List<Picked> batch = w.pending.remove(r.nextInt(w.pending.size()));
         List<Picked> kept;
         try {
-            kept = w.picker.admit(batch);
+            kept = w.claimer.admit(batch);
         } catch (ClaimLostException e) {
             count("admissions of a lost claim", 1);
             return;  // the picker gave back the batch's claims that were still its own

@@ -64,7 +64,7 @@ class AdaptivePrefetchTest {
         System.out.printf("adaptive prefetch: %d rows in %d claims (%.1f a claim), prefetch now %d%n",
                 picked, picks, (double) picked / picks, s.prefetch());
         assertThat(s.prefetch()).as("the prefetch grew past the concurrency").isGreaterThan(concurrency)
-                .isLessThanOrEqualTo(Scheduler.autoPrefetchCeiling(concurrency));
+                .isLessThanOrEqualTo(Demand.autoPrefetchCeiling(concurrency));
         assertThat((double) picked / picks).as("rows a claim")
                 .isGreaterThan(2.0 * concurrency);  // the most a claim could take without growing: concurrency + prefetch
 

@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Admission against a model: two nodes share one gate ({@code api}, limit 3) under different
  * {@code shards} (1 on node a, 2 on node b: a shard change rolling through) and one rate limit
  * ({@code r}: 2 per 10 s, burst 2), node b's clock running ahead of a's by a random skew of up to
- * 5 s. Random claims-with-admission by either node (the engine's own {@code Picker} and limiter),
+ * 5 s. Random claims-with-admission by either node (the engine's own {@code Claimer} and limiter),
  * flushes of outcomes (their gate slots credited in-band), releases (slots given back), time,
  * reaps (slots leaked: the reaper does not credit), reconciler passes by either node, rate-bucket
  * sweeps, and finished rows made runnable again. After every step:
@@ -163,7 +163,7 @@ class AdmissionModelTest {
     }
 
     private void pick(int node, int demand) {
-        for (Picked p : scheduler(node).pickForTest(demand)) {
+        for (Picked p : scheduler(node).claimForTest(demand)) {
             running.put(p.row().id(), new Object[] {node, p});
             if (p.slot() != null) {
                 count("gated admitted", 1);

@@ -71,8 +71,8 @@ class ReservedSlotTest {
     }
 
     /** @return a reserved slot, once the start's fill is not claiming (a reservation then gives its slot back) */
-    private static Scheduler.Reserved reserve(Scheduler s) {
-        Scheduler.Reserved[] r = new Scheduler.Reserved[1];
+    private static ReservedSlot reserve(Scheduler s) {
+        ReservedSlot[] r = new ReservedSlot[1];
         await().alias("a slot reserved").atMost(Duration.ofSeconds(5)).until(() -> (r[0] = s.reserve()) != null);
         return r[0];
     }
@@ -93,7 +93,7 @@ class ReservedSlotTest {
         Counted fsm = new Counted();
         Engine e = start(h, fsm);
         Scheduler s = EngineInternals.schedulers(e).get(0);
-        Scheduler.Reserved r = reserve(s);
+        ReservedSlot r = reserve(s);
         assertThat(r).as("a free slot reserved").isNotNull();
         try {
             long id = runnableRow(h);
@@ -109,7 +109,7 @@ class ReservedSlotTest {
         Counted fsm = new Counted();
         Engine e = start(h, fsm);
         Scheduler s = EngineInternals.schedulers(e).get(0);
-        Scheduler.Reserved r = reserve(s);
+        ReservedSlot r = reserve(s);
         assertThat(r).isNotNull();
         long id = runnableRow(h);
         r.release();

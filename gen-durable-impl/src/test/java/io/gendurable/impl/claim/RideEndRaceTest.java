@@ -44,13 +44,13 @@ class RideEndRaceTest {
         await().alias("the start's fill is over").atMost(Duration.ofSeconds(10)).until(() -> e.metrics().picks.sum() >= 1);
         long id = h.queryLong("INSERT INTO gen_durable (fsm, step, state) VALUES ('" + Noop.class.getName()
                 + "', 'start', '{\"n\": 1}') RETURNING id");  // another node's row: no poke here
-        s.claimBusyHook = () -> {
-            s.claimBusyHook = null;
-            s.endFillForTest();   // the ride's claim ends ...
-            s.flushEnded();       // ... and its flush's end finds no request
+        s.inFlush.claimBusyHook = () -> {
+            s.inFlush.claimBusyHook = null;
+            s.inFlush.end();   // the ride's claim ends ...
+            s.inFlush.flushEnded();       // ... and its flush's end finds no request
         };
-        s.beginClaimForTest();    // a claim riding a flush is under way
-        s.fillOnce();
+        s.inFlush.beginForTest();    // a claim riding a flush is under way
+        s.claimOnce();
         await().alias("the row ran (else: the 60 s poll)").atMost(Duration.ofSeconds(5))
                 .until(() -> e.find(id).map(InstanceSnapshot::status).orElseThrow() == Status.DONE);
     }

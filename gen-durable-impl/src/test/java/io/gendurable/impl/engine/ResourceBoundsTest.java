@@ -12,6 +12,7 @@ import io.gendurable.SignalTarget;
 import io.gendurable.Status;
 import io.gendurable.StepContext;
 import io.gendurable.impl.claim.Scheduler;
+import io.gendurable.impl.claim.Slots;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
@@ -388,8 +389,8 @@ class ResourceBoundsTest {
                     fsm.ran.get(), seconds, fsm.ran.get() / seconds, picks, picked, held.max(), executing.max());
             assertThat(fsm.maxRunning.get()).isEqualTo(1);
             // One step's code at a time; while its outcome waits for the flush, the slot may run the
-            // next one: at most one running and Scheduler.awaitCap(1) awaiting durability.
-            int awaiting = Scheduler.awaitCap(1);
+            // next one: at most one running and Slots.awaitCap(1) awaiting durability.
+            int awaiting = Slots.awaitCap(1);
             assertThat(inFlight.max()).isBetween(1L, 1L + awaiting);
             assertThat(held.max()).isLessThanOrEqualTo(1 + awaiting + prefetch);
             assertThat(executing.max()).isLessThanOrEqualTo(1 + awaiting + prefetch);

@@ -1,4 +1,4 @@
-package io.gendurable.impl.cdi;
+package io.gendurable.impl.cdi.resources;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.gendurable.testing.SharedTestDatabase;

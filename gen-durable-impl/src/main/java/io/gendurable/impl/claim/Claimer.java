@@ -1,31 +1,35 @@
 package io.gendurable.impl.claim;
 
 import io.gendurable.events.KeyContended;
-import io.gendurable.impl.runtime.EngineContext;
-import io.gendurable.impl.runtime.EventKind;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.config.EngineConfig;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.db.SqlErrors;
 import io.gendurable.impl.flush.ChildrenSql;
+import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.EngineMetrics;
+import io.gendurable.impl.runtime.EventKind;
 import io.gendurable.impl.runtime.Loops;
 import io.gendurable.impl.step.ClaimedRow;
 import io.gendurable.impl.step.InboxSql;
 import io.gendurable.impl.step.Picked;
+import io.gendurable.impl.trace.Tracing;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ObjLongConsumer;
 
 /**
- * One pick for one queue's scheduler: the claim statement (with its inboxes and children loads
+ * One claim for one queue's scheduler: the claim statement (with its inboxes and children loads
  * in the same transaction, only for rows that have any), then out-of-band admission for the
  * rows that name a gate or a rate limit, releasing the denied. A batch with neither never
  * calls the limiter: three statements at most, one when nothing has signals or children.
  */
-public final class Picker {
+public final class Claimer {
     private static final System.Logger LOG = System.getLogger("io.gendurable.claim");
 
     private final EngineContext ctx;
@@ -38,7 +42,7 @@ public final class Picker {
     private final Limiter limiter;
     private final ClaimRelease releases;
     private final String[] gateNames;
-    private final java.util.function.ObjLongConsumer<String> claimTimes;
+    private final ObjLongConsumer<String> claimTimes;
 
     /**
      * @param ctx      the engine's context
@@ -47,10 +51,10 @@ public final class Picker {
      * @param releases gives back the rows admission denies
      * @param limiter  admits the rows that name a gate or a rate limit
      * @param claimTimes told how long each claim statement took, in nanoseconds, with the queue (a long
-     *                   one starts a {@linkplain io.gendurable.impl.keys.KeyBlocking key blocking} run)
+     *                   one starts a key blocking run)
      */
-    public Picker(EngineContext ctx, String queue, String worker, ClaimRelease releases, Limiter limiter,
-                  java.util.function.ObjLongConsumer<String> claimTimes) {
+    public Claimer(EngineContext ctx, String queue, String worker, ClaimRelease releases, Limiter limiter,
+                  ObjLongConsumer<String> claimTimes) {
         this.claimTimes = claimTimes;
         this.ctx = ctx;
         this.queue = queue;
@@ -65,8 +69,8 @@ public final class Picker {
     }
 
     /** @return the rows claimed and admitted, in pick order */
-    public List<Picked> pick(int demand) {
-        return admit(claim(demand));
+    public List<Picked> claim(int demand) {
+        return admit(claimRetried(demand));
     }
 
     /**
@@ -75,10 +79,10 @@ public final class Picker {
      * takes nothing this time (the scheduler polls again, as after any empty pick), logs one INFO
      * line without a stack trace and counts {@code contendedDeferred}.
      */
-    private List<Picked> claim(int demand) {
+    private List<Picked> claimRetried(int demand) {
         for (int attempt = 1; ; attempt++) {
             try {
-                List<Picked> rows = ctx.db().inTransaction(c -> pick(c, demand));
+                List<Picked> rows = ctx.db().inTransaction(c -> claimAndLoad(c, demand));
                 if (attempt > 1) {
                     contended(attempt - 1, false);
                 }
@@ -116,8 +120,8 @@ public final class Picker {
      *
      * @return the rows claimed, in pick order, not yet admitted
      */
-    public List<Picked> claimIn(java.sql.Connection c, int demand) throws java.sql.SQLException {
-        return pick(c, demand);
+    public List<Picked> claimIn(Connection c, int demand) throws SQLException {
+        return claimAndLoad(c, demand);
     }
 
     /**
@@ -169,14 +173,14 @@ public final class Picker {
      * @param id the woken row
      * @return the row claimed, or null when it needs a claim of the queue's own
      */
-    public Picked claimWokenIn(java.sql.Connection c, long id) throws java.sql.SQLException {
+    public Picked claimWokenIn(Connection c, long id) throws SQLException {
         ClaimedRow row = claimSql.claimById(c, id, queue, worker, ctx.clock().instant(),
                 ctx.clock().instant().plus(config.lease().ttl()), ctx.registry().claimKeys());
         return row == null ? null : withLoads(c, List.of(row)).get(0);
     }
 
     /** The claim, the inboxes and the children of the claimed rows that have any: one transaction. */
-    private List<Picked> pick(java.sql.Connection c, int demand) throws java.sql.SQLException {
+    private List<Picked> claimAndLoad(Connection c, int demand) throws SQLException {
         long began = System.nanoTime();
         List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, ctx.clock().instant(),
                 ctx.clock().instant().plus(config.lease().ttl()), gateNames, ctx.registry().claimKeys());
@@ -185,10 +189,10 @@ public final class Picker {
     }
 
     /** @return the claimed rows with the inboxes and children of those that have any, loaded on {@code c} */
-    private List<Picked> withLoads(java.sql.Connection c, List<ClaimedRow> claimedRows) throws java.sql.SQLException {
+    private List<Picked> withLoads(Connection c, List<ClaimedRow> claimedRows) throws SQLException {
         List<Long> withSignals = claimedRows.stream().filter(ClaimedRow::hasSignals).map(ClaimedRow::id).toList();
         Map<Long, List<InboxSql.SignalRow>> inboxes = withSignals.isEmpty() ? Map.of()
-                : inboxSql.load(c, withSignals, ctx.tracing() != io.gendurable.impl.trace.Tracing.NONE);
+                : inboxSql.load(c, withSignals, ctx.tracing() != Tracing.NONE);
         List<Long> withChildren = claimedRows.stream().filter(ClaimedRow::hasChildren).map(ClaimedRow::id).toList();
         Map<Long, List<ChildrenSql.ChildRow>> children = withChildren.isEmpty() ? Map.of()
                 : childrenSql.load(c, withChildren);
