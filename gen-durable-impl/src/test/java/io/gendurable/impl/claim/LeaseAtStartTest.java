@@ -129,7 +129,7 @@ class LeaseAtStartTest {
             armed.set(true);
             id = e.insert(Counted.class, new Item(1)).id();
         }
-        await().alias("the claim's transaction committed and lapsed").atMost(Duration.ofSeconds(10)).untilTrue(fired);
+        await().alias("the claim's transaction committed and lapsed").atMost(Duration.ofSeconds(30)).untilTrue(fired);
         assertThat(h.queryString("SELECT locked_by FROM gen_durable WHERE id = " + id))
                 .as(h.queryString("SELECT status || ' ' || coalesce(last_error, '-') || ' attempt ' || attempt FROM gen_durable WHERE id = " + id))
                 .isEqualTo("elsewhere");
