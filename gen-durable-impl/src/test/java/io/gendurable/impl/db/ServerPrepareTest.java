@@ -41,12 +41,7 @@ class ServerPrepareTest {
 
     @Test
     void the_claim_and_the_flush_run_as_server_side_prepared_statements() {
-        int n = 2000;
-        h.insertBacklog(new TwoSteps(), n);
-        h.wrapDataSource(this::watch);
-        Engine e = h.start("worker", c -> c.queues(Map.of("default", 16)).prefetch(16), new TwoSteps());
-        h.awaitDone(n);
-        e.stop();
+        burnDownWatched();
 
         assertThat(prepared).as("statements prepared on the server").anyMatch(s -> s.contains("WITH RECURSIVE prio AS"));
         assertThat(prepared).anyMatch(s -> s.contains("WITH u AS"));
@@ -63,17 +58,22 @@ class ServerPrepareTest {
      */
     @Test
     void the_claim_and_the_flush_never_run_on_a_generic_plan() {
+        burnDownWatched();
+
+        assertThat(prepared).anyMatch(s -> s.contains("WITH RECURSIVE prio AS"));
+        assertThat(prepared).anyMatch(s -> s.contains("WITH u AS"));
+        assertThat(generic).as("statements that ran on a generic plan")
+                .noneMatch(s -> s.contains("WITH RECURSIVE prio AS") || s.contains("WITH u AS"));
+    }
+
+    /** Burns down 2,000 two-step instances, reading each connection's statements as it is handed back. */
+    private void burnDownWatched() {
         int n = 2000;
         h.insertBacklog(new TwoSteps(), n);
         h.wrapDataSource(this::watch);
         Engine e = h.start("worker", c -> c.queues(Map.of("default", 16)).prefetch(16), new TwoSteps());
         h.awaitDone(n);
         e.stop();
-
-        assertThat(prepared).anyMatch(s -> s.contains("WITH RECURSIVE prio AS"));
-        assertThat(prepared).anyMatch(s -> s.contains("WITH u AS"));
-        assertThat(generic).as("statements that ran on a generic plan")
-                .noneMatch(s -> s.contains("WITH RECURSIVE prio AS") || s.contains("WITH u AS"));
     }
 
     /** Reads each connection's server-prepared statements when the engine hands it back. */
