@@ -124,7 +124,8 @@ public final class ChaosDatabase implements AutoCloseable {
         }
     }
 
-    private static boolean waitGone(List<Long> pids, long timeoutMillis) {
+    /** @return whether every process of {@code pids} ended within {@code timeoutMillis} */
+    static boolean waitGone(List<Long> pids, long timeoutMillis) {
         long deadline = System.currentTimeMillis() + timeoutMillis;
         while (System.currentTimeMillis() < deadline) {
             if (pids.stream().noneMatch(p -> ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false))) {

@@ -131,14 +131,8 @@ public final class ChaosRun {
                 relaunched += w.awaitReadyOrRelaunch(120_000) ? 1 : 0;
             }
             workload.awaitSignalsSent(60_000);
-            long settleStart = System.currentTimeMillis();
-            long settled = waitFor(pool, "SELECT count(*) FROM " + ChaosSchema.ENGINE
-                    + ".gen_durable WHERE status NOT IN ('done', 'failed')", s.settleMillis());
-            long gateLeft = redis != null ? waitForHolders(redis, 30_000) : waitFor(pool, "SELECT count(*) FROM " + ChaosSchema.ENGINE
-                    + ".gen_durable_buckets WHERE kind = 'conc' AND available <> capacity", 30_000);
-            long settleMillis = System.currentTimeMillis() - settleStart;
+            long settleMillis = settle(pool, redis, s.settleMillis(), ChaosRun::say);
             probing.cancel(false);
-            say("settled in " + settleMillis + " ms (non-terminal " + settled + ", gate shards short " + gateLeft + ")");
             for (WorkerProcess w : workers) {
                 w.stop();
             }
@@ -223,6 +217,26 @@ public final class ChaosRun {
             n = redis.liveHolders(ChaosChild.GATE_KEY);
         }
         return n;
+    }
+
+    /**
+     * Waits until every instance is terminal and every gate shard is full again (the Redis
+     * limiter's holders gone, when it runs), and says how long it took and what was left.
+     *
+     * @param redis the Redis of the run, or null for the PostgreSQL limiter
+     * @param say   where the line goes (the run's own log prefix)
+     * @return how long it took, in milliseconds
+     */
+    static long settle(HikariDataSource pool, ChaosRedis redis, long settleMillis, java.util.function.Consumer<String> say)
+            throws InterruptedException {
+        long settleStart = System.currentTimeMillis();
+        long settled = waitFor(pool, "SELECT count(*) FROM " + ChaosSchema.ENGINE
+                + ".gen_durable WHERE status NOT IN ('done', 'failed')", settleMillis);
+        long gateLeft = redis != null ? waitForHolders(redis, 30_000) : waitFor(pool, "SELECT count(*) FROM " + ChaosSchema.ENGINE
+                + ".gen_durable_buckets WHERE kind = 'conc' AND available <> capacity", 30_000);
+        long millis = System.currentTimeMillis() - settleStart;
+        say.accept("settled in " + millis + " ms (non-terminal " + settled + ", gate shards short " + gateLeft + ")");
+        return millis;
     }
 
     static long waitFor(HikariDataSource pool, String countSql, long timeoutMillis) throws InterruptedException {

@@ -199,7 +199,7 @@ public final class FailoverCluster implements AutoCloseable {
         long at = System.currentTimeMillis();
         kill("KILL", pids);
         p.waitFor(10, TimeUnit.SECONDS);
-        waitGone(pids, 10_000);
+        ChaosDatabase.waitGone(pids, 10_000);
         return at;
     }
 
@@ -431,7 +431,7 @@ public final class FailoverCluster implements AutoCloseable {
         List<Long> left = postmasters.stream().filter(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).toList();
         if (!left.isEmpty()) {
             kill("KILL", left);
-            waitGone(left, 10_000);
+            ChaosDatabase.waitGone(left, 10_000);
         }
     }
 
@@ -445,22 +445,6 @@ public final class FailoverCluster implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    private static boolean waitGone(List<Long> pids, long timeoutMillis) {
-        long deadline = System.currentTimeMillis() + timeoutMillis;
-        while (System.currentTimeMillis() < deadline) {
-            if (pids.stream().noneMatch(p -> ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false))) {
-                return true;
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return false;
     }
 
     /** @return whether the OS user the cluster runs as can write in {@code dir} */

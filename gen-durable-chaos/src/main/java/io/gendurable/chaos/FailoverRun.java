@@ -209,14 +209,8 @@ public final class FailoverRun {
             }
             workload.stopFeeding();
             workload.awaitSignalsSent(60_000);
-            long settleStart = System.currentTimeMillis();
-            long settled = ChaosRun.waitFor(pool, "SELECT count(*) FROM " + ChaosSchema.ENGINE
-                    + ".gen_durable WHERE status NOT IN ('done', 'failed')", s.settleMillis());
-            long gateLeft = ChaosRun.waitFor(pool, "SELECT count(*) FROM " + ChaosSchema.ENGINE
-                    + ".gen_durable_buckets WHERE kind = 'conc' AND available <> capacity", 30_000);
-            long settleMillis = System.currentTimeMillis() - settleStart;
+            long settleMillis = ChaosRun.settle(pool, null, s.settleMillis(), FailoverRun::say);
             probing.cancel(false);
-            say("settled in " + settleMillis + " ms (non-terminal " + settled + ", gate shards short " + gateLeft + ")");
             for (WorkerProcess w : workers) {
                 w.stop();
             }
