@@ -27,11 +27,11 @@ public class WildFlyDatabase implements LauncherSessionListener {
     public void launcherSessionOpened(LauncherSession session) {
         String url = System.getenv("GENDURABLE_TEST_DB_URL");
         if (url == null || url.isBlank()) {
-            int port = Integer.parseInt(System.getenv().getOrDefault("GENDURABLE_DB_PORT", "54349"));
+            int port = Integer.parseInt(System.getenv().getOrDefault("GENDURABLE_DB_PORT", "24349"));
             try {
                 postgres = EmbeddedPostgres.builder().setPort(port).start();
             } catch (IOException e) {
-                throw new UncheckedIOException("the tests' embedded PostgreSQL did not start on port " + port, e);
+                throw new UncheckedIOException("the tests' embedded PostgreSQL did not start on port " + port + ": " + e, e);
             }
             url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
         }

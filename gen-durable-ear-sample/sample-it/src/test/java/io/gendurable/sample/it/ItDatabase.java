@@ -34,14 +34,14 @@ public class ItDatabase implements LauncherSessionListener {
     public void launcherSessionOpened(LauncherSession session) {
         String url = System.getenv("GENDURABLE_TEST_DB_URL");
         if (url == null || url.isBlank()) {
-            int serverPort = Integer.parseInt(System.getenv().getOrDefault("GENDURABLE_DB_PORT", "54339"));
+            int serverPort = Integer.parseInt(System.getenv().getOrDefault("GENDURABLE_DB_PORT", "24339"));
             int port = serverPort + 1;
             try {
                 postgres = EmbeddedPostgres.builder().setPort(port).start();
                 serverLink = new TcpProxy("127.0.0.1", port, serverPort);
             } catch (IOException e) {
                 throw new UncheckedIOException("the tests' embedded PostgreSQL did not start on port " + port
-                        + " (or its proxy on " + serverPort + ")", e);
+                        + " (or its proxy on " + serverPort + "): " + e, e);
             }
             url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
         }
