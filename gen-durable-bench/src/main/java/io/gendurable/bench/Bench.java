@@ -30,6 +30,11 @@ public final class Bench {
      * of maps here: one line is printed per map, the common fields with the map's entries.
      */
     static final String SPLIT_LINES = "split_lines";
+    /**
+     * A long scenario (soak) finds here a {@code Consumer<Map<String, Object>>} that prints a line of
+     * its own at once (a sample), beside the scenario's line printed at its end.
+     */
+    static final String EMIT = "emit";
 
     private final Options o;
     private final BenchDb db;
@@ -130,8 +135,21 @@ public final class Bench {
                 warmedUp = true;
                 json.put("warmup", warmUp());
             }
+            if (Boolean.TRUE.equals(o.requireAutovacuum) && !TableStats.autovacuumOn(admin)) {
+                throw new IllegalStateException("--require-autovacuum=on: the server's autovacuum is off");
+            }
             log("scenario " + scenario.name() + " ...");
-            scenario.body().run(o, db, json);
+            json.put(EMIT, (java.util.function.Consumer<Map<String, Object>>) m -> {
+                synchronized (out) {
+                    out.println(Json.line(m));
+                    out.flush();
+                }
+            });
+            try {
+                scenario.body().run(o, db, json);
+            } finally {
+                json.remove(EMIT);
+            }
             Object override = json.remove("config_override");
             json.put("config", override != null ? override : Engines.describe(o));
             json.put("db", dbInfo);
