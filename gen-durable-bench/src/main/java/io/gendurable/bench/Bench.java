@@ -126,6 +126,14 @@ public final class Bench {
         json.put("git", System.getProperty("bench.git", "unknown"));
         json.put("started_at", Instant.now().toString());
         json.put("load_avg_before", Machine.loadAverage());
+        if (!o.tags.isBlank()) {
+            Map<String, Object> tags = new LinkedHashMap<>();
+            for (String kv : o.tags.split(",")) {
+                int eq = kv.indexOf('=');
+                tags.put(eq > 0 ? kv.substring(0, eq).trim() : kv.trim(), eq > 0 ? kv.substring(eq + 1).trim() : "");
+            }
+            json.put("tags", tags);
+        }
         boolean ok = true;
         try (HikariDataSource admin = db.pool("bench-admin", 2)) {
             if (dbInfo == null) {

@@ -168,6 +168,12 @@ final class Options {
             description = "backlog: completed rows present in the table (preloaded by INSERT ... SELECT as copies of a "
                     + "real done row) while the backlog is burnt down [${DEFAULT-VALUE}]")
     int backlogDone = 0;
+    @Option(names = "--backlog-vacuum", arity = "1", defaultValue = "false",
+            description = "backlog: VACUUM (ANALYZE) the table once loaded instead of ANALYZE alone [${DEFAULT-VALUE}]")
+    boolean backlogVacuum;
+    @Option(names = "--tags",
+            description = "name=value pairs, comma-separated, copied into every line as tags (envelope.sh: the cell)")
+    String tags = "";
     @Option(names = "--require-autovacuum", arity = "1",
             description = "fail a scenario when the server's autovacuum is off (soak: on unless set off; others: off unless set on)")
     Boolean requireAutovacuum;

@@ -180,6 +180,9 @@ final class SoakScenario implements Scenario.Body {
                     samples.add(s);
                     Map<String, Object> sampleLine = new LinkedHashMap<>();
                     sampleLine.put("scenario", "soak-sample");
+                    if (line.get("tags") != null) {
+                        sampleLine.put("tags", line.get("tags"));
+                    }
                     sampleLine.put("schema", schema.name());
                     sampleLine.put("git", System.getProperty("bench.git", "unknown"));
                     sampleLine.put("autovacuum", avOn ? "on" : "off");

@@ -276,6 +276,25 @@ class BenchSmokeTest {
         assertEquals("PT24H", last.getJsonObject("params").getJsonObject("gc").getString("retention"), "the engine's default");
     }
 
+    @Test
+    void theBacklogBurnsBesideCompletedRowsPreloaded() {
+        List<String> args = new ArrayList<>(List.of(SMALL));
+        args.add("--backlog-done=3000");
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        boolean ok = new Bench(Options.parse(args.toArray(String[]::new)), db, new PrintStream(buf, true, StandardCharsets.UTF_8))
+                .run(Scenario.named("backlog").orElseThrow());
+        String out = buf.toString(StandardCharsets.UTF_8).strip();
+        assertTrue(ok, out);
+        JsonObject line = jakarta.json.Json.createReader(new StringReader(out)).readObject();
+        assertLineHas(line, List.of("/results/done_rows/rows", "/results/burn/jobs_per_s", "/results/claim_plan/execution_ms",
+            "/results/table_before_burn/index_bytes/gen_durable_ops_status"));
+        // the preloaded rows are done and stay: 3,000 of them, besides the rows the worker ran (the burn, and
+        // whatever it ran more before it stopped)
+        JsonObject r = line.getJsonObject("results");
+        assertEquals(3000 + (500 - r.getJsonNumber("rows_left").longValue()), r.getJsonNumber("done_rows_after").longValue(), out);
+        assertEquals(3000, r.getJsonObject("done_rows").getInt("rows"), out);
+    }
+
     private static void assertLineHas(JsonObject line, List<String> pointers) {
         for (String p : pointers) {
             assertTrue(jakarta.json.Json.createPointer(p).containsValue(line), p + " absent in " + line);
