@@ -46,10 +46,10 @@ case "${1:-}" in
     jq -r 'select(.scenario == "latency" and .tags != null) | .results as $r
       | "| \(.tags.cores) | **\($r.insert_to_start.insert_to_start_ms.p50)** · \($r.insert_to_start.insert_to_start_ms.p99) | **\($r.signal_to_wake.signal_to_woken_step_ms.p50)** · \($r.signal_to_wake.signal_to_woken_step_ms.p99) | \(.db.autovacuum) |"' "$2" ;;
   soak)
-    echo '| t, min | offered jobs/s | completed jobs/s | insert → start ms p50 · p99 | runnable backlog | table MB: heap · indexes (pick index) | live · dead tuples | autovacuums (last) | WAL MB | PostgreSQL CPU s |'
-    echo '|---|---|---|---|---|---|---|---|---|---|'
+    echo '| t, min | offered jobs/s | completed jobs/s | insert → start ms p50 · p99 | runnable backlog | table MB: heap · indexes (pick index) | live · dead tuples | GC deleted | autovacuums (last) | WAL MB | PostgreSQL CPU s |'
+    echo '|---|---|---|---|---|---|---|---|---|---|---|'
     jq -r 'select(.scenario == "soak-sample") | def mb: . / 1048576 | round;
-      "| \(.t_s / 6 | round / 10) | \(.offered_per_s | round) | **\(.completed_per_s | round)** | **\(.claim_latency_ms.p50)** · \(.claim_latency_ms.p99) | \(.backlog_runnable) | \(.table.heap_bytes | mb) · \(.table.indexes_bytes | mb) (\(.table.index_bytes.gen_durable_pick | mb)) | \(.table.n_live_tup) · \(.table.n_dead_tup) | \(.table.autovacuum_count) (\(if .table.last_autovacuum == null then "—" else .table.last_autovacuum[11:19] end)) | \(.wal_bytes | mb) | \(.cpu.db_cpu_s // "—") |"' "$2"
+      "| \(.t_s / 6 | round / 10) | \(.offered_per_s | round) | **\(.completed_per_s | round)** | **\(.claim_latency_ms.p50)** · \(.claim_latency_ms.p99) | \(.backlog_runnable) | \(.table.heap_bytes | mb) · \(.table.indexes_bytes | mb) (\(.table.index_bytes.gen_durable_pick | mb)) | \(.table.n_live_tup) · \(.table.n_dead_tup) | \(.engine.gc_swept // "—") | \(.table.autovacuum_count) (\(if .table.last_autovacuum == null then "—" else .table.last_autovacuum[11:19] end)) | \(.wal_bytes | mb) | \(.cpu.db_cpu_s // "—") |"' "$2"
     jq -r 'select(.scenario == "soak") | .results as $r | def mb: . / 1048576 | round;
       "\nautovacuum \(.autovacuum), GC retention \(.params.gc.retention) (engine default: \(.params.gc.engine_defaults)); \($r.totals.inserted) jobs in \($r.totals.load_seconds | round) s (\($r.totals.offered_per_s | round)/s offered), drained: \($r.totals.drained) in \($r.totals.drain_seconds) s; table \($r.before.total_bytes | mb) MB before, \($r.after.total_bytes | mb) MB after (heap \($r.after.heap_bytes | mb), indexes \($r.after.indexes_bytes | mb)); WAL \($r.totals.wal_bytes | mb) MB (\($r.totals.wal_bytes_per_job | round) bytes per job, the server'"'"'s)"' "$2" ;;
   farfuture)

@@ -34,6 +34,9 @@ import java.util.concurrent.atomic.LongAdder;
 final class SoakScenario implements Scenario.Body {
     @Override
     public void run(Options o, BenchDb db, Map<String, Object> line) throws Exception {
+        if (o.soakRate < 1 || o.soakMinutes <= 0 || o.soakSampleS < 1) {
+            throw new IllegalArgumentException("soak: --soak-rate, --soak-minutes and --soak-sample-s must be positive");
+        }
         long minutesNanos = TimeUnit.SECONDS.toNanos(Math.round(o.soakMinutes * 60));
         int rate = o.soakRate;
         int batch = Math.max(1, Math.min(o.soakBatch, rate));
@@ -134,6 +137,7 @@ final class SoakScenario implements Scenario.Body {
                 long lastDone = 0;
                 long lastWal = wal0;
                 long lastT = start;
+                long[] lastCounters = counters(worker.engine.metrics());
                 CpuSplit cpu = CpuSplit.now(stats);
                 List<Double> p50s = new ArrayList<>();
                 double worstP99 = 0;
@@ -177,6 +181,15 @@ final class SoakScenario implements Scenario.Body {
                     s.put("table", TableStats.of(stats, table));
                     s.put("cpu", cpu.since());
                     cpu = CpuSplit.now(stats);
+                    long[] counters = counters(worker.engine.metrics());
+                    Map<String, Object> eng = new LinkedHashMap<>();
+                    String[] names = {"picks", "picked", "started_at_insert", "flushes", "flushed_outcomes", "gc_swept",
+                        "flush_errors", "stale"};
+                    for (int i = 0; i < names.length; i++) {
+                        eng.put(names[i], counters[i] - lastCounters[i]);
+                    }
+                    s.put("engine", eng);
+                    lastCounters = counters;
                     samples.add(s);
                     Map<String, Object> sampleLine = new LinkedHashMap<>();
                     sampleLine.put("scenario", "soak-sample");
@@ -247,6 +260,12 @@ final class SoakScenario implements Scenario.Body {
                 line.put("engine_metrics", Engines.metrics(worker.engine.metrics(), progress, (finish - start) / 1e9));
             }
         }
+    }
+
+    /** @return the engine's counters a sample reports the increase of, in its order */
+    private static long[] counters(io.gendurable.impl.runtime.EngineMetrics m) {
+        return new long[]{m.picks.sum(), m.picked.sum(), m.startedAtInsert.sum(), m.flushes.sum(), m.flushedOutcomes.sum(),
+            m.gcSwept.sum(), m.flushErrors.sum(), m.stale.sum()};
     }
 
     /** @return the runnable rows, counted through the pick index (no sequential scan of a large table every minute) */

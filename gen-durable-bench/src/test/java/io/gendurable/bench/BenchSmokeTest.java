@@ -260,7 +260,7 @@ class BenchSmokeTest {
         for (JsonObject s : samples) {
             for (String p : List.of("/offered_per_s", "/completed_per_s", "/claim_latency_ms/n", "/backlog_runnable",
                     "/wal_bytes", "/table/total_bytes", "/table/index_bytes/gen_durable_pick", "/table/n_dead_tup",
-                    "/table/autovacuum_count", "/autovacuum", "/gc_retention")) {
+                    "/table/autovacuum_count", "/autovacuum", "/gc_retention", "/engine/started_at_insert", "/engine/gc_swept")) {
                 assertTrue(jakarta.json.Json.createPointer(p).containsValue(s), p + " absent in " + s);
             }
         }
