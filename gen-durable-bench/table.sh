@@ -7,6 +7,8 @@
 #   gen-durable-bench/table.sh hotkey results/....jsonl           (needs jq)
 #   gen-durable-bench/table.sh farfuture results/....jsonl...     one row per file and variant (needs jq)
 #   gen-durable-bench/table.sh latency results/....jsonl          one row per latency run (needs jq)
+#   gen-durable-bench/table.sh envelope results/....jsonl         "One server's envelope" of docs/scaling.md, envelope.sh's lines (needs jq)
+#   gen-durable-bench/table.sh soak results/....jsonl             the soak's samples, one row each (needs jq)
 set -euo pipefail
 case "${1:-}" in
   scaleout)
@@ -32,6 +34,24 @@ case "${1:-}" in
       | $r.insert_to_start.insert_call_ms as $ic | $r.signal_to_wake.signal_to_woken_step_ms as $s
       | $r.signal_to_wake.signal_call_ms as $sc
       | "| \(.started_at[11:19]) | \(if .config.start_at_insert == null then "—" else .config.start_at_insert end) | **\($i.p50)** · \($i.p95) · **\($i.p99)** · \($i.max) | \($ic.p50) · \($ic.p99) | **\($s.p50)** · \($s.p95) · **\($s.p99)** · \($s.max) | \($sc.p50) · \($sc.p99) | \(.engine_metrics.started_at_insert // 0) | \(.load_avg_before[0]) |"' "$2" ;;
+  envelope)
+    echo '| PostgreSQL cores | cell | rows waiting · done rows kept | burn-down jobs/s | claim ms: before · after the burn (pick-index buffers) | CPU µs per job: JVM · PostgreSQL | table MB before → after the burn: heap · indexes | dead tuples after | WAL MB of the burn | load rows/s · done rows/s | autovacuum |'
+    echo '|---|---|---|---|---|---|---|---|---|---|---|'
+    jq -r 'select(.scenario == "backlog" and .tags != null) | .results as $r | ($r.burn.cpu) as $c
+      | def mb: . / 1048576 | round;
+      "| \(.tags.cores) | \(.tags.cell) | \(.params.rows - .params.burn) · \(.params.done_rows // 0) | **\($r.burn.jobs_per_s | round)** | **\($r.claim_plan.execution_ms)** · \($r.claim_plan_after_burn.execution_ms // "—") (\($r.claim_plan.pick_index_buffers) · \($r.claim_plan_after_burn.pick_index_buffers // "—")) | \(($c.jvm_cpu_s * 1e6 / $r.burn.jobs) | round) · \(if $c.db_cpu_s == null then "—" else (($c.db_cpu_s * 1e6 / $r.burn.jobs) | round) end) | \($r.table_before_burn.heap_bytes | mb) · \($r.table_before_burn.indexes_bytes | mb) → \($r.table_after_burn.heap_bytes | mb) · \($r.table_after_burn.indexes_bytes | mb) | \($r.table_after_burn.n_dead_tup) | \($r.burn_wal_bytes | mb) | \($r.load.rows_per_s | round) · \($r.done_rows.rows_per_s // 0 | round) | \(.db.autovacuum) |"' "$2"
+    echo
+    echo '| PostgreSQL cores | idle insert → start ms p50 · p99 | signal → woken step ms p50 · p99 | autovacuum |'
+    echo '|---|---|---|---|'
+    jq -r 'select(.scenario == "latency" and .tags != null) | .results as $r
+      | "| \(.tags.cores) | **\($r.insert_to_start.insert_to_start_ms.p50)** · \($r.insert_to_start.insert_to_start_ms.p99) | **\($r.signal_to_wake.signal_to_woken_step_ms.p50)** · \($r.signal_to_wake.signal_to_woken_step_ms.p99) | \(.db.autovacuum) |"' "$2" ;;
+  soak)
+    echo '| t, min | offered jobs/s | completed jobs/s | insert → start ms p50 · p99 | runnable backlog | table MB: heap · indexes (pick index) | live · dead tuples | GC deleted | autovacuums (last) | WAL MB | PostgreSQL CPU s |'
+    echo '|---|---|---|---|---|---|---|---|---|---|---|'
+    jq -r 'select(.scenario == "soak-sample") | def mb: . / 1048576 | round;
+      "| \(.t_s / 6 | round / 10) | \(.offered_per_s | round) | **\(.completed_per_s | round)** | **\(.claim_latency_ms.p50)** · \(.claim_latency_ms.p99) | \(.backlog_runnable) | \(.table.heap_bytes | mb) · \(.table.indexes_bytes | mb) (\(.table.index_bytes.gen_durable_pick | mb)) | \(.table.n_live_tup) · \(.table.n_dead_tup) | \(.engine.gc_swept // "—") | \(.table.autovacuum_count) (\(if .table.last_autovacuum == null then "—" else .table.last_autovacuum[11:19] end)) | \(.wal_bytes | mb) | \(.cpu.db_cpu_s // "—") |"' "$2"
+    jq -r 'select(.scenario == "soak") | .results as $r | def mb: . / 1048576 | round;
+      "\nautovacuum \(.autovacuum), GC retention \(.params.gc.retention) (engine default: \(.params.gc.engine_defaults)); \($r.totals.inserted) jobs in \($r.totals.load_seconds | round) s (\($r.totals.offered_per_s | round)/s offered), drained: \($r.totals.drained) in \($r.totals.drain_seconds) s; table \($r.before.total_bytes | mb) MB before, \($r.after.total_bytes | mb) MB after (heap \($r.after.heap_bytes | mb), indexes \($r.after.indexes_bytes | mb)); WAL \($r.totals.wal_bytes | mb) MB (\($r.totals.wal_bytes_per_job | round) bytes per job, the server'"'"'s)"' "$2" ;;
   farfuture)
     shift
     echo '| Run | variant | jobs/s, median (runs) | claim ms | claim buffers | pick-index buffers · rows read | rows claimed |'

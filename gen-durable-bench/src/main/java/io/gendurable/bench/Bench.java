@@ -30,6 +30,11 @@ public final class Bench {
      * of maps here: one line is printed per map, the common fields with the map's entries.
      */
     static final String SPLIT_LINES = "split_lines";
+    /**
+     * A long scenario (soak) finds here a {@code Consumer<Map<String, Object>>} that prints a line of
+     * its own at once (a sample), beside the scenario's line printed at its end.
+     */
+    static final String EMIT = "emit";
 
     private final Options o;
     private final BenchDb db;
@@ -121,6 +126,14 @@ public final class Bench {
         json.put("git", System.getProperty("bench.git", "unknown"));
         json.put("started_at", Instant.now().toString());
         json.put("load_avg_before", Machine.loadAverage());
+        if (!o.tags.isBlank()) {
+            Map<String, Object> tags = new LinkedHashMap<>();
+            for (String kv : o.tags.split(",")) {
+                int eq = kv.indexOf('=');
+                tags.put(eq > 0 ? kv.substring(0, eq).trim() : kv.trim(), eq > 0 ? kv.substring(eq + 1).trim() : "");
+            }
+            json.put("tags", tags);
+        }
         boolean ok = true;
         try (HikariDataSource admin = db.pool("bench-admin", 2)) {
             if (dbInfo == null) {
@@ -130,8 +143,21 @@ public final class Bench {
                 warmedUp = true;
                 json.put("warmup", warmUp());
             }
+            if (Boolean.TRUE.equals(o.requireAutovacuum) && !TableStats.autovacuumOn(admin)) {
+                throw new IllegalStateException("--require-autovacuum=on: the server's autovacuum is off");
+            }
             log("scenario " + scenario.name() + " ...");
-            scenario.body().run(o, db, json);
+            json.put(EMIT, (java.util.function.Consumer<Map<String, Object>>) m -> {
+                synchronized (out) {
+                    out.println(Json.line(m));
+                    out.flush();
+                }
+            });
+            try {
+                scenario.body().run(o, db, json);
+            } finally {
+                json.remove(EMIT);
+            }
             Object override = json.remove("config_override");
             json.put("config", override != null ? override : Engines.describe(o));
             json.put("db", dbInfo);

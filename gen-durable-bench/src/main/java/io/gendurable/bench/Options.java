@@ -151,6 +151,32 @@ final class Options {
     int parked = 50;
     @Option(names = "--block-ms", description = "ServerBench: how long each blocking job's step waits [${DEFAULT-VALUE}]")
     int blockMs = 20;
+    @Option(names = "--soak-minutes", description = "soak: minutes of paced inserts [${DEFAULT-VALUE}]")
+    double soakMinutes = 60;
+    @Option(names = "--soak-rate", description = "soak: jobs/s offered (paced inserts, one queue) [${DEFAULT-VALUE}]")
+    int soakRate = 9000;
+    @Option(names = "--soak-batch", description = "soak: rows per insertAll [${DEFAULT-VALUE}]")
+    int soakBatch = 500;
+    @Option(names = "--soak-loaders", description = "soak: threads inserting the paced batches [${DEFAULT-VALUE}]")
+    int soakLoaders = 2;
+    @Option(names = "--soak-sample-s", description = "soak: seconds between samples (one soak-sample line each) [${DEFAULT-VALUE}]")
+    int soakSampleS = 60;
+    @Option(names = "--soak-gc-retention",
+            description = "soak: gendurable.gc.retention of the worker, an ISO-8601 duration (blank: the engine's default)")
+    String soakGcRetention = "";
+    @Option(names = "--backlog-done",
+            description = "backlog: completed rows present in the table (preloaded by INSERT ... SELECT as copies of a "
+                    + "real done row) while the backlog is burnt down [${DEFAULT-VALUE}]")
+    int backlogDone = 0;
+    @Option(names = "--backlog-vacuum", arity = "1", defaultValue = "false",
+            description = "backlog: VACUUM (ANALYZE) the table once loaded instead of ANALYZE alone [${DEFAULT-VALUE}]")
+    boolean backlogVacuum;
+    @Option(names = "--tags",
+            description = "name=value pairs, comma-separated, copied into every line as tags (envelope.sh: the cell)")
+    String tags = "";
+    @Option(names = "--require-autovacuum", arity = "1",
+            description = "fail a scenario when the server's autovacuum is off (soak: on unless set off; others: off unless set on)")
+    Boolean requireAutovacuum;
     @Option(names = "--stall-seconds",
             description = "give a scenario up when nothing commits for this long [${DEFAULT-VALUE}]")
     int stallSeconds = 60;

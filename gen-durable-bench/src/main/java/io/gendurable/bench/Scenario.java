@@ -42,6 +42,12 @@ record Scenario(String name, String summary, Body body) {
             new Scenario("farfuture", "--n jobs alone and beside --far-backlog rows due in a year at a more urgent "
                     + "priority: the claim's ms and buffers, ordinary_ratio", new FarfutureScenario()));
 
+    /** Scenarios only run by name: too long for {@code all}. */
+    static final List<Scenario> LONG = List.of(
+            new Scenario("soak", "--soak-rate jobs/s offered for --soak-minutes (an hour), the GC at its defaults: a "
+                    + "soak-sample line every --soak-sample-s (rates, claim latency, backlog, table and index sizes, "
+                    + "vacuums, WAL), then the totals; not in all", new SoakScenario()));
+
     /** What a scenario measures. */
     interface Body {
         /**
@@ -52,13 +58,14 @@ record Scenario(String name, String summary, Body body) {
     }
 
     static Optional<Scenario> named(String name) {
-        return ALL.stream().filter(s -> s.name().equals(name)).findFirst();
+        return java.util.stream.Stream.concat(ALL.stream(), LONG.stream()).filter(s -> s.name().equals(name)).findFirst();
     }
 
     /** @return the usage text's list of scenarios */
     static String help() {
         StringBuilder b = new StringBuilder("scenarios (all: every one, in this order):\n");
         ALL.forEach(s -> b.append(String.format("  %-9s %s\n", s.name(), s.summary())));
+        LONG.forEach(s -> b.append(String.format("  %-9s %s\n", s.name(), s.summary())));
         return b.append("  serve     start the embedded PostgreSQL, print its URL, wait until stdin closes\n").toString();
     }
 }

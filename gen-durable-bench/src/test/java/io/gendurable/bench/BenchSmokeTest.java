@@ -243,6 +243,64 @@ class BenchSmokeTest {
         assertTrue(Node.session == null, "the session pool is released with its database");
     }
 
+    @Test
+    void soakPrintsASampleLineEachWindowThenItsTotalsAndIsNotInAll() {
+        assertTrue(Scenario.ALL.stream().noneMatch(s -> s.name().equals("soak")), "soak runs an hour: never in all");
+        List<String> args = new ArrayList<>(List.of(SMALL));
+        args.addAll(List.of("--soak-minutes=0.05", "--soak-sample-s=1", "--soak-rate=200", "--soak-batch=20",
+            "--require-autovacuum=off"));
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        boolean ok = new Bench(Options.parse(args.toArray(String[]::new)), db, new PrintStream(buf, true, StandardCharsets.UTF_8))
+                .run(Scenario.named("soak").orElseThrow());
+        String out = buf.toString(StandardCharsets.UTF_8).strip();
+        assertTrue(ok, out);
+        List<JsonObject> lines = out.lines().map(l -> jakarta.json.Json.createReader(new StringReader(l)).readObject()).toList();
+        List<JsonObject> samples = lines.stream().filter(l -> l.getString("scenario").equals("soak-sample")).toList();
+        assertTrue(samples.size() >= 2, "3 s sampled every second: " + out);
+        for (JsonObject s : samples) {
+            for (String p : List.of("/offered_per_s", "/completed_per_s", "/claim_latency_ms/n", "/backlog_runnable",
+                    "/wal_bytes", "/table/total_bytes", "/table/index_bytes/gen_durable_pick", "/table/n_dead_tup",
+                    "/table/autovacuum_count", "/autovacuum", "/gc_retention", "/engine/started_at_insert", "/engine/gc_swept")) {
+                assertTrue(jakarta.json.Json.createPointer(p).containsValue(s), p + " absent in " + s);
+            }
+        }
+        JsonObject last = lines.get(lines.size() - 1);
+        assertLineHas(last, List.of("/results/totals/inserted", "/results/totals/drained", "/results/before/total_bytes",
+            "/results/after/index_bytes/gen_durable_ops_status", "/results/autovacuum/autovacuum", "/params/gc/retention",
+            "/autovacuum", "/results/samples/0/claim_latency_ms"));
+        assertEquals("soak", last.getString("scenario"));
+        assertEquals(JsonValue.TRUE, last.get("complete"), out);
+        JsonObject totals = last.getJsonObject("results").getJsonObject("totals");
+        assertEquals(totals.getJsonNumber("inserted").longValue(), totals.getJsonNumber("completed").longValue(), out);
+        assertTrue(totals.getJsonNumber("inserted").longValue() > 0, out);
+        assertEquals("PT24H", last.getJsonObject("params").getJsonObject("gc").getString("retention"), "the engine's default");
+    }
+
+    @Test
+    void theBacklogBurnsBesideCompletedRowsPreloaded() {
+        List<String> args = new ArrayList<>(List.of(SMALL));
+        args.add("--backlog-done=3000");
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        boolean ok = new Bench(Options.parse(args.toArray(String[]::new)), db, new PrintStream(buf, true, StandardCharsets.UTF_8))
+                .run(Scenario.named("backlog").orElseThrow());
+        String out = buf.toString(StandardCharsets.UTF_8).strip();
+        assertTrue(ok, out);
+        JsonObject line = jakarta.json.Json.createReader(new StringReader(out)).readObject();
+        assertLineHas(line, List.of("/results/done_rows/rows", "/results/burn/jobs_per_s", "/results/claim_plan/execution_ms",
+            "/results/table_before_burn/index_bytes/gen_durable_ops_status"));
+        // the preloaded rows are done and stay: 3,000 of them, besides the rows the worker ran (the burn, and
+        // whatever it ran more before it stopped)
+        JsonObject r = line.getJsonObject("results");
+        assertEquals(3000 + (500 - r.getJsonNumber("rows_left").longValue()), r.getJsonNumber("done_rows_after").longValue(), out);
+        assertEquals(3000, r.getJsonObject("done_rows").getInt("rows"), out);
+    }
+
+    private static void assertLineHas(JsonObject line, List<String> pointers) {
+        for (String p : pointers) {
+            assertTrue(jakarta.json.Json.createPointer(p).containsValue(line), p + " absent in " + line);
+        }
+    }
+
     private static String run(String name) {
         return run(name, db);
     }
