@@ -13,14 +13,16 @@ import java.util.regex.Pattern;
 
 /**
  * The web console's static files, read from this jar's classpath under
- * {@value #ROOT}. Only flat names of known kinds are served ({@code console.js}, {@code index.html}…):
- * no folder, no {@code ..}, no other resource of the class path can be reached through the console's path.
+ * {@value #ROOT}. Only flat names of known kinds are served ({@code console.js}, {@code index.html}…),
+ * and the modules of the one folder {@code views/} ({@code views/queues.js}): no other folder, no {@code ..},
+ * no other resource of the class path can be reached through the console's path.
  */
 final class ConsoleAssets {
     /** Where the files are, on the class path. */
     static final String ROOT = "io/gendurable/admin/console/";
 
-    private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}\\.(html|js|css|svg|png|ico)");
+    private static final Pattern NAME = Pattern.compile(
+            "[a-z0-9][a-z0-9-]{0,63}\\.(html|js|css|svg|png|ico)|views/[a-z0-9][a-z0-9-]{0,63}\\.js");
     private static final Map<String, String> TYPES = Map.of(
             "html", "text/html; charset=UTF-8",
             "js", "text/javascript; charset=UTF-8",
@@ -42,7 +44,7 @@ final class ConsoleAssets {
     }
 
     /**
-     * @param name a file name, e.g. {@code console.js}
+     * @param name a file name, e.g. {@code console.js} or {@code views/queues.js}
      * @return the file, or empty when the name is not one the console serves or no such file exists
      */
     Optional<Asset> find(String name) {

@@ -80,4 +80,16 @@ public class ConsoleResource {
                 .header("Referrer-Policy", "no-referrer")
                 .build();
     }
+
+    /**
+     * @param name    the name of a module of the console's views, in {@code views/}
+     * @param request the request, for its preconditions
+     * @return the file (304 when the client's copy is current), or 404
+     */
+    @GET
+    @Path("views/{file}")
+    @Operation(summary = "A module of the web console's views", hidden = true)
+    public Response view(@PathParam("file") String name, @Context Request request) {
+        return file("views/" + name, request);
+    }
 }

@@ -22,6 +22,11 @@ class ConsoleAssetsTest {
                 assertThat(a.contentType()).isEqualTo("text/css; charset=UTF-8"));
         assertThat(assets.find("favicon.svg")).hasValueSatisfying(a ->
                 assertThat(a.contentType()).isEqualTo("image/svg+xml"));
+        for (String module : new String[]{"api.js", "router.js", "dom.js", "views/queues.js", "views/search.js",
+                "views/instance.js", "views/fsms.js", "views/not-found.js"}) {
+            assertThat(assets.find(module)).as(module).hasValueSatisfying(a ->
+                    assertThat(a.contentType()).isEqualTo("text/javascript; charset=UTF-8"));
+        }
     }
 
     @Test
@@ -32,6 +37,17 @@ class ConsoleAssetsTest {
             assertThat(assets.find(name)).as(name).isEmpty();
         }
         assertThat(assets.find(null)).isEmpty();
+    }
+
+    @Test
+    void theViewsFolderServesItsModulesOnly() {
+        assertThat(assets.find("views/queues.js")).isPresent();  // the name below would reach it, were it not refused
+        for (String name : new String[]{"views/../console.js", "views/../../ConsoleAssets.class", "views/..%2Fconsole.js",
+                "views//queues.js", "views/./queues.js", "views/sub/queues.js", "views/", "views", "views/.js",
+                "views\\queues.js", "VIEWS/queues.js", "view/queues.js", "other/queues.js", "/views/queues.js",
+                "views/queues.css", "views/index.html", "views/queues.js/", "views/missing.js", "console.js/../views/queues.js"}) {
+            assertThat(assets.find(name)).as(name).isEmpty();
+        }
     }
 
     @Test

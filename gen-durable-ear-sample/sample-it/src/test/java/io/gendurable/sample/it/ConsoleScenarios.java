@@ -77,8 +77,15 @@ final class ConsoleScenarios {
         assertTrue(js.headers().firstValue("Content-Type").orElse("").startsWith("text/javascript"));
         assertTrue(AdminHttp.get(ConsoleBrowser.CONSOLE + "console.css", null).headers().firstValue("Content-Type")
                 .orElse("").startsWith("text/css"));
+        for (String module : new String[]{"api.js", "router.js", "views/queues.js", "views/instance.js"}) {
+            HttpResponse<String> m = AdminHttp.get(ConsoleBrowser.CONSOLE + module, null);
+            assertEquals(200, m.statusCode(), module);
+            assertTrue(m.headers().firstValue("Content-Type").orElse("").startsWith("text/javascript"), module);
+            assertTrue(m.headers().firstValue("Content-Security-Policy").orElse("").contains("script-src 'self'"), module);
+        }
         for (String path : new String[]{"nope.js", "..%2Fsummary", "%2E%2E%2Fme", "META-INF%2Fbeans.xml",
-                "ConsoleResource.class"}) {
+                "ConsoleResource.class", "views/nope.js", "views/..%2Fconsole.js", "views/%2E%2E%2F%2E%2E%2Fme",
+                "views/index.html", "views%2F..%2Fconsole.js", "other/queues.js", "views/sub/queues.js"}) {
             HttpResponse<String> r = AdminHttp.get(ConsoleBrowser.CONSOLE + path, null);
             assertTrue(r.statusCode() == 404 || r.statusCode() == 400, () -> path + " answered " + r.statusCode() + " " + r.body());
         }
