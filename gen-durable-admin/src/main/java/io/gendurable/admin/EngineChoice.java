@@ -1,5 +1,9 @@
 package io.gendurable.admin;
 
+import io.gendurable.admin.access.ConsoleSession;
+import io.gendurable.admin.access.SessionFilter;
+import io.gendurable.admin.problems.AdminProblem;
+
 import io.gendurable.DurableEngine;
 import io.gendurable.DurableOperations;
 import io.gendurable.GenDurable;

@@ -1,5 +1,12 @@
 package io.gendurable.admin;
 
+import io.gendurable.admin.problems.ProblemMapper;
+import io.gendurable.admin.console.ConsoleResource;
+import io.gendurable.admin.access.SessionFilter;
+import io.gendurable.admin.access.AdminFilter;
+import io.gendurable.admin.access.SessionResource;
+import io.gendurable.admin.access.MeResource;
+
 import java.util.Set;
 
 /**

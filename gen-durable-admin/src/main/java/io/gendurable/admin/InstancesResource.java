@@ -1,5 +1,14 @@
 package io.gendurable.admin;
 
+import io.gendurable.admin.requests.Requests;
+import io.gendurable.admin.requests.JsonBody;
+import io.gendurable.admin.problems.ProblemTranslation;
+import io.gendurable.admin.access.AdminRoles;
+import io.gendurable.admin.problems.Problem;
+import io.gendurable.admin.requests.SearchParams;
+import io.gendurable.admin.problems.AdminProblem;
+import io.gendurable.admin.requests.Input;
+
 import io.gendurable.BulkResult;
 import io.gendurable.NoSuchInstanceException;
 import io.gendurable.RetryOptions;
@@ -50,7 +59,7 @@ import java.util.Set;
         description = "gendurable-viewer reads; gendurable-admin reads and acts")
 @SecurityRequirement(name = InstancesResource.SECURITY)
 public class InstancesResource {
-    static final String SECURITY = "gendurable-basic";
+    public static final String SECURITY = "gendurable-basic";
 
     @Inject
     EngineChoice engines;

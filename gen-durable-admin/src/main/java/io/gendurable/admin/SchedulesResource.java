@@ -1,5 +1,13 @@
 package io.gendurable.admin;
 
+import io.gendurable.admin.requests.Requests;
+import io.gendurable.admin.requests.JsonBody;
+import io.gendurable.admin.problems.ProblemTranslation;
+import io.gendurable.admin.access.AdminRoles;
+import io.gendurable.admin.problems.Problem;
+import io.gendurable.admin.problems.AdminProblem;
+import io.gendurable.admin.requests.Input;
+
 import io.gendurable.Inserted;
 import io.gendurable.ScheduleStatus;
 import jakarta.annotation.security.DeclareRoles;
@@ -122,7 +130,7 @@ public class SchedulesResource {
     }
 
     /** @return the 404 for a name no schedule has, which quotes at most the name's start */
-    static AdminProblem noSuchSchedule(String name) {
+    public static AdminProblem noSuchSchedule(String name) {
         String shown = Input.shown(name);
         return new AdminProblem(Problem.TYPE_NO_SUCH_SCHEDULE, "No such schedule", 404,
                 "no schedule is named " + shown, Map.of("name", shown.substring(1, shown.length() - 1)), null);

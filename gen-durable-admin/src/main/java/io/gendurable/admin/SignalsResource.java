@@ -1,5 +1,12 @@
 package io.gendurable.admin;
 
+import io.gendurable.admin.requests.Requests;
+import io.gendurable.admin.requests.JsonBody;
+import io.gendurable.admin.problems.ProblemTranslation;
+import io.gendurable.admin.access.AdminRoles;
+import io.gendurable.admin.problems.Problem;
+import io.gendurable.admin.problems.AdminProblem;
+
 import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
 import jakarta.annotation.security.DeclareRoles;

@@ -1,5 +1,8 @@
 package io.gendurable.admin;
 
+import io.gendurable.admin.problems.ProblemTranslation;
+import io.gendurable.admin.access.AdminRoles;
+
 import jakarta.annotation.security.DeclareRoles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;

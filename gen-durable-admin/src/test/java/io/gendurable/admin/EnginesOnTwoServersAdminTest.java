@@ -1,5 +1,9 @@
 package io.gendurable.admin;
 
+import io.gendurable.admin.problems.ProblemTranslator;
+import io.gendurable.admin.problems.Problem;
+import io.gendurable.admin.problems.AdminProblem;
+
 import io.gendurable.DurableFsm;
 import io.gendurable.InsertOptions;
 import io.gendurable.Inserted;

@@ -1,5 +1,11 @@
 package io.gendurable.admin;
 
+import io.gendurable.admin.requests.JsonBody;
+import io.gendurable.admin.problems.Problem;
+import io.gendurable.admin.access.AdminAudit;
+import io.gendurable.admin.problems.AdminProblem;
+import io.gendurable.admin.requests.Input;
+
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,9 @@
 package io.gendurable.admin;
 
+import io.gendurable.admin.requests.JsonBody;
+import io.gendurable.admin.access.SessionFilter;
+import io.gendurable.admin.access.AdminFilter;
+
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;

@@ -1,4 +1,8 @@
-package io.gendurable.admin;
+package io.gendurable.admin.access;
+
+import io.gendurable.admin.problems.Problem;
+import io.gendurable.admin.GenDurableAdmin;
+import io.gendurable.admin.InstancesResource;
 
 import jakarta.annotation.security.PermitAll;
 import jakarta.enterprise.context.RequestScoped;

@@ -1,4 +1,9 @@
-package io.gendurable.admin;
+package io.gendurable.admin.console;
+
+import io.gendurable.admin.access.AdminRoles;
+import io.gendurable.admin.problems.Problem;
+import io.gendurable.admin.problems.AdminProblem;
+import io.gendurable.admin.GenDurableAdmin;
 
 import jakarta.annotation.security.PermitAll;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,4 +1,6 @@
-package io.gendurable.admin;
+package io.gendurable.admin.access;
+
+import io.gendurable.admin.EngineChoice;
 
 import jakarta.servlet.http.HttpSession;
 import jakarta.ws.rs.core.SecurityContext;
@@ -18,7 +20,7 @@ import java.util.Set;
  * @param user  the user's name, as the container's registry gave it
  * @param roles the {@link AdminRoles} the user held, not empty
  */
-record ConsoleSession(String user, Set<String> roles) {
+public record ConsoleSession(String user, Set<String> roles) {
     /** The session attribute holding the user's name. */
     static final String USER = "io.gendurable.admin.console.user";
     /** The session attribute holding the roles, comma-separated. */
@@ -27,9 +29,9 @@ record ConsoleSession(String user, Set<String> roles) {
      * The request attribute naming the operator of a request signed in by a console session, for
      * {@link EngineChoice} (the container knows no principal for it).
      */
-    static final String OPERATOR = "io.gendurable.admin.console.operator";
+    public static final String OPERATOR = "io.gendurable.admin.console.operator";
 
-    ConsoleSession {
+    public ConsoleSession {
         roles = Set.copyOf(roles);
     }
 

@@ -1,4 +1,6 @@
-package io.gendurable.admin;
+package io.gendurable.admin.requests;
+
+import io.gendurable.admin.problems.AdminProblem;
 
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
@@ -23,9 +25,9 @@ import java.util.TreeSet;
  * {@link AdminProblem} (400) naming it. Fields it does not know are refused (a misspelt
  * {@code withDescendents} must not silently mean false).
  */
-final class JsonBody {
+public final class JsonBody {
     /** The largest body accepted, in characters. */
-    static final int MAX_LENGTH = 1 << 20;
+    public static final int MAX_LENGTH = 1 << 20;
     /**
      * The deepest nesting of objects and arrays accepted, the body's own object being level 1:
      * below the JSON parser's own limit (Parsson's is 1,000), and deep enough for any state.
@@ -45,7 +47,7 @@ final class JsonBody {
      * @throws AdminProblem when it is not exactly one JSON object of known fields (empty, another
      *                      value, trailing content, a duplicate key, nested too deep)
      */
-    static JsonBody parse(String body, Set<String> fields) {
+    public static JsonBody parse(String body, Set<String> fields) {
         JsonObject object = strictObject(body);
         for (String key : object.keySet()) {
             if (!fields.contains(key)) {
@@ -64,7 +66,7 @@ final class JsonBody {
      * @return the object
      * @throws AdminProblem (400) otherwise, with a fixed detail that echoes nothing of the body
      */
-    static JsonObject strictObject(String body) {
+    public static JsonObject strictObject(String body) {
         if (body == null || body.isBlank()) {
             throw AdminProblem.invalidInput("the body must be a JSON object ({} when there is nothing to say), got nothing");
         }
@@ -164,7 +166,7 @@ final class JsonBody {
      * @return the field's text, or null when absent or null
      * @throws AdminProblem when it holds a control character ({@link Input#text})
      */
-    String string(String field) {
+    public String string(String field) {
         if (!has(field)) {
             return null;
         }
@@ -176,7 +178,7 @@ final class JsonBody {
     }
 
     /** @return the field's boolean, or {@code otherwise} when absent or null */
-    boolean bool(String field, boolean otherwise) {
+    public boolean bool(String field, boolean otherwise) {
         if (!has(field)) {
             return otherwise;
         }
@@ -191,7 +193,7 @@ final class JsonBody {
     }
 
     /** @return the field's whole number, or null when absent or null */
-    Long wholeNumber(String field) {
+    public Long wholeNumber(String field) {
         if (!has(field)) {
             return null;
         }
@@ -207,7 +209,7 @@ final class JsonBody {
     }
 
     /** @return the field's whole number within the int range, or null when absent or null */
-    Integer intNumber(String field) {
+    public Integer intNumber(String field) {
         Long n = wholeNumber(field);
         if (n == null) {
             return null;
@@ -219,18 +221,18 @@ final class JsonBody {
     }
 
     /** @return the field's ISO-8601 instant ({@code 2026-05-01T12:00:00Z}), or null when absent or null */
-    Instant instant(String field) {
+    public Instant instant(String field) {
         String text = string(field);
         return text == null ? null : Input.instant(field, text);
     }
 
     /** @return the field's JSON value as sent (JSON null included), or empty when absent */
-    Optional<JsonValue> value(String field) {
+    public Optional<JsonValue> value(String field) {
         return Optional.ofNullable(object.get(field));
     }
 
     /** @return a field that must be there */
-    static AdminProblem missing(String field) {
+    public static AdminProblem missing(String field) {
         return AdminProblem.invalidInput(field + " is required in the body");
     }
 

@@ -1,4 +1,4 @@
-package io.gendurable.admin;
+package io.gendurable.admin.problems;
 
 import io.gendurable.CorrelationKeyHeldException;
 import io.gendurable.EngineStoppedException;

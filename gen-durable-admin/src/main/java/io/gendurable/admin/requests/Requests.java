@@ -1,4 +1,4 @@
-package io.gendurable.admin;
+package io.gendurable.admin.requests;
 
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
@@ -32,7 +32,7 @@ public final class Requests {
      */
     @Schema(name = "SignInRequest")
     public record SignIn(String user, String password) {
-        static final Set<String> FIELDS = Set.of("user", "password");
+        public static final Set<String> FIELDS = Set.of("user", "password");
     }
 
     /**
@@ -42,7 +42,7 @@ public final class Requests {
      */
     @Schema(name = "BulkCancelRequest")
     public record BulkCancel(String reason) {
-        static final Set<String> FIELDS = Set.of("reason");
+        public static final Set<String> FIELDS = Set.of("reason");
     }
 
     /**
@@ -53,7 +53,7 @@ public final class Requests {
      */
     @Schema(name = "CancelRequest")
     public record Cancel(String reason, Boolean withDescendants) {
-        static final Set<String> FIELDS = Set.of("reason", "withDescendants");
+        public static final Set<String> FIELDS = Set.of("reason", "withDescendants");
     }
 
     /**
@@ -64,7 +64,7 @@ public final class Requests {
      */
     @Schema(name = "RetryRequest")
     public record Retry(String fromStep, @Schema(description = "any JSON that reads as the FSM's state type") Object state) {
-        static final Set<String> FIELDS = Set.of("fromStep", "state");
+        public static final Set<String> FIELDS = Set.of("fromStep", "state");
     }
 
     /**
@@ -74,7 +74,7 @@ public final class Requests {
      */
     @Schema(name = "RescheduleRequest", requiredProperties = "at")
     public record Reschedule(Instant at) {
-        static final Set<String> FIELDS = Set.of("at");
+        public static final Set<String> FIELDS = Set.of("at");
     }
 
     /**
@@ -84,7 +84,7 @@ public final class Requests {
      */
     @Schema(name = "PriorityRequest", requiredProperties = "priority")
     public record Priority(int priority) {
-        static final Set<String> FIELDS = Set.of("priority");
+        public static final Set<String> FIELDS = Set.of("priority");
     }
 
     /**
@@ -94,7 +94,7 @@ public final class Requests {
      */
     @Schema(name = "PauseRequest")
     public record Pause(String reason) {
-        static final Set<String> FIELDS = Set.of("reason");
+        public static final Set<String> FIELDS = Set.of("reason");
     }
 
     /**
@@ -109,6 +109,6 @@ public final class Requests {
     @Schema(name = "SignalRequest", requiredProperties = "name")
     public record Signal(Long id, String correlationKey, String name,
                          @Schema(description = "any JSON") Object payload, String dedupKey) {
-        static final Set<String> FIELDS = Set.of("id", "correlationKey", "name", "payload", "dedupKey");
+        public static final Set<String> FIELDS = Set.of("id", "correlationKey", "name", "payload", "dedupKey");
     }
 }

@@ -1,4 +1,4 @@
-package io.gendurable.admin;
+package io.gendurable.admin.problems;
 
 import jakarta.interceptor.InterceptorBinding;
 

@@ -1,4 +1,7 @@
-package io.gendurable.admin;
+package io.gendurable.admin.access;
+
+import io.gendurable.admin.EngineChoice;
+import io.gendurable.admin.GenDurableAdmin;
 
 import jakarta.annotation.Priority;
 import jakarta.annotation.security.PermitAll;

@@ -1,4 +1,8 @@
-package io.gendurable.admin;
+package io.gendurable.admin.access;
+
+import io.gendurable.admin.console.ConsoleResource;
+import io.gendurable.admin.InstancesResource;
+import io.gendurable.admin.SummaryResource;
 
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.gendurable.admin;
+package io.gendurable.admin.problems;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObjectBuilder;
@@ -58,7 +58,7 @@ public final class AdminProblem extends RuntimeException {
      * @param cause  what it stands for, or null
      * @return the problem
      */
-    static AdminProblem forStatus(int status, Throwable cause) {
+    public static AdminProblem forStatus(int status, Throwable cause) {
         return switch (status) {
             case 404 -> new AdminProblem(Problem.TYPE_NOT_FOUND, "Not found", 404,
                     "no admin resource is at this path", null, cause);
@@ -80,7 +80,7 @@ public final class AdminProblem extends RuntimeException {
     }
 
     /** @return the problem id of a 5xx problem (its log record names it), or null */
-    String problemId() {
+    public String problemId() {
         Object id = extensions.get("problemId");
         return id == null ? null : id.toString();
     }

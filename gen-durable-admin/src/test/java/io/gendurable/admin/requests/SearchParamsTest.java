@@ -1,4 +1,7 @@
-package io.gendurable.admin;
+package io.gendurable.admin.requests;
+
+import io.gendurable.admin.problems.Problem;
+import io.gendurable.admin.problems.AdminProblem;
 
 import io.gendurable.InstanceQuery;
 import io.gendurable.Status;

@@ -1,4 +1,4 @@
-package io.gendurable.admin;
+package io.gendurable.admin.problems;
 
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 

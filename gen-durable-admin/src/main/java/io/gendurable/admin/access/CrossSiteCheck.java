@@ -1,4 +1,9 @@
-package io.gendurable.admin;
+package io.gendurable.admin.access;
+
+import io.gendurable.admin.requests.JsonBody;
+import io.gendurable.admin.problems.Problem;
+import io.gendurable.admin.problems.AdminProblem;
+import io.gendurable.admin.requests.Input;
 
 import java.net.URI;
 import java.net.URISyntaxException;

@@ -1,4 +1,7 @@
-package io.gendurable.admin;
+package io.gendurable.admin.access;
+
+import io.gendurable.admin.problems.Problem;
+import io.gendurable.admin.problems.AdminProblem;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,10 @@
-package io.gendurable.admin;
+package io.gendurable.admin.access;
+
+import io.gendurable.admin.requests.Requests;
+import io.gendurable.admin.requests.JsonBody;
+import io.gendurable.admin.problems.Problem;
+import io.gendurable.admin.problems.AdminProblem;
+import io.gendurable.admin.GenDurableAdmin;
 
 import jakarta.annotation.security.PermitAll;
 import jakarta.enterprise.context.RequestScoped;

@@ -1,4 +1,4 @@
-package io.gendurable.admin;
+package io.gendurable.admin.access;
 
 /**
  * The two roles of the admin REST API. Reads ({@code GET}) need either role; actions (cancel,

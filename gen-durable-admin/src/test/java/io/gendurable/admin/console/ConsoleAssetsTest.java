@@ -1,4 +1,4 @@
-package io.gendurable.admin;
+package io.gendurable.admin.console;
 
 import org.junit.jupiter.api.Test;
 

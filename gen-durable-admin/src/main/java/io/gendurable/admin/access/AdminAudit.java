@@ -1,4 +1,7 @@
-package io.gendurable.admin;
+package io.gendurable.admin.access;
+
+import io.gendurable.admin.requests.JsonBody;
+import io.gendurable.admin.problems.AdminProblem;
 
 import jakarta.json.Json;
 import jakarta.json.JsonNumber;
@@ -25,11 +28,11 @@ import java.util.logging.Logger;
  * operator sends can start a line of its own. The record has no parameters (Open Liberty would
  * print each on a line of its own after the message).
  */
-final class AdminAudit {
+public final class AdminAudit {
     /** The logger's name. */
     static final String LOGGER = "io.gendurable.admin.audit";
     /** What each record's message starts with. */
-    static final String PREFIX = "gen-durable-admin action ";
+    public static final String PREFIX = "gen-durable-admin action ";
     private static final Logger LOG = Logger.getLogger(LOGGER);
     /** The fields recorded only as present: any JSON, possibly large or personal; a sign-in's password. */
     private static final Set<String> OPAQUE = Set.of("state", "payload", "password");
@@ -51,7 +54,7 @@ final class AdminAudit {
     }
 
     /** @return the record's JSON object */
-    static JsonObject record(String method, String path, String query, String user, int status, String problemType, byte[] body) {
+    public static JsonObject record(String method, String path, String query, String user, int status, String problemType, byte[] body) {
         JsonObjectBuilder b = Json.createObjectBuilder().add("method", method).add("path", path);
         if (query != null && !query.isEmpty()) {
             b.add("query", cut(query));

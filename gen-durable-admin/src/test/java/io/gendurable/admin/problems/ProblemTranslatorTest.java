@@ -1,4 +1,7 @@
-package io.gendurable.admin;
+package io.gendurable.admin.problems;
+
+import io.gendurable.admin.access.AdminFilter;
+import io.gendurable.admin.SchedulesResource;
 
 import io.gendurable.CorrelationKeyHeldException;
 import io.gendurable.EngineStoppedException;

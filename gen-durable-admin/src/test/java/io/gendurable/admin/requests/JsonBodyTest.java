@@ -1,4 +1,6 @@
-package io.gendurable.admin;
+package io.gendurable.admin.requests;
+
+import io.gendurable.admin.problems.AdminProblem;
 
 import jakarta.json.JsonValue;
 import org.junit.jupiter.api.Test;

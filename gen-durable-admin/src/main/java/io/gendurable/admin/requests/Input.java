@@ -1,11 +1,13 @@
-package io.gendurable.admin;
+package io.gendurable.admin.requests;
+
+import io.gendurable.admin.problems.AdminProblem;
 
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 
 /** Parses path segments and query parameters, failing with an {@link AdminProblem} (400) naming the field. */
-final class Input {
+public final class Input {
     private static final int SHOWN = 80;
 
     private Input() {
@@ -16,7 +18,7 @@ final class Input {
      * @param text  an instance id
      * @return it, 1 or more
      */
-    static long id(String field, String text) {
+    public static long id(String field, String text) {
         long id = wholeNumber(field, text);
         if (id < 1) {
             throw AdminProblem.invalidInput(field + " must be an instance id (1 or more), got " + id);
@@ -76,7 +78,7 @@ final class Input {
      * @return it
      * @throws AdminProblem (400) naming the field and the character's position
      */
-    static String text(String field, String text) {
+    public static String text(String field, String text) {
         if (text == null) {
             return null;
         }
@@ -102,7 +104,7 @@ final class Input {
      * @return the text quoted and cut short for a message, every character {@link #text} refuses
      * shown as a backslash, u and its four hex digits
      */
-    static String shown(String text) {
+    public static String shown(String text) {
         if (text == null) {
             return "nothing";
         }

@@ -1,4 +1,9 @@
-package io.gendurable.admin;
+package io.gendurable.admin.access;
+
+import io.gendurable.admin.requests.JsonBody;
+import io.gendurable.admin.problems.Problem;
+import io.gendurable.admin.problems.AdminProblem;
+import io.gendurable.admin.GenDurableAdmin;
 
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
@@ -104,7 +109,7 @@ public class AdminFilter implements ContainerRequestFilter, ContainerResponseFil
     }
 
     /** @return whether a response header is named after an exception (what a server's exception mapper callbacks add) */
-    static boolean leaky(String name) {
+    public static boolean leaky(String name) {
         return name != null && name.toLowerCase(Locale.ROOT).contains("exception");
     }
 
