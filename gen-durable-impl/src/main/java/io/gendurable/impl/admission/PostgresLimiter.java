@@ -89,7 +89,7 @@ public final class PostgresLimiter implements Limiter {
             if (s.grabbed() && s.shard() < configuredShards(s)) {
                 grabbed.computeIfAbsent(k, x -> new ArrayList<>()).add(refill(s, now));
             } else {
-                // Not ours to draw from (locked by another picker, or retired by a lowered `shards`),
+                // Not ours to draw from (locked by another claimer, or retired by a lowered `shards`),
                 // but the key exists: it is not cold.
                 existing.add(k);
             }

@@ -133,7 +133,7 @@ public final class Db implements AutoCloseable {
     }
 
     /**
-     * {@link #inTransaction} on a connection of the DataSource itself: the pick, the flush and the
+     * {@link #inTransaction} on a connection of the DataSource itself: the claim, the flush and the
      * heartbeat are plain JDBC, and a Hibernate session (persistence context, action queue, JDBC
      * coordinator) built and torn down around each of them was measurable per-job work.
      */

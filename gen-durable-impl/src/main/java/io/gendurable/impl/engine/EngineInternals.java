@@ -61,7 +61,7 @@ public final class EngineInternals {
         return engine.pokeListenerPid();
     }
 
-    /** @param engine a prepared, unstarted engine @return its synchronous pick/run seam */
+    /** @param engine a prepared, unstarted engine @return its synchronous claim/run seam */
     public static DrainRunner drainRunner(Engine engine) {
         return engine.drainRunner();
     }

@@ -35,7 +35,7 @@ public interface EngineEvents {
     }
 
     /**
-     * A pick ran.
+     * A claim ran (metric names keep "pick": {@code gendurable.pick.count}).
      *
      * @param queue the queue
      * @param count rows claimed and admitted

@@ -140,7 +140,7 @@ public final class DataSourceResolver {
     }
 
     /**
-     * Connections the engine's own pool needs: each queue's fill and heartbeat, each flusher,
+     * Connections the engine's own pool needs: each queue's claim loop and heartbeat, each flusher,
      * the reaper and GC, plus a few for the application's inserts and finds. Steps hold none.
      *
      * @param config the engine configuration

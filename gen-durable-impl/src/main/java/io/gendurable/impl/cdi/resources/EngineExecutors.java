@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * The engine's two executors, where they came from, and the ones this layer created (the only
  * ones {@link #close()} shuts down: a container's managed executors are never shut down).
  *
- * @param timer  fills, flushes, heartbeats and sweeps
+ * @param timer  claims, flushes, heartbeats and sweeps
  * @param steps  runs the steps
  * @param probeThreads makes the readiness probe's own thread (the container's managed thread factory, or daemon threads)
  * @param origin a description for the start-up log

@@ -86,7 +86,7 @@ public final class ExecutorResolver {
     }
 
     /**
-     * Timer threads: each queue's fill loop and heartbeat, each flusher, the reaper and GC may
+     * Timer threads: each queue's claim loop and heartbeat, each flusher, the reaper and GC may
      * each be in a database call at once.
      *
      * @param config the engine configuration
