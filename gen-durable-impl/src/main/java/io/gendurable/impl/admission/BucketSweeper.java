@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
@@ -58,7 +59,7 @@ public final class BucketSweeper {
         }
     }
 
-    private final Map<String, Cursor> cursors = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Cursor> cursors = new ConcurrentHashMap<>();
     // the most shards a pass takes (tests set fewer)
     private volatile int batch = BATCH;
 

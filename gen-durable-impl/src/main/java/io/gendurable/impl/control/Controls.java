@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -236,7 +237,7 @@ public final class Controls {
             }
         }
         List<Long> done = sql.cancel(c, ids, reason, now);
-        Set<Long> cancelled = new java.util.HashSet<>(done);
+        Set<Long> cancelled = new HashSet<>(done);
         List<Limiter.Slot> slots = new ArrayList<>();
         List<Long> joining = new ArrayList<>();
         for (Long d : done) {
@@ -255,7 +256,7 @@ public final class Controls {
             ctx.statements().of(BucketSql.class, BucketSql::new).credit(c, slots);
         }
         // a cancelled running row or head of a K = 1 key lets the key's next blocked row in (KeySql)
-        Set<String> freedKeys = new java.util.HashSet<>();
+        Set<String> freedKeys = new HashSet<>();
         for (Long d : done) {
             ControlSql.Locked r = rows.get(d);
             if (("executing".equals(r.status()) || "runnable".equals(r.status()))

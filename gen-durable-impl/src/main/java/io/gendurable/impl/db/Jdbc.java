@@ -4,6 +4,7 @@ import java.sql.Array;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -50,7 +51,7 @@ public final class Jdbc {
 
     /** Runs {@code work} with {@link #BRIEF_LOCK_WAIT} as this transaction's lock timeout, then restores the default. */
     public static <T> T waitingBriefly(Connection c, SqlWork<T> work) throws SQLException {
-        try (java.sql.Statement s = c.createStatement()) {
+        try (Statement s = c.createStatement()) {
             s.execute("SET LOCAL lock_timeout = '" + BRIEF_LOCK_WAIT + "'");
             T result = work.run();
             s.execute("SET LOCAL lock_timeout TO DEFAULT");

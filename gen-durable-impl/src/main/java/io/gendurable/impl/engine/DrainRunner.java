@@ -1,6 +1,7 @@
 package io.gendurable.impl.engine;
 
 import io.gendurable.InstanceSnapshot;
+import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.ops.Rows;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.claim.ClaimRelease;
@@ -242,7 +243,7 @@ public final class DrainRunner {
     public Optional<Instant> nextRefill(Instant now) {
         Instant best = null;
         for (DrainSql.Refill r : db.inTransaction(c -> drainSql.refills(c, now))) {
-            io.gendurable.impl.config.LimitsConfig.RateLimit limit = config.limits().rateFor(r.key());
+            LimitsConfig.RateLimit limit = config.limits().rateFor(r.key());
             if (limit == null || r.lastRefill() == null) {
                 continue;
             }

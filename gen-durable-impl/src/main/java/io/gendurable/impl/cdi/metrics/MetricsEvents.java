@@ -4,6 +4,7 @@ import io.gendurable.impl.runtime.QueueActivity;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.gauges.QueueGauges;
 import io.gendurable.impl.runtime.EngineMetrics;
+import jakarta.enterprise.inject.spi.CDI;
 import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Histogram;
 import org.eclipse.microprofile.metrics.Metadata;
@@ -43,7 +44,7 @@ public final class MetricsEvents implements MetricsBackend {
     static MetricsEvents fromContainer(String engine) {
         // through an injected Instance (MetricRegistryLookup): CDI.current().select(MetricRegistry.class)
         // has no injection point, and SmallRye Metrics' producer (Open Liberty) throws on that
-        var lookup = jakarta.enterprise.inject.spi.CDI.current().select(MetricRegistryLookup.class);
+        var lookup = CDI.current().select(MetricRegistryLookup.class);
         MetricRegistry registry = lookup.isResolvable() ? lookup.get().registry() : null;
         return registry == null ? null : new MetricsEvents(registry, engine);
     }

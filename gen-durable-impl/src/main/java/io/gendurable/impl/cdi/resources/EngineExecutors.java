@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -17,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * @param owned  the executors this layer created
  */
 public record EngineExecutors(ScheduledExecutorService timer, ExecutorService steps,
-                              java.util.concurrent.ThreadFactory probeThreads, String origin,
+                              ThreadFactory probeThreads, String origin,
                               List<ExecutorService> owned) implements AutoCloseable {
     private static final long SHUTDOWN_WAIT_SECONDS = 5;
 
