@@ -214,16 +214,12 @@ public final class BucketSql {
 
     /** Sets gate shards' capacity and available (the reconciler's truth). */
     public void rewriteGates(Connection c, List<Shard> shards) throws SQLException {
-        gateRows(c, rewriteSql, shards);
+        write(c, rewriteSql, GATE_SHARDS, shards);
     }
 
     /** Inserts gate shards missing after a {@code shards} increase. */
     public void backfillGates(Connection c, List<Shard> shards) throws SQLException {
-        gateRows(c, backfillSql, shards);
-    }
-
-    private static void gateRows(Connection c, String sql, List<Shard> shards) throws SQLException {
-        write(c, sql, GATE_SHARDS, shards);
+        write(c, backfillSql, GATE_SHARDS, shards);
     }
 
     /** A counter shard as read (grabbed) or known to exist without being grabbed (shard null). */
@@ -282,16 +278,12 @@ public final class BucketSql {
 
     /** Writes back grabbed shards' counters. */
     public void update(Connection c, List<Shard> shards) throws SQLException {
-        write(c, updateSql, shards);
+        write(c, updateSql, SHARDS, shards);
     }
 
     /** Inserts cold keys' shards, already debited; a racing mint fails on the primary key. */
     public void mint(Connection c, List<Shard> shards) throws SQLException {
-        write(c, mintSql, shards);
-    }
-
-    private static void write(Connection c, String sql, List<Shard> shards) throws SQLException {
-        write(c, sql, SHARDS, shards);
+        write(c, mintSql, SHARDS, shards);
     }
 
     /** Runs {@code sql} over {@code rows} bound as one unnest input, unless there are none. */

@@ -203,24 +203,19 @@ final class ControlSql {
      * @return the ids whose cancel was requested
      */
     List<Long> requestCancel(Connection c, Collection<Long> ids, String reason, Instant now) throws SQLException {
-        List<Long> done = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(requestSql)) {
-            ps.setString(1, reason);
-            ps.setObject(2, Jdbc.ts(now));
-            ps.setArray(3, Jdbc.longs(c, ids));
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    done.add(rs.getLong(1));
-                }
-            }
-        }
-        return done;
+        return endIds(c, requestSql, ids, reason, now);
     }
 
     /** @return the ids cancelled */
     List<Long> cancel(Connection c, Collection<Long> ids, String reason, Instant now) throws SQLException {
+        return endIds(c, cancelSql, ids, reason, now);
+    }
+
+    /** Runs {@code statement} (reason, now, ids) @return the ids it returned */
+    private static List<Long> endIds(Connection c, String statement, Collection<Long> ids, String reason, Instant now)
+            throws SQLException {
         List<Long> done = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(cancelSql)) {
+        try (PreparedStatement ps = c.prepareStatement(statement)) {
             ps.setString(1, reason);
             ps.setObject(2, Jdbc.ts(now));
             ps.setArray(3, Jdbc.longs(c, ids));

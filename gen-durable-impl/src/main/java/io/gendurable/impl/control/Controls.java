@@ -167,15 +167,8 @@ public final class Controls {
         }
         Map<Long, String> statuses = new HashMap<>();
         Set<String> queues = new LinkedHashSet<>();
-        List<Long> requested = new ArrayList<>();
         int n = ctx.db().inTransaction(c -> {
-            sql.boundLockWaits(c);
-            Set<Long> wanted = new LinkedHashSet<>(ids);
-            wanted.addAll(sql.parents(c, ids));
-            Map<Long, ControlSql.Locked> rows = new HashMap<>();
-            for (ControlSql.Locked r : sql.lock(c, wanted, ctx.clock().instant())) {
-                rows.put(r.id(), r);
-            }
+            Map<Long, ControlSql.Locked> rows = lockWithParents(c, ids);
             List<Long> asked = ids.stream().filter(id -> rows.containsKey(id) && rows.get(id).cancelRequested()
                     && !rows.get(id).terminal()).toList();
             return asked.isEmpty() ? 0
@@ -183,6 +176,18 @@ public final class Controls {
         });
         committed.changed(statuses, queues);
         return n;
+    }
+
+    /** Locks {@code ids} and their parents in id order (lock waits bounded) @return the locked rows by id */
+    private Map<Long, ControlSql.Locked> lockWithParents(Connection c, List<Long> ids) throws SQLException {
+        sql.boundLockWaits(c);
+        Set<Long> wanted = new LinkedHashSet<>(ids);
+        wanted.addAll(sql.parents(c, ids));
+        Map<Long, ControlSql.Locked> rows = new HashMap<>();
+        for (ControlSql.Locked r : sql.lock(c, wanted, ctx.clock().instant())) {
+            rows.put(r.id(), r);
+        }
+        return rows;
     }
 
     /**
@@ -199,13 +204,7 @@ public final class Controls {
         Set<String> queues = new LinkedHashSet<>();
         List<Long> requested = new ArrayList<>();
         int n = ctx.db().inTransaction(c -> {
-            sql.boundLockWaits(c);
-            Set<Long> wanted = new LinkedHashSet<>(ids);
-            wanted.addAll(sql.parents(c, ids));
-            Map<Long, ControlSql.Locked> rows = new HashMap<>();
-            for (ControlSql.Locked r : sql.lock(c, wanted, ctx.clock().instant())) {
-                rows.put(r.id(), r);
-            }
+            Map<Long, ControlSql.Locked> rows = lockWithParents(c, ids);
             List<Long> live = ids.stream().filter(id -> rows.containsKey(id) && !rows.get(id).terminal()).toList();
             return live.isEmpty() ? 0 : cancelLocked(c, live, rows, reason, statuses, queues, requested, false).size();
         });

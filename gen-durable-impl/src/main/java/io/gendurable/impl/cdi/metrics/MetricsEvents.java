@@ -4,7 +4,6 @@ import io.gendurable.impl.runtime.QueueActivity;
 import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.gauges.QueueGauges;
 import io.gendurable.impl.runtime.EngineMetrics;
-import jakarta.enterprise.inject.spi.CDI;
 import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Histogram;
 import org.eclipse.microprofile.metrics.Metadata;
@@ -42,10 +41,7 @@ public final class MetricsEvents implements MetricsBackend {
 
     /** @param engine the engine's name, its metrics' {@code engine} tag @return metrics on the application's registry, or null when none is resolvable */
     static MetricsEvents fromContainer(String engine) {
-        // through an injected Instance (MetricRegistryLookup): CDI.current().select(MetricRegistry.class)
-        // has no injection point, and SmallRye Metrics' producer (Open Liberty) throws on that
-        var lookup = CDI.current().select(MetricRegistryLookup.class);
-        MetricRegistry registry = lookup.isResolvable() ? lookup.get().registry() : null;
+        MetricRegistry registry = ContainerLookup.read(MetricRegistryLookup.class, MetricRegistryLookup::registry);
         return registry == null ? null : new MetricsEvents(registry, engine);
     }
 

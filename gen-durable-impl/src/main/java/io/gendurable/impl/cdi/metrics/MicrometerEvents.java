@@ -13,7 +13,6 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
 
-import jakarta.enterprise.inject.spi.CDI;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,8 +49,7 @@ public final class MicrometerEvents implements MetricsBackend {
 
     /** @param engine the engine's name, its meters' {@code engine} tag @return meters on the application's registry, or null when none is resolvable */
     static MicrometerEvents fromContainer(String engine) {
-        var lookup = CDI.current().select(MeterRegistryLookup.class);
-        MeterRegistry registry = lookup.isResolvable() ? lookup.get().registry() : null;
+        MeterRegistry registry = ContainerLookup.read(MeterRegistryLookup.class, MeterRegistryLookup::registry);
         return registry == null ? null : new MicrometerEvents(registry, engine);
     }
 
