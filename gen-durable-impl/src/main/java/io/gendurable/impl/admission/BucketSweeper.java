@@ -36,8 +36,8 @@ public final class BucketSweeper {
     /**
      * Where the next pass over a kind's keys starts. Each pass takes at most {@link #batch} shards
      * from there and moves it on; a short pass (the end reached) starts the next from the first
-     * key. Without it every pass took the first shards in key order, and a key sorted after that
-     * many busy shards was never reconciled (its leaked slots never came back).
+     * key. Without it every pass would take the first shards in key order, and a key sorted after
+     * that many busy shards would never be reconciled (its leaked slots would never come back).
      */
     private static final class Cursor {
         String from = "";

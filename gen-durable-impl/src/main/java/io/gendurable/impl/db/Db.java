@@ -79,10 +79,10 @@ public final class Db implements AutoCloseable {
      *       tens of milliseconds.</li>
      *   <li>custom plans only: each execution is planned for the table as it is now. PostgreSQL
      *       would otherwise settle, after five executions, on a generic plan made for the table
-     *       as it was then, and a pooled connection keeps it: made while the table held a few
-     *       rows, the flush's walked the whole primary key per outcome once the table had grown
-     *       (a live run in Open Liberty: PostgreSQL ~280 µs a job instead of ~45;
-     *       {@code ServerPrepareTest}). Forcing the generic plan instead measured a third slower.</li>
+     *       as it was then, and a pooled connection keeps it: one made while the table holds a
+     *       few rows walks the whole primary key per outcome once the table grows (in Open
+     *       Liberty, PostgreSQL ~280 µs a job instead of ~45; {@code ServerPrepareTest}). A forced
+     *       generic plan is a third slower.</li>
      * </ul>
      */
     public static final String PLANNER_SETTINGS = "SELECT set_config('enable_seqscan', 'off', true),"

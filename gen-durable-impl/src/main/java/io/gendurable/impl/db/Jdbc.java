@@ -22,7 +22,7 @@ public final class Jdbc {
     /**
      * A timestamp the statement returned as microseconds since the epoch
      * ({@code (extract(epoch FROM t) * 1000000)::bigint}): read without parsing timestamp text,
-     * which for the claim's rows was one of the largest allocations per step.
+     * which for the claim's rows would be one of the largest allocations per step.
      *
      * @param micros microseconds since 1970-01-01T00:00Z
      * @return the instant
