@@ -11,7 +11,10 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import static io.gendurable.impl.db.UnnestColumn.bigint;
 import static io.gendurable.impl.db.UnnestColumn.float8;
@@ -181,8 +184,8 @@ public final class BucketSql {
     }
 
     /** @return gate name → live K = 1 holders of keys under that name (identities a gate now captures) */
-    public java.util.Map<String, Long> captured(Connection c, Collection<String> gateNames) throws SQLException {
-        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+    public Map<String, Long> captured(Connection c, Collection<String> gateNames) throws SQLException {
+        Map<String, Long> out = new TreeMap<>();
         try (PreparedStatement ps = c.prepareStatement(capturedSql)) {
             ps.setArray(1, Jdbc.texts(c, gateNames.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
@@ -195,8 +198,8 @@ public final class BucketSql {
     }
 
     /** @return key → how many shards it has (locked or not) */
-    public java.util.Map<String, Integer> totals(Connection c, String kind, Collection<String> keys) throws SQLException {
-        java.util.Map<String, Integer> out = new java.util.HashMap<>();
+    public Map<String, Integer> totals(Connection c, String kind, Collection<String> keys) throws SQLException {
+        Map<String, Integer> out = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement(totalsSql)) {
             ps.setString(1, kind);
             ps.setArray(2, Jdbc.texts(c, keys.toArray()));
@@ -211,16 +214,12 @@ public final class BucketSql {
 
     /** Sets gate shards' capacity and available (the reconciler's truth). */
     public void rewriteGates(Connection c, List<Shard> shards) throws SQLException {
-        gateRows(c, rewriteSql, shards);
+        write(c, rewriteSql, GATE_SHARDS, shards);
     }
 
     /** Inserts gate shards missing after a {@code shards} increase. */
     public void backfillGates(Connection c, List<Shard> shards) throws SQLException {
-        gateRows(c, backfillSql, shards);
-    }
-
-    private static void gateRows(Connection c, String sql, List<Shard> shards) throws SQLException {
-        write(c, sql, GATE_SHARDS, shards);
+        write(c, backfillSql, GATE_SHARDS, shards);
     }
 
     /** A counter shard as read (grabbed) or known to exist without being grabbed (shard null). */
@@ -279,20 +278,16 @@ public final class BucketSql {
 
     /** Writes back grabbed shards' counters. */
     public void update(Connection c, List<Shard> shards) throws SQLException {
-        write(c, updateSql, shards);
+        write(c, updateSql, SHARDS, shards);
     }
 
     /** Inserts cold keys' shards, already debited; a racing mint fails on the primary key. */
     public void mint(Connection c, List<Shard> shards) throws SQLException {
-        write(c, mintSql, shards);
-    }
-
-    private static void write(Connection c, String sql, List<Shard> shards) throws SQLException {
-        write(c, sql, SHARDS, shards);
+        write(c, mintSql, SHARDS, shards);
     }
 
     /** Runs {@code sql} over {@code rows} bound as one unnest input, unless there are none. */
-    private static <R> void write(Connection c, String sql, io.gendurable.impl.db.Unnest<R> input, List<R> rows)
+    private static <R> void write(Connection c, String sql, Unnest<R> input, List<R> rows)
             throws SQLException {
         if (rows.isEmpty()) {
             return;

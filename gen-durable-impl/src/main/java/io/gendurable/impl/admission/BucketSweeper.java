@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
@@ -35,8 +36,8 @@ public final class BucketSweeper {
     /**
      * Where the next pass over a kind's keys starts. Each pass takes at most {@link #batch} shards
      * from there and moves it on; a short pass (the end reached) starts the next from the first
-     * key. Without it every pass took the first shards in key order, and a key sorted after that
-     * many busy shards was never reconciled (its leaked slots never came back).
+     * key. Without it every pass would take the first shards in key order, and a key sorted after
+     * that many busy shards would never be reconciled (its leaked slots would never come back).
      */
     private static final class Cursor {
         String from = "";
@@ -58,7 +59,7 @@ public final class BucketSweeper {
         }
     }
 
-    private final Map<String, Cursor> cursors = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Cursor> cursors = new ConcurrentHashMap<>();
     // the most shards a pass takes (tests set fewer)
     private volatile int batch = BATCH;
 

@@ -13,7 +13,7 @@ import java.util.Set;
  * those go back through {@link #credit} after the transaction that frees them commits, so a failure
  * between the two leaks a slot until its lease lapses and never frees one still held. The K = 1
  * exclusion of unconfigured keys is not the limiter's business: the claim and its unique index
- * settle it. An unlimited pick never calls the limiter.
+ * settle it. An unlimited claim never calls the limiter.
  */
 public interface Limiter {
 

@@ -8,6 +8,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Seeds this node's declared limits into {@code gen_durable_bucket_configs} at start-up (a node
@@ -37,7 +38,7 @@ public final class LimitsSeeder {
                 policies.add(new BucketSql.Policy("rate", r.name(), r.perSecond(), r.burst(), r.shards())));
         limits.concurrencyLimits().values().forEach(g ->
                 policies.add(new BucketSql.Policy("conc", g.name(), null, g.limit(), g.shards())));
-        java.util.Map<String, Long> captured = ctx.db().inTransaction(c -> {
+        Map<String, Long> captured = ctx.db().inTransaction(c -> {
             sql.seed(c, policies);
             return sql.captured(c, limits.concurrencyLimits().keySet());
         });

@@ -5,6 +5,7 @@ import io.gendurable.impl.admission.BucketSql.Shard;
 import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.db.SqlErrors;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -67,7 +68,7 @@ public final class PostgresLimiter implements Limiter {
         }
     }
 
-    private Admission admitOnce(java.sql.Connection c, List<Candidate> candidates, AdmissionEvents events)
+    private Admission admitOnce(Connection c, List<Candidate> candidates, AdmissionEvents events)
             throws SQLException {
         Instant now = ctx.clock().instant();
         Set<Long> denied = new LinkedHashSet<>();
@@ -89,7 +90,7 @@ public final class PostgresLimiter implements Limiter {
             if (s.grabbed() && s.shard() < configuredShards(s)) {
                 grabbed.computeIfAbsent(k, x -> new ArrayList<>()).add(refill(s, now));
             } else {
-                // Not ours to draw from (locked by another picker, or retired by a lowered `shards`),
+                // Not ours to draw from (locked by another claimer, or retired by a lowered `shards`),
                 // but the key exists: it is not cold.
                 existing.add(k);
             }
@@ -103,7 +104,7 @@ public final class PostgresLimiter implements Limiter {
         Map<Long, Slot> admitted = new LinkedHashMap<>();
         Map<String, Integer> wantedPerGate = new HashMap<>();
         Map<String, Integer> grantedPerGate = new HashMap<>();
-        java.util.Set<String> rateStopped = new java.util.HashSet<>();
+        Set<String> rateStopped = new HashSet<>();
         for (Candidate cand : candidates) {
             Shard gateShard = null;
             if (cand.gateKey() != null) {

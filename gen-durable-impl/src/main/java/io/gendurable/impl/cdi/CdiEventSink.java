@@ -6,6 +6,8 @@ import io.gendurable.impl.runtime.EventKind;
 import jakarta.enterprise.event.Event;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.ObserverMethod;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * The engine's events for the application's CDI observers: a listener on the engine's event
@@ -57,8 +59,8 @@ final class CdiEventSink implements EngineEventListener {
     }
 
     /** @return the types some observer wants (empty: register nothing) */
-    java.util.List<Class<? extends EngineEvent>> types() {
-        return java.util.Arrays.stream(EventKind.values()).filter(k -> ((sync | async) & k.bit) != 0).<Class<? extends EngineEvent>>map(k -> k.type)
+    List<Class<? extends EngineEvent>> types() {
+        return Arrays.stream(EventKind.values()).filter(k -> ((sync | async) & k.bit) != 0).<Class<? extends EngineEvent>>map(k -> k.type)
                 .toList();
     }
 

@@ -7,6 +7,7 @@ import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.ConfigReader;
 import io.gendurable.impl.config.EngineConfig;
 
+import io.gendurable.impl.config.EnvironmentNames;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -172,7 +173,7 @@ public record EngineSettings(EngineConfig config, ConfigReader reader) {
                 throw new ConfigException(key, String.join(",", listed), "each engine name once (" + name + " is listed twice)");
             }
         }
-        java.util.Optional<String> clash = io.gendurable.impl.config.EnvironmentNames.clash(List.copyOf(seen));
+        Optional<String> clash = EnvironmentNames.clash(List.copyOf(seen));
         if (clash.isPresent()) {
             throw new ConfigException(key, String.join(",", listed), "names no environment variable would set two engines' "
                     + "keys with (GENDURABLE_ENGINES_<NAME>_<KEY>, where - and _ are both _): " + clash.get());

@@ -5,6 +5,7 @@ import jakarta.enterprise.context.spi.CreationalContext;
 import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
 
+import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.util.function.Supplier;
 
@@ -62,7 +63,7 @@ final class FsmReference implements Supplier<Fsm<?>> {
         }
         for (Type t : bean.getTypes()) {
             Class<?> raw = t instanceof Class<?> c ? c
-                    : t instanceof java.lang.reflect.ParameterizedType p ? (Class<?>) p.getRawType() : Object.class;
+                    : t instanceof ParameterizedType p ? (Class<?>) p.getRawType() : Object.class;
             if (Fsm.class.isAssignableFrom(raw)) {
                 return t;
             }

@@ -5,6 +5,7 @@ import io.gendurable.DurableFsm;
 import io.gendurable.DurableOperations;
 import io.gendurable.Fsm;
 import io.gendurable.GenDurable;
+import io.gendurable.GenDurableDataSource;
 import io.gendurable.impl.cdi.health.HealthChecks;
 import io.gendurable.impl.cdi.health.LivenessCheck;
 import io.gendurable.impl.cdi.health.ReadinessCheck;
@@ -14,6 +15,7 @@ import io.gendurable.impl.cdi.metrics.MetricsChoice;
 import io.gendurable.impl.cdi.metrics.OpenTelemetryLookup;
 import io.gendurable.impl.cdi.resources.DataSourceResolver;
 import io.gendurable.impl.cdi.resources.OptionalApis;
+import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.fsm.FsmDefinition;
 import io.gendurable.impl.fsm.FsmRegistry;
 import jakarta.annotation.Priority;
@@ -33,10 +35,13 @@ import jakarta.enterprise.inject.spi.Interceptor;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
 
+import jakarta.enterprise.util.AnnotationLiteral;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import javax.sql.DataSource;
 
 /**
  * The portable extension: finds every managed bean implementing {@link Fsm} (so every
@@ -231,8 +236,8 @@ public class GenDurableExtension implements Extension, EngineDeployment {
      * FSMs they do not have) and share one node id: a deployment error naming both, before any start.
      */
     private void sharedSchemas(AfterDeploymentValidation event, BeanManager beans, Map<String, EngineSettings> named) {
-        boolean bean = !beans.getBeans(javax.sql.DataSource.class,
-                new jakarta.enterprise.util.AnnotationLiteral<io.gendurable.GenDurableDataSource>() { }).isEmpty();
+        boolean bean = !beans.getBeans(DataSource.class,
+                new AnnotationLiteral<GenDurableDataSource>() { }).isEmpty();
         Map<String, EngineSettings> all = new LinkedHashMap<>();
         all.put(DurableEngine.DEFAULT, settings);
         all.putAll(named);
@@ -252,10 +257,10 @@ public class GenDurableExtension implements Extension, EngineDeployment {
 
     /** @return the DataSource an engine's keys name: its JNDI name, and the pool it falls back to */
     private static String dataSourceOf(EngineSettings s) {
-        java.util.Optional<String> url = s.reader().value(io.gendurable.impl.config.ConfigKeys.JDBC_URL);
-        return "JNDI " + s.reader().get(io.gendurable.impl.config.ConfigKeys.DATASOURCE)
+        Optional<String> url = s.reader().value(ConfigKeys.JDBC_URL);
+        return "JNDI " + s.reader().get(ConfigKeys.DATASOURCE)
                 + url.map(u -> " (else " + DataSourceResolver.maskPassword(u) + " as "
-                + s.reader().get(io.gendurable.impl.config.ConfigKeys.JDBC_USER) + ")").orElse("");
+                + s.reader().get(ConfigKeys.JDBC_USER) + ")").orElse("");
     }
 
     /** @return the default engine's FSM beans, by name and version (empty before bean discovery ends) */

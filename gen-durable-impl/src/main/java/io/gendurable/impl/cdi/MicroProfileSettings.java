@@ -1,6 +1,8 @@
 package io.gendurable.impl.cdi;
 
+import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.EnvironmentNames;
+import java.util.Arrays;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.spi.ConfigSource;
@@ -85,8 +87,8 @@ final class MicroProfileSettings {
             }
         }
         // the named engines, as listed (checked later, by EngineSettings.engineNames): their variables map onto their keys
-        List<String> engines = config.getOptionalValue(io.gendurable.impl.config.ConfigKeys.ENGINES.key(), String.class)
-                .map(v -> java.util.Arrays.stream(v.split(",")).map(String::trim).filter(e -> !e.isEmpty()).toList())
+        List<String> engines = config.getOptionalValue(ConfigKeys.ENGINES.key(), String.class)
+                .map(v -> Arrays.stream(v.split(",")).map(String::trim).filter(e -> !e.isEmpty()).toList())
                 .orElse(List.of());
         names.addAll(EnvironmentNames.propertyNames(environment, List.copyOf(names), engines));
         return new SettingsSource(key -> config.getOptionalValue(key, String.class), names);

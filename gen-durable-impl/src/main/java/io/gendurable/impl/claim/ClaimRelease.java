@@ -6,7 +6,7 @@ import io.gendurable.impl.db.Db;
 import io.gendurable.impl.db.SqlErrors;
 import io.gendurable.impl.lease.LeaseSql;
 import io.gendurable.impl.runtime.EngineContext;
-import io.gendurable.impl.step.Picked;
+import io.gendurable.impl.step.Claimed;
 
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -53,12 +53,12 @@ public final class ClaimRelease {
     }
 
     /** @return how many of {@code rows} went back to runnable */
-    public int release(String worker, List<Picked> rows) {
+    public int release(String worker, List<Claimed> rows) {
         if (rows.isEmpty()) {
             return 0;
         }
         Map<Long, Long> claims = new LinkedHashMap<>();
-        for (Picked p : rows) {
+        for (Claimed p : rows) {
             claims.put(p.row().id(), p.row().claimToken());
         }
         try {
@@ -73,7 +73,7 @@ public final class ClaimRelease {
         }
     }
 
-    private int release(String worker, List<Picked> rows, Map<Long, Long> claims, boolean skipLocked) {
+    private int release(String worker, List<Claimed> rows, Map<Long, Long> claims, boolean skipLocked) {
         List<Limiter.Slot> outOfBand = new ArrayList<>();
         List<Long> requested = new ArrayList<>();
         int n = ctx.db().inTransaction(c -> {
@@ -84,7 +84,7 @@ public final class ClaimRelease {
                 requested.addAll(leaseSql.cancelRequested(c, worker, claims));  // the release left them
             }
             List<Limiter.Slot> slots = new ArrayList<>();
-            for (Picked p : rows) {
+            for (Claimed p : rows) {
                 if (p.slot() != null && released.contains(p.row().id())) {
                     (p.slot().inBand() ? slots : outOfBand).add(p.slot());
                 }

@@ -1,7 +1,7 @@
 package io.gendurable.impl.claim;
 
 import io.gendurable.impl.db.Jdbc;
-import io.gendurable.impl.db.PickOrder;
+import io.gendurable.impl.db.ClaimOrder;
 import io.gendurable.impl.db.SchemaName;
 import io.gendurable.impl.fsm.FsmRegistry;
 import io.gendurable.impl.step.ClaimedRow;
@@ -33,7 +33,7 @@ import java.util.Set;
  * the heartbeat and the releases of this claim are guarded by it, so nothing written for an
  * earlier claim of the row can match.
  * Rows blocked behind their key ({@code key_blocked}, see {@code keys.KeySql}) are
- * not in the pick index and never read.
+ * not in the claim index and never read.
  * Only rows of an {@code (fsm, fsm_version)} this node registered are taken ({@code runnable}, the
  * registry's {@link FsmRegistry#claimKeys() claim keys}): a filter on the
  * rows the candidate scan reads (one comparison per row read, against a handful of keys), never an
@@ -67,7 +67,7 @@ public final class ClaimSql {
                           AND eligible_at <= ?
                           -- as a CASE, estimated at half the rows: as a comparison, an expression
                           -- without statistics is estimated at half a percent, and a large batch
-                          -- would then sort the whole queue instead of walking the pick index
+                          -- would then sort the whole queue instead of walking the claim index
                           AND CASE WHEN (fsm || ':' || fsm_version) = ANY (?::text[]) THEN true ELSE false END
                           AND (concurrency_key IS NULL OR concurrency_name = ANY (?::text[])
                                OR NOT EXISTS (SELECT 1 FROM %1$s e
@@ -78,7 +78,7 @@ public final class ClaimSql {
                         FOR NO KEY UPDATE SKIP LOCKED) c
                     WHERE prio.priority IS NOT NULL
                     LIMIT ?
-                ), picked AS (
+                ), chosen AS (
                     SELECT id, k1 FROM (
                         SELECT id, k1, row_number() OVER (PARTITION BY CASE WHEN k1 THEN concurrency_key END
                                                           ORDER BY priority, eligible_at, id) AS rn
@@ -88,13 +88,13 @@ public final class ClaimSql {
                 UPDATE %1$s g
                 SET status = 'executing', locked_by = ?, lease_expires_at = ?, updated_at = ?,
                     claim_token = nextval('%3$s'), debounce_at = NULL,
-                    concurrency_shard = CASE WHEN g.concurrency_key IS NOT NULL AND NOT picked.k1 THEN -1 END
-                FROM picked
-                WHERE g.id = picked.id
+                    concurrency_shard = CASE WHEN g.concurrency_key IS NOT NULL AND NOT chosen.k1 THEN -1 END
+                FROM chosen
+                WHERE g.id = chosen.id
                 %6$s""".formatted(schema.instances(), schema.qualify("signals"), schema.claimTokens(),
                 schema.qualify("gen_durable_paused_queues"),
                 // a paused queue has no runnable priorities (uncorrelated: one primary-key probe per claim)
-                PickOrder.runnablePriorities("prio", schema.instances(), "\n       AND NOT EXISTS (SELECT 1 FROM "
+                ClaimOrder.runnablePriorities("prio", schema.instances(), "\n       AND NOT EXISTS (SELECT 1 FROM "
                         + schema.qualify("gen_durable_paused_queues") + " pq WHERE pq.queue = ?)"),
                 returning(schema));
         this.byIdSql = """
@@ -139,7 +139,7 @@ public final class ClaimSql {
     /**
      * @param runnable the {@code fsm:version} keys this node runs ({@link FsmRegistry#claimKeys()}):
      *                 rows of any other are left alone
-     * @return the claimed rows, sorted in pick order (their queue is {@code queue}: not read back per row)
+     * @return the claimed rows, sorted in claim order (their queue is {@code queue}: not read back per row)
      */
     public List<ClaimedRow> claim(Connection c, String queue, String worker, int limit, Instant now,
                                   Instant leaseUntil, String[] gateNames, String[] runnable) throws SQLException {
@@ -165,7 +165,7 @@ public final class ClaimSql {
                 }
             }
         }
-        // RETURNING has no order: restore the pick order for dispatch.
+        // RETURNING has no order: restore the claim order for dispatch.
         rows.sort(Comparator.comparingInt(ClaimedRow::priority).thenComparing(ClaimedRow::eligibleAt)
                 .thenComparingLong(ClaimedRow::id));
         return rows;
@@ -177,7 +177,7 @@ public final class ClaimSql {
      * checks is taken: due, runnable, not blocked, without a concurrency key or a rate limit on its
      * step, its queue not paused cluster-wide. One primary-key update (the status is compared as
      * text so that no partial index over runnable rows matches: on a small table the planner would
-     * rather walk the pick index than probe the primary key). {@code queue} is the queue
+     * rather walk the claim index than probe the primary key). {@code queue} is the queue
      * the delivery read from the row it locked (and still holds locked), not re-checked here. A row of
      * an {@code (fsm, version)} not in {@code runnable} is not taken (a node that has it claims it).
      *

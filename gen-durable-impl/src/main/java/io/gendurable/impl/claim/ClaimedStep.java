@@ -11,7 +11,7 @@ import io.gendurable.impl.runtime.EngineEventBus;
 import io.gendurable.impl.runtime.EventKind;
 import io.gendurable.impl.runtime.Loops;
 import io.gendurable.impl.step.ClaimedRow;
-import io.gendurable.impl.step.Picked;
+import io.gendurable.impl.step.Claimed;
 import io.gendurable.impl.step.StepRunner;
 import io.gendurable.impl.step.StepSlot;
 
@@ -43,7 +43,7 @@ final class ClaimedStep implements Slots.Entry, StepSlot {
                 BooleanSupplier running, Runnable claimSoon) {
 
         /** Registers the claim for the heartbeat; @return the row's step, to buffer or run */
-        ClaimedStep track(Picked p) {
+        ClaimedStep track(Claimed p) {
             return new ClaimedStep(this, p, held.track(p.row()));
         }
 
@@ -66,8 +66,8 @@ final class ClaimedStep implements Slots.Entry, StepSlot {
          *
          * @return false: stopping, the rows went back
          */
-        boolean arrived(List<Picked> rows, int demand) {
-            for (Picked p : rows) {
+        boolean arrived(List<Claimed> rows, int demand) {
+            for (Claimed p : rows) {
                 slots.buffer(track(p));
             }
             claimEvents(rows.size(), demand);
@@ -79,7 +79,7 @@ final class ClaimedStep implements Slots.Entry, StepSlot {
             return true;
         }
 
-        /** The claim's events, when listened to: what it kept of its demand, and the queue's fill right after. */
+        /** The claim's events, when listened to: what it kept of its demand, and the queue's occupancy right after. */
         private void claimEvents(int count, int demand) {
             EngineEventBus bus = ctx.bus();
             if (bus.on(EventKind.ROWS_CLAIMED)) {
@@ -93,11 +93,11 @@ final class ClaimedStep implements Slots.Entry, StepSlot {
 
         /** @return how many buffered claims went back (those still this node's) */
         int releaseBuffered() {
-            List<Picked> rows = new ArrayList<>();
+            List<Claimed> rows = new ArrayList<>();
             List<Claim> claims = new ArrayList<>();
             for (Slots.Entry e; (e = slots.unbuffer()) != null; ) {
                 ClaimedStep r = (ClaimedStep) e;
-                rows.add(r.picked);
+                rows.add(r.claimed);
                 claims.add(r.claim);
             }
             if (rows.isEmpty()) {
@@ -117,7 +117,7 @@ final class ClaimedStep implements Slots.Entry, StepSlot {
     }
 
     private final Lane lane;
-    final Picked picked;
+    final Claimed claimed;
     final Claim claim;
     // set by codeDone in the step's thread, read by ended in the thread that completes its flush
     // (ordered by the flusher's lock and the future's completion): the step holds no slot, it waits
@@ -125,9 +125,9 @@ final class ClaimedStep implements Slots.Entry, StepSlot {
     /** when the row entered the buffer (System.nanoTime) */
     private final long bufferedAt = System.nanoTime();
 
-    private ClaimedStep(Lane lane, Picked picked, Claim claim) {
+    private ClaimedStep(Lane lane, Claimed claimed, Claim claim) {
         this.lane = lane;
-        this.picked = picked;
+        this.claimed = claimed;
         this.claim = claim;
     }
 
@@ -137,7 +137,7 @@ final class ClaimedStep implements Slots.Entry, StepSlot {
         claim.enter();
         try {
             // this thread does not wait for that flush (ended runs when it does)
-            lane.runner.runThen(picked, lane.worker, lane.flusher, this);
+            lane.runner.runThen(claimed, lane.worker, lane.flusher, this);
         } catch (RuntimeException | Error e) {
             ended(null, e);
             if (e instanceof Error error) {
@@ -205,7 +205,7 @@ final class ClaimedStep implements Slots.Entry, StepSlot {
     /** Its chain's last outcome is durable, stale, or could not be written: its claim and slot (or wait) end. */
     @Override
     public void ended(Written.Result result, Throwable failure) {
-        long id = picked.row().id();
+        long id = claimed.row().id();
         try {
             if (failure != null) {
                 lane.ctx.metrics().loopErrors.increment();

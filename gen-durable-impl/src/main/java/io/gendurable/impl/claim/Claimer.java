@@ -12,7 +12,7 @@ import io.gendurable.impl.runtime.EventKind;
 import io.gendurable.impl.runtime.Loops;
 import io.gendurable.impl.step.ClaimedRow;
 import io.gendurable.impl.step.InboxSql;
-import io.gendurable.impl.step.Picked;
+import io.gendurable.impl.step.Claimed;
 import io.gendurable.impl.trace.Tracing;
 
 import java.sql.Connection;
@@ -68,21 +68,21 @@ public final class Claimer {
         this.gateNames = config.limits().concurrencyLimits().keySet().toArray(new String[0]);
     }
 
-    /** @return the rows claimed and admitted, in pick order */
-    public List<Picked> claim(int demand) {
+    /** @return the rows claimed and admitted, in claim order */
+    public List<Claimed> claim(int demand) {
         return admit(claimRetried(demand));
     }
 
     /**
      * The claim, retried when a cross-node race on a K = 1 key trips the unique index. Losing that
      * race is expected under contention, not an error: when it outlasts the retries, the claim
-     * takes nothing this time (the scheduler polls again, as after any empty pick), logs one INFO
+     * takes nothing this time (the scheduler polls again, as after any empty claim), logs one INFO
      * line without a stack trace and counts {@code contendedDeferred}.
      */
-    private List<Picked> claimRetried(int demand) {
+    private List<Claimed> claimRetried(int demand) {
         for (int attempt = 1; ; attempt++) {
             try {
-                List<Picked> rows = ctx.db().inTransaction(c -> claimAndLoad(c, demand));
+                List<Claimed> rows = ctx.db().inTransaction(c -> claimAndLoad(c, demand));
                 if (attempt > 1) {
                     contended(attempt - 1, false);
                 }
@@ -118,9 +118,9 @@ public final class Claimer {
      * once that transaction commits; then {@link #admit} them. A K = 1 race lost here fails the
      * whole transaction with a unique violation (the caller retries without the claim).
      *
-     * @return the rows claimed, in pick order, not yet admitted
+     * @return the rows claimed, in claim order, not yet admitted
      */
-    public List<Picked> claimIn(Connection c, int demand) throws SQLException {
+    public List<Claimed> claimIn(Connection c, int demand) throws SQLException {
         return claimAndLoad(c, demand);
     }
 
@@ -128,11 +128,11 @@ public final class Claimer {
      * Out-of-band admission of the claimed rows that name a gate or a rate limit; the denied go
      * back to runnable. A batch with neither never calls the limiter.
      *
-     * @return the rows admitted, in pick order
+     * @return the rows admitted, in claim order
      */
-    public List<Picked> admit(List<Picked> rows) {
+    public List<Claimed> admit(List<Claimed> rows) {
         List<Limiter.Candidate> candidates = new ArrayList<>();
-        for (Picked p : rows) {
+        for (Claimed p : rows) {
             ClaimedRow r = p.row();
             if (r.gated() || r.rateLimit() != null) {
                 candidates.add(new Limiter.Candidate(r.id(), r.claimToken(), r.gated() ? r.concurrencyKey() : null, r.rateLimit(),
@@ -154,8 +154,8 @@ public final class Claimer {
         if (!a.denied().isEmpty()) {
             releases.release(worker, rows.stream().filter(p -> a.denied().contains(p.row().id())).toList());
         }
-        List<Picked> kept = new ArrayList<>(rows.size());
-        for (Picked p : rows) {
+        List<Claimed> kept = new ArrayList<>(rows.size());
+        for (Claimed p : rows) {
             long id = p.row().id();
             if (!a.denied().contains(id)) {
                 Limiter.Slot slot = a.admitted().get(id);
@@ -173,14 +173,14 @@ public final class Claimer {
      * @param id the woken row
      * @return the row claimed, or null when it needs a claim of the queue's own
      */
-    public Picked claimWokenIn(Connection c, long id) throws SQLException {
+    public Claimed claimWokenIn(Connection c, long id) throws SQLException {
         ClaimedRow row = claimSql.claimById(c, id, queue, worker, ctx.clock().instant(),
                 ctx.clock().instant().plus(config.lease().ttl()), ctx.registry().claimKeys());
         return row == null ? null : withLoads(c, List.of(row)).get(0);
     }
 
     /** The claim, the inboxes and the children of the claimed rows that have any: one transaction. */
-    private List<Picked> claimAndLoad(Connection c, int demand) throws SQLException {
+    private List<Claimed> claimAndLoad(Connection c, int demand) throws SQLException {
         long began = System.nanoTime();
         List<ClaimedRow> claimedRows = claimSql.claim(c, queue, worker, demand, ctx.clock().instant(),
                 ctx.clock().instant().plus(config.lease().ttl()), gateNames, ctx.registry().claimKeys());
@@ -189,16 +189,16 @@ public final class Claimer {
     }
 
     /** @return the claimed rows with the inboxes and children of those that have any, loaded on {@code c} */
-    private List<Picked> withLoads(Connection c, List<ClaimedRow> claimedRows) throws SQLException {
+    private List<Claimed> withLoads(Connection c, List<ClaimedRow> claimedRows) throws SQLException {
         List<Long> withSignals = claimedRows.stream().filter(ClaimedRow::hasSignals).map(ClaimedRow::id).toList();
         Map<Long, List<InboxSql.SignalRow>> inboxes = withSignals.isEmpty() ? Map.of()
                 : inboxSql.load(c, withSignals, ctx.tracing() != Tracing.NONE);
         List<Long> withChildren = claimedRows.stream().filter(ClaimedRow::hasChildren).map(ClaimedRow::id).toList();
         Map<Long, List<ChildrenSql.ChildRow>> children = withChildren.isEmpty() ? Map.of()
                 : childrenSql.load(c, withChildren);
-        List<Picked> out = new ArrayList<>(claimedRows.size());
+        List<Claimed> out = new ArrayList<>(claimedRows.size());
         for (ClaimedRow r : claimedRows) {
-            out.add(new Picked(r, inboxes.getOrDefault(r.id(), List.of()), children.getOrDefault(r.id(), List.of()),
+            out.add(new Claimed(r, inboxes.getOrDefault(r.id(), List.of()), children.getOrDefault(r.id(), List.of()),
                     null));
         }
         return out;

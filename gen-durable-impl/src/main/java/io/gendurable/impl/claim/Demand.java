@@ -5,7 +5,7 @@ import io.gendurable.impl.config.ConfigKeys;
 import io.gendurable.impl.config.EngineConfig;
 
 /**
- * How many rows a queue's claim asks for (docs/internals.md, "The pick"): free slots plus the
+ * How many rows a queue's claim asks for (docs/internals.md, "The claim"): free slots plus the
  * prefetch, less what is running and buffered; no claim below the minimum demand. The auto rules'
  * constants and formulas live in {@link AutoDemand}, which the keys' documentation reads too: an
  * auto prefetch starts at the concurrency, doubles while short steps starve the slots (up to

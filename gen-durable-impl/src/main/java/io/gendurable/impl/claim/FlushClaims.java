@@ -2,7 +2,7 @@ package io.gendurable.impl.claim;
 
 import io.gendurable.impl.flush.FlushListener;
 import io.gendurable.impl.runtime.Loops;
-import io.gendurable.impl.step.Picked;
+import io.gendurable.impl.step.Claimed;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -114,7 +114,7 @@ final class FlushClaims implements FlushListener {
     private final class InFlush implements ClaimInFlush {
         private final int demand;
         // the flush's thread alone
-        private List<Picked> rows = List.of();
+        private List<Claimed> rows = List.of();
 
         InFlush(int demand) {
             this.demand = demand;
@@ -132,7 +132,7 @@ final class FlushClaims implements FlushListener {
                 lane.ctx().metrics().picksInFlush.increment();
                 lane.ctx().metrics().picked.add(rows.size());
                 lane.demand().claimed(rows.size(), demand);
-                List<Picked> admitted = rows;
+                List<Claimed> admitted = rows;
                 try {
                     admitted = claimer.admit(rows);  // releases the denied; on failure releases them all
                 } catch (RuntimeException e) {

@@ -3,7 +3,7 @@ package io.gendurable.impl.claim;
 import io.gendurable.impl.insert.InsertSql;
 import io.gendurable.impl.runtime.Loops;
 import io.gendurable.impl.step.ClaimedRow;
-import io.gendurable.impl.step.Picked;
+import io.gendurable.impl.step.Claimed;
 
 import java.lang.System.Logger;
 import java.sql.Connection;
@@ -62,7 +62,7 @@ final class ReservedSlots {
     /** A slot taken by {@link #reserve}: it runs the row claimed for it, or is given back. */
     private final class Slot implements ReservedSlot {
         // the row a signal's transaction claimed for this slot, until that transaction ends
-        private Picked woken;
+        private Claimed woken;
         // still counted in reservations (until it starts a row or is given back); the inserting or
         // signalling thread's alone
         private boolean reserved = true;
@@ -88,7 +88,7 @@ final class ReservedSlots {
 
         @Override
         public void unconfirmed(InsertSql.Row r, long id, long claimToken, int attempt, Instant insertedAt) {
-            Picked p = inserted(r, id, claimToken, attempt, insertedAt, null);
+            Claimed p = inserted(r, id, claimToken, attempt, insertedAt, null);
             try {
                 // the commit may have landed: give the row back by its token (a no-op if it did not)
                 Loops.guarded(LOG, "release of an unconfirmed insert's claim in queue " + lane.queue(), lane.ctx().metrics(),
@@ -98,12 +98,12 @@ final class ReservedSlots {
             }
         }
 
-        private Picked inserted(InsertSql.Row r, long id, long claimToken, int attempt, Instant insertedAt,
+        private Claimed inserted(InsertSql.Row r, long id, long claimToken, int attempt, Instant insertedAt,
                                 Instant leaseUntil) {
             ClaimedRow row = ClaimedRow.startedAtInsert(id, r.fsm(), r.fsmVersion(), r.step(), r.stateJson(), attempt,
                     lane.queue(), r.priority(), r.eligibleAt(), insertedAt, r.parentId(), r.weight(), claimToken,
                     r.traceparent(), r.tracestate(), leaseUntil, r.stepTimeoutMillis());
-            return new Picked(row, List.of(), List.of(), null);
+            return new Claimed(row, List.of(), List.of(), null);
         }
 
         @Override
@@ -124,7 +124,7 @@ final class ReservedSlots {
         @Override
         public void abandoned(boolean mayHaveCommitted) {
             if (woken != null && mayHaveCommitted) {
-                Picked p = woken;
+                Claimed p = woken;
                 Loops.guarded(LOG, "release of an unconfirmed wake-up claim of queue " + lane.queue(), lane.ctx().metrics(),
                         () -> lane.releases().release(lane.worker(), List.of(p)));
             }
@@ -141,9 +141,9 @@ final class ReservedSlots {
         }
 
         /** The row is this node's (its claim committed): run it in this slot on the step pool. */
-        private void start(Picked p) {
+        private void start(Claimed p) {
             settle();
-            lane.ctx().metrics().startedAtInsert.increment();  // not a claim of the queue's: no picked event
+            lane.ctx().metrics().startedAtInsert.increment();  // not a claim of the queue's: no claim event
             ClaimedStep run = lane.track(p);
             // this thread is the caller's: the step runs on the step pool
             if (lane.running().getAsBoolean() && lane.slots().runOnPool(run)) {

@@ -10,7 +10,7 @@ import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.EventKind;
 import io.gendurable.impl.runtime.Loops;
 import io.gendurable.impl.runtime.QueueActivity;
-import io.gendurable.impl.step.Picked;
+import io.gendurable.impl.step.Claimed;
 import io.gendurable.impl.step.StepRunner;
 
 import java.lang.System.Logger;
@@ -262,7 +262,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
     private void claimLoop() {
         try {
             while (running && claimRequested.getAndSet(false)) {
-                Loops.guarded(LOG, "pick of queue " + queue, ctx.metrics(), this::claimOnce);
+                Loops.guarded(LOG, "claim of queue " + queue, ctx.metrics(), this::claimOnce);
             }
         } finally {
             loopRunning.set(false);
@@ -297,7 +297,7 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
         if (!inFlush.begin()) {
             return;
         }
-        List<Picked> rows;
+        List<Claimed> rows;
         try {
             asked = demand.of(slots);
             rows = asked < demand.min() ? List.of() : claimer.claim(asked);
@@ -336,12 +336,12 @@ public final class Scheduler implements LocalPoke.Target, QueueActivity {
     }
 
     /** Tests only: one claim and admission of up to {@code demand} rows, as the loop runs it; nothing is buffered or run. */
-    List<Picked> claimForTest(int demand) {
+    List<Claimed> claimForTest(int demand) {
         return claimer.claim(demand);
     }
 
     /** Tests only: gives claimed rows back, as a drain or a paused queue does (their gate slots too). */
-    int releaseForTest(List<Picked> rows) {
+    int releaseForTest(List<Claimed> rows) {
         return lane.releases().release(worker, rows);
     }
 

@@ -315,7 +315,7 @@ public final class ConfigKeys {
             "The bucket's capacity: the most tokens taken at once after an idle spell.");
     /** Counter rows per bucket key; from 1 to the burst (checked by {@link LimitsConfig.RateLimit}). */
     public static final ConfigKey<Integer> RATE_SHARDS = member(RATE_LIMITS, "shards", ValueType.INTEGER, 1,
-            Check.any(), "Counter rows per bucket key; concurrent pickers lock disjoint shards.");
+            Check.any(), "Counter rows per bucket key; concurrent claims lock disjoint shards.");
 
     // ---- concurrency-limits.<name>
 

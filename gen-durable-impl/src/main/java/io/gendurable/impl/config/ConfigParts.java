@@ -108,7 +108,7 @@ public interface ConfigParts {
     /**
      * Polling and claiming. @param interval the base idle poll @param maxInterval the idle backoff ceiling
      * @param prefetch rows each queue buffers beyond its running slots; {@link ConfigKeys#AUTO}: its concurrency
-     * @param minDemand skip picking unless at least this many slots are free; {@link ConfigKeys#AUTO}: a quarter
+     * @param minDemand skip claiming unless at least this many slots are free; {@link ConfigKeys#AUTO}: a quarter
      *                  of the queue's concurrency plus prefetch, at least 1
      * @param startAtInsert whether an insert may claim its own row for a free local slot ({@link ConfigKeys#START_AT_INSERT})
      */

@@ -180,7 +180,7 @@ public record EngineConfig(NodeConfig node, LeaseConfig lease, PollConfig poll, 
             if (poll.minDemandFor(e.getValue()) > e.getValue() + poll.prefetchFor(e.getValue())) {
                 throw MIN_DEMAND.reject("", poll.minDemand(),
                         "at most the smallest queue's concurrency plus prefetch (queue " + e.getKey() + ": "
-                                + (e.getValue() + poll.prefetchFor(e.getValue())) + "), or that queue would never pick");
+                                + (e.getValue() + poll.prefetchFor(e.getValue())) + "), or that queue would never claim");
             }
         }
         flushers = List.copyOf(flushers);

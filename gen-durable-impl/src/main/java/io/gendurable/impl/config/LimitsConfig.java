@@ -19,7 +19,7 @@ public record LimitsConfig(Map<String, RateLimit> rateLimits, Map<String, Gate> 
 
     /**
      * A token bucket: {@code allowed} starts per {@code period}, bursting to {@code burst},
-     * split into {@code shards} counters that concurrent pickers lock independently.
+     * split into {@code shards} counters that concurrent claimers lock independently.
      */
     public record RateLimit(String name, double allowed, Duration period, double burst, int shards) {
         /** Validates the name and the keys (declared in {@link ConfigKeys}), and the shards against the burst. */

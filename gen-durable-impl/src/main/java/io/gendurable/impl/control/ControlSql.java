@@ -1,5 +1,6 @@
 package io.gendurable.impl.control;
 
+import io.gendurable.PausedQueue;
 import io.gendurable.impl.db.Jdbc;
 import io.gendurable.impl.db.SchemaName;
 
@@ -7,10 +8,15 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * An operator's statements. Each action is one short transaction that locks the rows it changes
@@ -118,19 +124,19 @@ final class ControlSql {
     }
 
     /** @return whether the row exists, and its parent (immutable, read without a lock) */
-    java.util.Optional<java.util.Optional<Long>> probe(Connection c, long id) throws SQLException {
+    Optional<Optional<Long>> probe(Connection c, long id) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(probeSql)) {
             ps.setLong(1, id);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? java.util.Optional.of(java.util.Optional.ofNullable(Jdbc.longOrNull(rs, "parent_id")))
-                        : java.util.Optional.empty();
+                return rs.next() ? Optional.of(Optional.ofNullable(Jdbc.longOrNull(rs, "parent_id")))
+                        : Optional.empty();
             }
         }
     }
 
     /** @return the parents of {@code ids} (immutable, read without a lock) */
-    java.util.Set<Long> parents(Connection c, Collection<Long> ids) throws SQLException {
-        java.util.Set<Long> out = new java.util.HashSet<>();
+    Set<Long> parents(Connection c, Collection<Long> ids) throws SQLException {
+        Set<Long> out = new HashSet<>();
         try (PreparedStatement ps = c.prepareStatement(parentsSql)) {
             ps.setArray(1, Jdbc.longs(c, ids));
             try (ResultSet rs = ps.executeQuery()) {
@@ -166,7 +172,7 @@ final class ControlSql {
 
     /** Sets this transaction's lock timeout to {@link #LOCK_WAIT}. */
     void boundLockWaits(Connection c) throws SQLException {
-        try (java.sql.Statement s = c.createStatement()) {
+        try (Statement s = c.createStatement()) {
             s.execute("SET LOCAL lock_timeout = '" + LOCK_WAIT + "'");
         }
     }
@@ -197,24 +203,19 @@ final class ControlSql {
      * @return the ids whose cancel was requested
      */
     List<Long> requestCancel(Connection c, Collection<Long> ids, String reason, Instant now) throws SQLException {
-        List<Long> done = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(requestSql)) {
-            ps.setString(1, reason);
-            ps.setObject(2, Jdbc.ts(now));
-            ps.setArray(3, Jdbc.longs(c, ids));
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    done.add(rs.getLong(1));
-                }
-            }
-        }
-        return done;
+        return endIds(c, requestSql, ids, reason, now);
     }
 
     /** @return the ids cancelled */
     List<Long> cancel(Connection c, Collection<Long> ids, String reason, Instant now) throws SQLException {
+        return endIds(c, cancelSql, ids, reason, now);
+    }
+
+    /** Runs {@code statement} (reason, now, ids) @return the ids it returned */
+    private static List<Long> endIds(Connection c, String statement, Collection<Long> ids, String reason, Instant now)
+            throws SQLException {
         List<Long> done = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(cancelSql)) {
+        try (PreparedStatement ps = c.prepareStatement(statement)) {
             ps.setString(1, reason);
             ps.setObject(2, Jdbc.ts(now));
             ps.setArray(3, Jdbc.longs(c, ids));
@@ -252,8 +253,8 @@ final class ControlSql {
     /** @return whether the runnable row changed */
     boolean reschedule(Connection c, long id, Instant runAt, Integer priority, Instant now) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(rescheduleSql)) {
-            ps.setObject(1, runAt == null ? null : Jdbc.ts(runAt), java.sql.Types.TIMESTAMP_WITH_TIMEZONE);
-            ps.setObject(2, priority, java.sql.Types.INTEGER);
+            ps.setObject(1, runAt == null ? null : Jdbc.ts(runAt), Types.TIMESTAMP_WITH_TIMEZONE);
+            ps.setObject(2, priority, Types.INTEGER);
             ps.setObject(3, Jdbc.ts(now));
             ps.setLong(4, id);
             return ps.executeUpdate() == 1;
@@ -279,11 +280,11 @@ final class ControlSql {
     }
 
     /** @return the paused queues, by name */
-    List<io.gendurable.PausedQueue> paused(Connection c) throws SQLException {
-        List<io.gendurable.PausedQueue> rows = new ArrayList<>();
+    List<PausedQueue> paused(Connection c) throws SQLException {
+        List<PausedQueue> rows = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(pausedSql); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                rows.add(new io.gendurable.PausedQueue(rs.getString(1), Jdbc.instant(rs, "paused_at"),
+                rows.add(new PausedQueue(rs.getString(1), Jdbc.instant(rs, "paused_at"),
                         rs.getString(3), rs.getString(4)));
             }
         }

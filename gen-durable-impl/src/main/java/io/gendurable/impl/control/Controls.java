@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -166,15 +167,8 @@ public final class Controls {
         }
         Map<Long, String> statuses = new HashMap<>();
         Set<String> queues = new LinkedHashSet<>();
-        List<Long> requested = new ArrayList<>();
         int n = ctx.db().inTransaction(c -> {
-            sql.boundLockWaits(c);
-            Set<Long> wanted = new LinkedHashSet<>(ids);
-            wanted.addAll(sql.parents(c, ids));
-            Map<Long, ControlSql.Locked> rows = new HashMap<>();
-            for (ControlSql.Locked r : sql.lock(c, wanted, ctx.clock().instant())) {
-                rows.put(r.id(), r);
-            }
+            Map<Long, ControlSql.Locked> rows = lockWithParents(c, ids);
             List<Long> asked = ids.stream().filter(id -> rows.containsKey(id) && rows.get(id).cancelRequested()
                     && !rows.get(id).terminal()).toList();
             return asked.isEmpty() ? 0
@@ -182,6 +176,18 @@ public final class Controls {
         });
         committed.changed(statuses, queues);
         return n;
+    }
+
+    /** Locks {@code ids} and their parents in id order (lock waits bounded) @return the locked rows by id */
+    private Map<Long, ControlSql.Locked> lockWithParents(Connection c, List<Long> ids) throws SQLException {
+        sql.boundLockWaits(c);
+        Set<Long> wanted = new LinkedHashSet<>(ids);
+        wanted.addAll(sql.parents(c, ids));
+        Map<Long, ControlSql.Locked> rows = new HashMap<>();
+        for (ControlSql.Locked r : sql.lock(c, wanted, ctx.clock().instant())) {
+            rows.put(r.id(), r);
+        }
+        return rows;
     }
 
     /**
@@ -198,13 +204,7 @@ public final class Controls {
         Set<String> queues = new LinkedHashSet<>();
         List<Long> requested = new ArrayList<>();
         int n = ctx.db().inTransaction(c -> {
-            sql.boundLockWaits(c);
-            Set<Long> wanted = new LinkedHashSet<>(ids);
-            wanted.addAll(sql.parents(c, ids));
-            Map<Long, ControlSql.Locked> rows = new HashMap<>();
-            for (ControlSql.Locked r : sql.lock(c, wanted, ctx.clock().instant())) {
-                rows.put(r.id(), r);
-            }
+            Map<Long, ControlSql.Locked> rows = lockWithParents(c, ids);
             List<Long> live = ids.stream().filter(id -> rows.containsKey(id) && !rows.get(id).terminal()).toList();
             return live.isEmpty() ? 0 : cancelLocked(c, live, rows, reason, statuses, queues, requested, false).size();
         });
@@ -236,7 +236,7 @@ public final class Controls {
             }
         }
         List<Long> done = sql.cancel(c, ids, reason, now);
-        Set<Long> cancelled = new java.util.HashSet<>(done);
+        Set<Long> cancelled = new HashSet<>(done);
         List<Limiter.Slot> slots = new ArrayList<>();
         List<Long> joining = new ArrayList<>();
         for (Long d : done) {
@@ -255,7 +255,7 @@ public final class Controls {
             ctx.statements().of(BucketSql.class, BucketSql::new).credit(c, slots);
         }
         // a cancelled running row or head of a K = 1 key lets the key's next blocked row in (KeySql)
-        Set<String> freedKeys = new java.util.HashSet<>();
+        Set<String> freedKeys = new HashSet<>();
         for (Long d : done) {
             ControlSql.Locked r = rows.get(d);
             if (("executing".equals(r.status()) || "runnable".equals(r.status()))

@@ -3,6 +3,8 @@ package io.gendurable.impl.db;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.EntityTransaction;
+import java.sql.PreparedStatement;
+import javax.sql.DataSource;
 import org.hibernate.Session;
 
 import java.sql.Connection;
@@ -38,7 +40,7 @@ public final class Db implements AutoCloseable {
     public static final int NETWORK_TIMEOUT_MILLIS = 60_000;
 
     private final EntityManagerFactory emf;
-    private final javax.sql.DataSource dataSource;
+    private final DataSource dataSource;
     private final int networkTimeoutMillis;
 
     /** @param emf the engine's persistence unit: entity reads, and {@link #inTransaction} on its connections */
@@ -51,7 +53,7 @@ public final class Db implements AutoCloseable {
      * @param dataSource the DataSource under it: {@link #inTransaction} takes its connections directly
      *                   (no Hibernate session per transaction); null: through the persistence unit
      */
-    public Db(EntityManagerFactory emf, javax.sql.DataSource dataSource) {
+    public Db(EntityManagerFactory emf, DataSource dataSource) {
         this(emf, dataSource, NETWORK_TIMEOUT_MILLIS);
     }
 
@@ -60,7 +62,7 @@ public final class Db implements AutoCloseable {
      * @param dataSource           the DataSource under it, or null
      * @param networkTimeoutMillis the bound of {@link #NETWORK_TIMEOUT_MILLIS} (tests shorten it)
      */
-    Db(EntityManagerFactory emf, javax.sql.DataSource dataSource, int networkTimeoutMillis) {
+    Db(EntityManagerFactory emf, DataSource dataSource, int networkTimeoutMillis) {
         this.emf = emf;
         this.dataSource = dataSource;
         this.networkTimeoutMillis = networkTimeoutMillis;
@@ -77,10 +79,10 @@ public final class Db implements AutoCloseable {
      *       tens of milliseconds.</li>
      *   <li>custom plans only: each execution is planned for the table as it is now. PostgreSQL
      *       would otherwise settle, after five executions, on a generic plan made for the table
-     *       as it was then, and a pooled connection keeps it: made while the table held a few
-     *       rows, the flush's walked the whole primary key per outcome once the table had grown
-     *       (a live run in Open Liberty: PostgreSQL ~280 µs a job instead of ~45;
-     *       {@code ServerPrepareTest}). Forcing the generic plan instead measured a third slower.</li>
+     *       as it was then, and a pooled connection keeps it: one made while the table holds a
+     *       few rows walks the whole primary key per outcome once the table grows (in Open
+     *       Liberty, PostgreSQL ~280 µs a job instead of ~45; {@code ServerPrepareTest}). A forced
+     *       generic plan is a third slower.</li>
      * </ul>
      */
     public static final String PLANNER_SETTINGS = "SELECT set_config('enable_seqscan', 'off', true),"
@@ -133,7 +135,7 @@ public final class Db implements AutoCloseable {
     }
 
     /**
-     * {@link #inTransaction} on a connection of the DataSource itself: the pick, the flush and the
+     * {@link #inTransaction} on a connection of the DataSource itself: the claim, the flush and the
      * heartbeat are plain JDBC, and a Hibernate session (persistence context, action queue, JDBC
      * coordinator) built and torn down around each of them was measurable per-job work.
      */
@@ -226,7 +228,7 @@ public final class Db implements AutoCloseable {
      * @throws SQLException when the statement fails
      */
     public static void applyPlannerSettings(Connection c) throws SQLException {
-        try (java.sql.PreparedStatement ps = c.prepareStatement(PLANNER_SETTINGS)) {
+        try (PreparedStatement ps = c.prepareStatement(PLANNER_SETTINGS)) {
             ps.execute();
         }
     }

@@ -6,6 +6,7 @@ import jakarta.persistence.ValidationMode;
 import jakarta.persistence.spi.ClassTransformer;
 import jakarta.persistence.spi.PersistenceUnitInfo;
 import jakarta.persistence.spi.PersistenceUnitTransactionType;
+import java.util.HashMap;
 import org.hibernate.jpa.HibernatePersistenceProvider;
 
 import javax.sql.DataSource;
@@ -28,7 +29,7 @@ public final class EnginePersistence {
 
     /** @return the engine's entity manager factory on {@code dataSource}, tables in {@code schema} */
     public static EntityManagerFactory create(DataSource dataSource, SchemaName schema) {
-        Map<String, Object> settings = new java.util.HashMap<>(HiddenSettings.masks(System.getProperties()));
+        Map<String, Object> settings = new HashMap<>(HiddenSettings.masks(System.getProperties()));
         settings.putAll(Map.of(
                 "hibernate.default_schema", schema.name(),
                 // No JDBC metadata at boot: name the database instead of a dialect class (which logs HHH90000025).

@@ -4,6 +4,7 @@ import java.sql.Array;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -21,7 +22,7 @@ public final class Jdbc {
     /**
      * A timestamp the statement returned as microseconds since the epoch
      * ({@code (extract(epoch FROM t) * 1000000)::bigint}): read without parsing timestamp text,
-     * which for the claim's rows was one of the largest allocations per step.
+     * which for the claim's rows would be one of the largest allocations per step.
      *
      * @param micros microseconds since 1970-01-01T00:00Z
      * @return the instant
@@ -50,7 +51,7 @@ public final class Jdbc {
 
     /** Runs {@code work} with {@link #BRIEF_LOCK_WAIT} as this transaction's lock timeout, then restores the default. */
     public static <T> T waitingBriefly(Connection c, SqlWork<T> work) throws SQLException {
-        try (java.sql.Statement s = c.createStatement()) {
+        try (Statement s = c.createStatement()) {
             s.execute("SET LOCAL lock_timeout = '" + BRIEF_LOCK_WAIT + "'");
             T result = work.run();
             s.execute("SET LOCAL lock_timeout TO DEFAULT");

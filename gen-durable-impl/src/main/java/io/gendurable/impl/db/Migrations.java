@@ -1,5 +1,10 @@
 package io.gendurable.impl.db;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.Set;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
 
@@ -28,7 +33,7 @@ public final class Migrations {
      * version behind cannot know the list of a newer release, so it reads the mark from the
      * migration's description in Flyway's history table ({@link #compatibleAhead}).
      */
-    public static final java.util.Set<String> EXPAND_ONLY = java.util.Set.of("3", "6", "7", "8", "9", "11", "13", "14");
+    public static final Set<String> EXPAND_ONLY = Set.of("3", "6", "7", "8", "9", "11", "13", "14");
     /** The first word of an expand-only migration's script name (after {@code V<n>__}), from version 14 on. */
     public static final String EXPAND_PREFIX = "expand";
 
@@ -46,7 +51,7 @@ public final class Migrations {
         if (!next.equals(version) || description == null) {
             return false;
         }
-        String d = description.trim().toLowerCase(java.util.Locale.ROOT);
+        String d = description.trim().toLowerCase(Locale.ROOT);
         return d.equals(EXPAND_PREFIX) || d.startsWith(EXPAND_PREFIX + " ");
     }
 
@@ -75,12 +80,12 @@ public final class Migrations {
      * @param schema     the schema to drop
      */
     public static void dropSchema(DataSource dataSource, SchemaName schema) {
-        try (java.sql.Connection c = dataSource.getConnection(); java.sql.Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             if (!c.getAutoCommit()) {
                 c.setAutoCommit(true);
             }
             s.execute("DROP SCHEMA IF EXISTS " + schema.name() + " CASCADE");
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             throw new IllegalStateException("could not drop schema " + schema.name() + ": " + e.getMessage(), e);
         }
     }

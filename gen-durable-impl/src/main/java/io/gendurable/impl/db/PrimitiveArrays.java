@@ -3,6 +3,7 @@ package io.gendurable.impl.db;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.SQLException;
+import org.postgresql.PGConnection;
 
 /**
  * SQL arrays from Java primitive arrays ({@code long[]}, {@code int[]}, {@code boolean[]}).
@@ -23,7 +24,7 @@ public final class PrimitiveArrays {
      * @return the SQL array
      */
     public static Array of(Connection c, String type, Object array) throws SQLException {
-        if (Pg.VISIBLE && c.isWrapperFor(org.postgresql.PGConnection.class)) {
+        if (Pg.VISIBLE && c.isWrapperFor(PGConnection.class)) {
             return Pg.of(c, type, array);
         }
         return c.createArrayOf(type, boxed(array));
@@ -68,7 +69,7 @@ public final class PrimitiveArrays {
         }
 
         static Array of(Connection c, String type, Object array) throws SQLException {
-            return c.unwrap(org.postgresql.PGConnection.class).createArrayOf(type, array);
+            return c.unwrap(PGConnection.class).createArrayOf(type, array);
         }
     }
 }

@@ -5,6 +5,10 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.StringJoiner;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.ToIntFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * The input of a batched statement: rows of {@code R} as parallel arrays through
@@ -77,21 +81,21 @@ public final class Unnest<R> {
             if (primitive != null) {
                 // never null: a primitive array, which pgjdbc encodes without boxing (PrimitiveArrays)
                 Object values;
-                if (primitive instanceof java.util.function.ToLongFunction<?> f) {
+                if (primitive instanceof ToLongFunction<?> f) {
                     long[] a = new long[n];
                     for (int i = 0; i < n; i++) {
-                        a[i] = ((java.util.function.ToLongFunction<Object>) f).applyAsLong(rows.get(i));
+                        a[i] = ((ToLongFunction<Object>) f).applyAsLong(rows.get(i));
                     }
                     values = a;
-                } else if (primitive instanceof java.util.function.ToIntFunction<?> f) {
+                } else if (primitive instanceof ToIntFunction<?> f) {
                     int[] a = new int[n];
                     for (int i = 0; i < n; i++) {
-                        a[i] = ((java.util.function.ToIntFunction<Object>) f).applyAsInt(rows.get(i));
+                        a[i] = ((ToIntFunction<Object>) f).applyAsInt(rows.get(i));
                     }
                     values = a;
                 } else {
                     boolean[] a = new boolean[n];
-                    java.util.function.Predicate<Object> f = (java.util.function.Predicate<Object>) primitive;
+                    Predicate<Object> f = (Predicate<Object>) primitive;
                     for (int i = 0; i < n; i++) {
                         a[i] = f.test(rows.get(i));
                     }
@@ -106,7 +110,7 @@ public final class Unnest<R> {
                     values[i] = i;
                 }
             } else {
-                java.util.function.Function<? super R, ?> getter = col.getter();
+                Function<? super R, ?> getter = col.getter();
                 for (int i = 0; i < n; i++) {
                     values[i] = getter.apply(rows.get(i));
                 }

@@ -1,6 +1,7 @@
 package io.gendurable.impl.engine;
 
 import io.gendurable.InstanceSnapshot;
+import io.gendurable.impl.config.LimitsConfig;
 import io.gendurable.impl.ops.Rows;
 import io.gendurable.impl.admission.Limiter;
 import io.gendurable.impl.claim.ClaimRelease;
@@ -17,7 +18,7 @@ import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
 import io.gendurable.impl.step.InlineContinuation;
 import io.gendurable.impl.step.OutcomeEncoder;
-import io.gendurable.impl.step.Picked;
+import io.gendurable.impl.step.Claimed;
 import io.gendurable.impl.step.StepRunner;
 
 import java.time.Duration;
@@ -34,7 +35,7 @@ import java.util.UUID;
 import java.util.function.BooleanSupplier;
 
 /**
- * The synchronous seam that {@code io.gendurable.testing} drives: one pick of one queue through
+ * The synchronous seam that {@code io.gendurable.testing} drives: one claim of one queue through
  * the production {@link Claimer} (claim, inbox and children loads, admission), each claimed step
  * run by the production {@link StepRunner} in the calling thread, each outcome written by a
  * synchronous {@link Flusher} (the same {@link FlushSql} transaction and after-commit hooks, no
@@ -115,7 +116,7 @@ public final class DrainRunner {
     private final BooleanSupplier engineStarted;
     private final StepRunner runner;
     private final Flusher flusher;
-    private final Map<String, Claimer> pickers = new HashMap<>();
+    private final Map<String, Claimer> claimers = new HashMap<>();
     private final Map<String, String> workers = new HashMap<>();
     private final List<Ran> ran = new ArrayList<>();
     private final Limiter limiter;
@@ -151,9 +152,9 @@ public final class DrainRunner {
     }
 
     /**
-     * One pick of {@code queue} for up to {@code demand} rows, then every picked step, in pick
+     * One claim of {@code queue} for up to {@code demand} rows, then every claimed step, in claim
      * order, in this thread; each step's outcome is durable before the next starts. An inline
-     * FSM's chained steps run too, as long as every picked row can still run within
+     * FSM's chained steps run too, as long as every claimed row can still run within
      * {@code maxSteps}; past that, the chain's next step is committed runnable as usual.
      *
      * @param queue    the queue
@@ -172,15 +173,15 @@ public final class DrainRunner {
         }
         String worker = workers.computeIfAbsent(queue, q -> config.node().id() + ":" + q + "@drain-"
                 + UUID.randomUUID().toString().substring(0, 8));
-        Claimer claimer = pickers.computeIfAbsent(queue, q -> new Claimer(ctx, q, worker, releases, limiter, (qq, nanos) -> { }));
-        List<Picked> rows = claimer.claim(Math.min(demand, maxSteps));
+        Claimer claimer = claimers.computeIfAbsent(queue, q -> new Claimer(ctx, q, worker, releases, limiter, (qq, nanos) -> { }));
+        List<Claimed> rows = claimer.claim(Math.min(demand, maxSteps));
         metrics.picks.increment();
         metrics.picked.add(rows.size());
         events.picked(queue, rows.size());
         ran.clear();
         int started = 0;
         try {
-            for (Picked p : rows) {
+            for (Claimed p : rows) {
                 started++;
                 int unstarted = rows.size() - started;
                 // Asked before each step runs: may its next step chain inline? Only if this step, the
@@ -203,7 +204,7 @@ public final class DrainRunner {
     }
 
     /** Gives back claimed rows that never started (a step before them failed to flush), with their gate slots. */
-    private void release(String worker, List<Picked> unstarted) {
+    private void release(String worker, List<Claimed> unstarted) {
         releases.release(worker, unstarted);
     }
 
@@ -242,7 +243,7 @@ public final class DrainRunner {
     public Optional<Instant> nextRefill(Instant now) {
         Instant best = null;
         for (DrainSql.Refill r : db.inTransaction(c -> drainSql.refills(c, now))) {
-            io.gendurable.impl.config.LimitsConfig.RateLimit limit = config.limits().rateFor(r.key());
+            LimitsConfig.RateLimit limit = config.limits().rateFor(r.key());
             if (limit == null || r.lastRefill() == null) {
                 continue;
             }

@@ -3,12 +3,16 @@ package io.gendurable.impl.engine;
 import io.gendurable.impl.db.Jdbc;
 import io.gendurable.impl.db.SchemaName;
 
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -92,7 +96,7 @@ public final class DrainSql {
     public Map<String, Backlog> backlog(Connection c, Instant now, String[] runnable) throws SQLException {
         Map<String, Backlog> out = new LinkedHashMap<>();
         try (PreparedStatement ps = c.prepareStatement(backlogSql)) {
-            java.sql.Array keys = Jdbc.texts(c, runnable);
+            Array keys = Jdbc.texts(c, runnable);
             ps.setObject(1, Jdbc.ts(now));
             ps.setArray(2, keys);
             ps.setArray(3, keys);
@@ -107,8 +111,8 @@ public final class DrainSql {
     }
 
     /** @return the shards of the rate limits that rows due at {@code now} name */
-    public java.util.List<Refill> refills(Connection c, Instant now) throws SQLException {
-        java.util.List<Refill> out = new java.util.ArrayList<>();
+    public List<Refill> refills(Connection c, Instant now) throws SQLException {
+        List<Refill> out = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(refillSql)) {
             ps.setObject(1, Jdbc.ts(now));
             try (ResultSet rs = ps.executeQuery()) {
@@ -122,7 +126,7 @@ public final class DrainSql {
     }
 
     /** @return the earliest next fire time after {@code after} among the unpaused schedules of {@code fsms} */
-    public Optional<Instant> nextScheduleFire(Connection c, java.util.Collection<String> fsms, Instant after)
+    public Optional<Instant> nextScheduleFire(Connection c, Collection<String> fsms, Instant after)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(nextFireSql)) {
             ps.setArray(1, Jdbc.texts(c, fsms.toArray()));

@@ -96,7 +96,7 @@ public final class Engine implements GenDurable, AutoCloseable {
     }
 
     /**
-     * Graceful drain: stop picking, release buffered claims, wait {@code drain-timeout} for running
+     * Graceful drain: stop claiming, release buffered claims, wait {@code drain-timeout} for running
      * steps, flush their outcomes, stop the sweeps, wake the {@code await} callers (they answer
      * {@code Busy} with their last snapshot), close the persistence unit. Idempotent.
      */
@@ -311,7 +311,7 @@ public final class Engine implements GenDurable, AutoCloseable {
         public Builder config(EngineConfig v) { this.config = v; return this; }
         /** @param v the FSMs @return this */
         public Builder registry(FsmRegistry v) { this.registry = v; return this; }
-        /** @param v runs fills, flushes, heartbeats and sweeps (a few threads) @return this */
+        /** @param v runs claims, flushes, heartbeats and sweeps (a few threads) @return this */
         public Builder timer(ScheduledExecutorService v) { this.timer = v; return this; }
         /** @param v runs steps (as many threads as the queues' concurrency adds up to) @return this */
         public Builder steps(ExecutorService v) { this.steps = v; return this; }
@@ -326,7 +326,7 @@ public final class Engine implements GenDurable, AutoCloseable {
 
         /** @param v how inserts and signals join a caller's transaction (default: never) @return this */
         public Builder callerTransactions(CallerTransactions v) { this.callerTransactions = v; return this; }
-        /** @param v observers of steps, picks and flushes (metrics, CDI events) @return this */
+        /** @param v observers of steps, claims and flushes (metrics, CDI events) @return this */
         public Builder events(EngineEvents v) { this.events = v; return this; }
 
         /** @param v the name of the caller's principal, or null (default: none), for the operator's log and events @return this */

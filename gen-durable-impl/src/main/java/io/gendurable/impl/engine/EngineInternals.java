@@ -1,8 +1,11 @@
 package io.gendurable.impl.engine;
 
+import io.gendurable.impl.claim.PausedQueues;
 import io.gendurable.impl.claim.Scheduler;
 import io.gendurable.impl.gc.Gc;
 import io.gendurable.impl.lease.Reaper;
+import io.gendurable.impl.nodes.NodeBeacon;
+import io.gendurable.impl.runtime.EngineEventBus;
 import io.gendurable.impl.schedule.Schedules;
 
 import java.util.List;
@@ -18,7 +21,7 @@ public final class EngineInternals {
     }
 
     /** @param engine an engine @return its event bus (which event types are listened to, events pending) */
-    public static io.gendurable.impl.runtime.EngineEventBus eventBus(Engine engine) {
+    public static EngineEventBus eventBus(Engine engine) {
         return engine.eventBus();
     }
 
@@ -52,7 +55,7 @@ public final class EngineInternals {
     }
 
     /** @param engine an engine @return its node beacon (write one now with {@code beat}) */
-    public static io.gendurable.impl.nodes.NodeBeacon beacon(Engine engine) {
+    public static NodeBeacon beacon(Engine engine) {
         return engine.beacon();
     }
 
@@ -61,13 +64,13 @@ public final class EngineInternals {
         return engine.pokeListenerPid();
     }
 
-    /** @param engine a prepared, unstarted engine @return its synchronous pick/run seam */
+    /** @param engine a prepared, unstarted engine @return its synchronous claim/run seam */
     public static DrainRunner drainRunner(Engine engine) {
         return engine.drainRunner();
     }
 
     /** @param engine an engine @return its view of the paused queues (read them now with {@code refresh}) */
-    public static io.gendurable.impl.claim.PausedQueues pauses(Engine engine) {
+    public static PausedQueues pauses(Engine engine) {
         return engine.pauses();
     }
 }

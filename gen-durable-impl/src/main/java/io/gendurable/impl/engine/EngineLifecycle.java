@@ -105,7 +105,7 @@ final class EngineLifecycle {
     }
 
     /**
-     * Graceful drain: stop picking, release buffered claims, wait {@code drain-timeout} for running
+     * Graceful drain: stop claiming, release buffered claims, wait {@code drain-timeout} for running
      * steps, flush their outcomes, stop the sweeps, wake the {@code await} callers (they answer
      * {@code Busy} with their last snapshot), close the persistence unit. Idempotent.
      */

@@ -42,8 +42,8 @@ import static io.gendurable.impl.db.UnnestColumn.text;
  * generation its children carry); the parent join (ended children decrement their parents, one
  * {@code −count} per parent, each child once and toward its own generation); the gate credit
  * (each committed row's slot returns to its counter); and the park recheck (a parked row
- * with an inbox signal it awaits and did not see wakes at once: the lost-wakeup fix, in the
- * same transaction as the park, so a delivery racing it queues on the park's row lock).
+ * with an inbox signal it awaits and did not see wakes at once, in the same transaction as the
+ * park, so a delivery racing it queues on the park's row lock and no wake-up is lost).
  */
 public final class FlushSql {
     /**
@@ -94,8 +94,8 @@ public final class FlushSql {
         // signalled one of these rows, or a parent) must never make the whole group commit wait.
         // An outcome whose row or parent was not locked is deferred to a later flush
         // (Flushed.deferred). A statement of its own: joined into the update, the planner's
-        // generic plan (the one a server-prepared statement settles on) re-ran the unnest once per
-        // locked row, a quadratic join that cost ~7 ms for 64 outcomes instead of ~0.7 ms.
+        // generic plan (the one a server-prepared statement settles on) re-runs the unnest once per
+        // locked row, a quadratic join (~7 ms for 64 outcomes instead of ~0.7 ms).
         // Neither statement names status = 'executing' as such: that predicate matches the partial
         // index gen_durable_lease, and a plan over it reads every executing row, and every dead
         // entry a burn-down leaves in that index, per flush. The lock goes by primary key alone

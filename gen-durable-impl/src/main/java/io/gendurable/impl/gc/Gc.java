@@ -11,6 +11,7 @@ import io.gendurable.impl.runtime.EngineMetrics;
 import io.gendurable.impl.runtime.Loops;
 import io.gendurable.impl.runtime.Periodic;
 
+import java.time.Duration;
 import java.time.InstantSource;
 
 /**
@@ -80,7 +81,7 @@ public final class Gc implements Background {
 
     /** @return how many step history records past {@code gendurable.history.retention} were deleted */
     public int sweepHistory() {
-        java.time.Duration retention = ctx.config().history().retention();
+        Duration retention = ctx.config().history().retention();
         int total = 0;
         while (true) {
             int n = ctx.db().inTransaction(c -> sql.sweepHistory(c, ctx.clock().instant().minus(retention), config.batch()));
@@ -91,7 +92,7 @@ public final class Gc implements Background {
         }
     }
 
-    private int sweep(GcSql.Kind kind, java.time.Duration retention) {
+    private int sweep(GcSql.Kind kind, Duration retention) {
         int total = 0;
         while (true) {
             int n = ctx.db().inTransaction(c -> sql.sweep(c, kind, ctx.clock().instant().minus(retention), config.batch()));

@@ -9,7 +9,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * GC of terminal rows: two steps in one short transaction. SELECT a batch of ids through
@@ -32,7 +34,7 @@ public final class GcSql {
         }
     }
 
-    private final java.util.Map<Kind, String> selectSql = new java.util.EnumMap<>(Kind.class);
+    private final Map<Kind, String> selectSql = new EnumMap<>(Kind.class);
     private final String deleteSql;
     private final String historySql;
 

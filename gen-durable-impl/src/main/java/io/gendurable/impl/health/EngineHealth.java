@@ -5,6 +5,7 @@ import io.gendurable.impl.db.Migrations;
 import io.gendurable.impl.db.SchemaName;
 import io.gendurable.impl.gauges.QueueGauges;
 import io.gendurable.impl.runtime.LoopTicks;
+import java.util.Locale;
 import org.flywaydb.core.api.MigrationVersion;
 
 import javax.sql.DataSource;
@@ -199,7 +200,7 @@ public final class EngineHealth {
     }
 
     private static String seconds(Duration d) {
-        return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+        return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
     }
 
     private Check probe() {

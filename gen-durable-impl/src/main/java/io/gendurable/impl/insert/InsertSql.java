@@ -169,7 +169,7 @@ public final class InsertSql {
 
     /**
      * Inserts the rows in one statement; where the batch holds several rows of one K = 1 key (its
-     * name not among {@code gateNames}) without a correlation key, the first in pick order goes in
+     * name not among {@code gateNames}) without a correlation key, the first in claim order goes in
      * as the key's head and those that could not run before it go in blocked behind it
      * ({@code key_blocked}, see {@code io.gendurable.impl.keys.KeySql}): the head is inserted by
      * the same statement, so the key has its way in when they commit, and a backlog inserted at
@@ -290,17 +290,17 @@ public final class InsertSql {
     /**
      * Per row: whether it goes in blocked. Among the rows of each K = 1 key that have no correlation
      * key (a row with one may be a duplicate that is not inserted, so it can be neither), the head is
-     * the first in pick order {@code (priority, eligible_at)}, then input order; a row after it is
+     * the first in claim order {@code (priority, eligible_at)}, then input order; a row after it is
      * blocked unless it would be due before the head (a less urgent priority due earlier).
      */
     static boolean[] blockedBehindHeads(List<Row> rows, Set<String> gateNames) {
         boolean[] blocked = new boolean[rows.size()];
         Map<String, Integer> heads = new HashMap<>();
-        Comparator<Row> pickOrder = Comparator.comparingInt(Row::priority).thenComparing(Row::eligibleAt);
+        Comparator<Row> claimOrder = Comparator.comparingInt(Row::priority).thenComparing(Row::eligibleAt);
         for (int i = 0; i < rows.size(); i++) {
             Row r = rows.get(i);
             if (k1(r, gateNames)) {
-                heads.merge(r.concurrencyKey(), i, (a, b) -> pickOrder.compare(rows.get(b), rows.get(a)) < 0 ? b : a);
+                heads.merge(r.concurrencyKey(), i, (a, b) -> claimOrder.compare(rows.get(b), rows.get(a)) < 0 ? b : a);
             }
         }
         for (int i = 0; i < rows.size(); i++) {

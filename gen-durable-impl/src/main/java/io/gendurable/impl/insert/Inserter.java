@@ -1,5 +1,6 @@
 package io.gendurable.impl.insert;
 
+import io.gendurable.impl.db.UnknownCommitException;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.Inserted;
 import io.gendurable.NewInstance;
@@ -9,14 +10,19 @@ import io.gendurable.impl.poke.Poke;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 /**
  * Validates and inserts instances: one statement for any batch size, then pokes the queues that
@@ -38,7 +44,7 @@ public final class Inserter {
     private final CallerTransactions callerTransactions;
     private final InsertStarts starts;
     /** The configured gates: a batch's rows of a K = 1 key (no gate) go in blocked behind its first. */
-    private final java.util.Set<String> gateNames;
+    private final Set<String> gateNames;
 
     /**
      * @param ctx                the engine's context
@@ -56,7 +62,7 @@ public final class Inserter {
         this.sql = ctx.statements().of(InsertSql.class, InsertSql::new);
         this.debouncedSql = ctx.statements().of(DebouncedInsertSql.class, DebouncedInsertSql::new);
         this.poke = poke;
-        this.gateNames = java.util.Set.copyOf(ctx.config().limits().concurrencyLimits().keySet());
+        this.gateNames = Set.copyOf(ctx.config().limits().concurrencyLimits().keySet());
     }
 
     public List<Inserted> insertAll(List<NewInstance> instances) {
@@ -73,7 +79,7 @@ public final class Inserter {
             }
             rows.add(instanceRows.toRow(ni, now, null));
         }
-        java.util.Optional<CallerTransactions.Joined> joined = callerTransactions.active();
+        Optional<CallerTransactions.Joined> joined = callerTransactions.active();
         Inserted[] out = new Inserted[rows.size()];
         // slots reserved for rows their insert claims (never inside a caller's transaction, whose
         // commit is not ours to wait for): each is either handed its row or released, whatever happens
@@ -98,7 +104,7 @@ public final class Inserter {
                 if (!debouncedPositions.isEmpty()) {
                     debouncedAnswers[0] = debouncedSql.insertDebounced(c, debouncedPositions.stream().map(rows::get).toList(), now);
                 }
-                List<Integer> todo = java.util.stream.IntStream.range(0, rows.size())
+                List<Integer> todo = IntStream.range(0, rows.size())
                         .filter(i -> rows.get(i).debounceKey() == null).boxed().toList();
                 for (int round = 0; !todo.isEmpty(); round++) {
                     if (round == HOLDER_RETRIES) {
@@ -132,7 +138,7 @@ public final class Inserter {
                     // unique-index probes only; a dedup conflict's holder read applies the planner settings itself
                     ctx.db().inPlainTransaction(work);
                 }
-            } catch (io.gendurable.impl.db.UnknownCommitException e) {
+            } catch (UnknownCommitException e) {
                 for (Round r : rounds) {
                     unconfirmed(slots, r.positions(), r.leased().answers, now, rows);
                 }
@@ -189,11 +195,11 @@ public final class Inserter {
 
         InsertSql.Answers insert(Connection c, List<InsertSql.Row> batch, Instant now, String[] claimBy, boolean own)
                 throws SQLException {
-            java.time.Duration ttl = ctx.config().lease().ttl();
+            Duration ttl = ctx.config().lease().ttl();
             until = claimBy == null ? null : ctx.clock().instant().plus(ttl);
             answers = sql.insert(c, batch, now, gateNames, claimBy, until, own);
             if (claimBy != null && ctx.clock().instant().plus(ttl.dividedBy(2)).isAfter(until)) {
-                java.util.Map<Long, Long> claims = new java.util.HashMap<>();
+                Map<Long, Long> claims = new HashMap<>();
                 for (int k = 0; k < batch.size(); k++) {
                     if (answers.claimTokens()[k] != 0) {
                         claims.put(answers.inserted()[k].id(), answers.claimTokens()[k]);

@@ -1,5 +1,6 @@
 package io.gendurable.impl.insert;
 
+import io.gendurable.Debounce;
 import io.gendurable.InsertOptions;
 import io.gendurable.NewInstance;
 import io.gendurable.Status;
@@ -9,6 +10,9 @@ import io.gendurable.impl.fsm.FsmRegistry;
 import io.gendurable.impl.json.Json;
 import io.gendurable.impl.runtime.ValueSize;
 
+import io.gendurable.impl.trace.TraceContext;
+import io.gendurable.impl.trace.Tracing;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.Set;
 
@@ -22,7 +26,7 @@ public final class InstanceRows {
     private final Json json;
     private final LimitsConfig limits;
     private final ValueSize valueSize;
-    private final io.gendurable.impl.trace.Tracing tracing;
+    private final Tracing tracing;
 
     /**
      * @param registry  the FSMs
@@ -32,7 +36,7 @@ public final class InstanceRows {
      * @param tracing   reads the trace context each row carries ({@link io.gendurable.impl.trace.Tracing#NONE}: none)
      */
     public InstanceRows(FsmRegistry registry, Json json, LimitsConfig limits, ValueSize valueSize,
-                        io.gendurable.impl.trace.Tracing tracing) {
+                        Tracing tracing) {
         this.tracing = tracing;
         this.registry = registry;
         this.json = json;
@@ -53,7 +57,7 @@ public final class InstanceRows {
         LimitsConfig.RateLimit r = limits.rateFor(rateKey);
         if (r != null && weight > r.burst()) {
             throw new IllegalArgumentException("weight " + weight + " exceeds the burst "
-                    + java.math.BigDecimal.valueOf(r.burst()).stripTrailingZeros().toPlainString() + " of rate limit '"
+                    + BigDecimal.valueOf(r.burst()).stripTrailingZeros().toPlainString() + " of rate limit '"
                     + r.name() + "': it could never be admitted");
         }
     }
@@ -66,11 +70,11 @@ public final class InstanceRows {
      * request's span, or the parent's step span for a child)
      */
     public InsertSql.Row toRow(NewInstance ni, Instant now, Long parentId) {
-        io.gendurable.impl.trace.TraceContext trace = tracing.current();
+        TraceContext trace = tracing.current();
         FsmDefinition def = registry.newest(ni.fsm()).orElseThrow(() -> new IllegalArgumentException(
                 "fsm '" + ni.fsm() + "' is not registered on this node; registered: " + registry.describe()));
         InsertOptions o = ni.options();
-        io.gendurable.Debounce debounce = o.debounce();
+        Debounce debounce = o.debounce();
         if (debounce != null && parentId != null) {
             throw new IllegalArgumentException("a child cannot be debounced (options.debounce of a new '" + ni.fsm()
                     + "'): its parent waits for every child it schedules; debounce the insert of the parent instead");
@@ -94,6 +98,6 @@ public final class InstanceRows {
                 o.correlationKey(), scopeLiteral, o.concurrencyKey(),
                 o.rateLimit(), o.weight(), parentId, trace.traceparent(), trace.tracestate(),
                 o.stepTimeout() == null ? null : o.stepTimeout().toMillis(),
-                debounce == null ? null : debounce.key(), debounce != null && debounce.state() == io.gendurable.Debounce.State.FIRST);
+                debounce == null ? null : debounce.key(), debounce != null && debounce.state() == Debounce.State.FIRST);
     }
 }

@@ -37,7 +37,7 @@ public final class KeyBlocking {
     static final int WALK = 5_000;
     /**
      * The rows a run's first pass reads: a claim slowed by a key's waiting rows read them first, so
-     * they fill the head of the pick order; a run on a queue slow for another reason stops after
+     * they fill the head of the claim order; a run on a queue slow for another reason stops after
      * this short walk.
      */
     static final int PROBE = 500;

@@ -1,6 +1,6 @@
 package io.gendurable.impl.keys;
 
-import io.gendurable.impl.db.PickOrder;
+import io.gendurable.impl.db.ClaimOrder;
 import io.gendurable.impl.db.Jdbc;
 import io.gendurable.impl.db.SchemaName;
 
@@ -17,7 +17,7 @@ import java.util.List;
  * The statements that keep the waiting rows of a K = 1 key out of the claim's way
  * ({@code key_blocked}, schema version 10). A K = 1 key runs one row at a time, so its backlog
  * waits anyway; blocked, a row leaves {@code gen_durable_pick} (so no claim reads it) for
- * {@code gen_durable_key_blocked}, where its key's rows wait in pick order to be let in one by one.
+ * {@code gen_durable_key_blocked}, where its key's rows wait in claim order to be let in one by one.
  *
  * <p>The lock discipline that keeps a key from being left with blocked rows and nothing to
  * unblock them (a lost wake-up): a key's blocked rows always have a way in, its <em>head</em>
@@ -94,9 +94,9 @@ public final class KeySql {
                     RETURNING 1
                 )
                 SELECT (SELECT count(*) FROM blocked) AS blocked, (SELECT count(*) FROM keyed WHERE rn > 1) AS blockable
-                """.formatted(t, PickOrder.runnablePriorities("walk_priorities", t, ""));
+                """.formatted(t, ClaimOrder.runnablePriorities("walk_priorities", t, ""));
         // Per key: nothing if a row of the key is executing (gen_durable_concurrency_active), else
-        // its first blocked row in pick order (gen_durable_key_blocked), skipping a locked one.
+        // its first blocked row in claim order (gen_durable_key_blocked), skipping a locked one.
         this.unblockSql = """
                 WITH heads AS (
                 -- fence: writes runnable rows only (the executing ones are read)

@@ -19,6 +19,7 @@ import java.time.InstantSource;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 
 /**
  * Returns rows whose lease expired (their worker died or lost the database) to {@code runnable}
@@ -34,7 +35,7 @@ public final class Reaper implements Background {
     private final LeaseSql sql;
     private final Poke poke;
     private final Periodic loop;
-    private final java.util.function.ToIntFunction<List<Long>> cancels;
+    private final ToIntFunction<List<Long>> cancels;
 
     /**
      * @param ctx  the engine's context
@@ -49,7 +50,7 @@ public final class Reaper implements Background {
      * @param cancels ends cancelled the rows whose cancel was requested and whose lease lapsed (their
      *                step is presumed dead): the reaper never returns them to runnable
      */
-    public Reaper(EngineContext ctx, Poke poke, KeyBlocking keys, java.util.function.ToIntFunction<List<Long>> cancels) {
+    public Reaper(EngineContext ctx, Poke poke, KeyBlocking keys, ToIntFunction<List<Long>> cancels) {
         this.cancels = cancels;
         this.ctx = ctx;
         this.config = ctx.config().reaper();

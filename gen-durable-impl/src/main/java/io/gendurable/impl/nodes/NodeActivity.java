@@ -3,6 +3,7 @@ package io.gendurable.impl.nodes;
 import io.gendurable.StepTiming;
 import io.gendurable.ThroughputPoint;
 import io.gendurable.impl.runtime.EngineEvents;
+import java.util.Arrays;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.PackedHistogram;
 import org.HdrHistogram.Recorder;
@@ -168,7 +169,7 @@ public final class NodeActivity implements EngineEvents {
         private Histogram interval;
 
         StepRecorder() {
-            java.util.Arrays.fill(minutes, Long.MIN_VALUE);
+            Arrays.fill(minutes, Long.MIN_VALUE);
         }
 
         /** @return the window's histogram, after moving the recorder's interval into {@code current}'s slot */

@@ -14,6 +14,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -58,7 +59,7 @@ public final class NodeBeacon implements Background {
 
     /** @return the cluster-wide loops this node runs */
     private static List<String> maintenance(EngineConfig cfg) {
-        List<String> run = new java.util.ArrayList<>(2);
+        List<String> run = new ArrayList<>(2);
         if (cfg.reaper().enabled()) {
             run.add("reaper");
         }

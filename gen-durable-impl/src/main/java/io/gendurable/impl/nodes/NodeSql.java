@@ -68,7 +68,7 @@ public final class NodeSql {
     boolean[] maintenance(Connection c, Instant liveSince) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(maintenance)) {
             ps.setObject(1, Jdbc.ts(liveSince));
-            try (java.sql.ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return new boolean[]{rs.getBoolean(1), rs.getBoolean(2)};
             }

@@ -10,12 +10,15 @@ import io.gendurable.OperationsSummary;
 import io.gendurable.QueueSummary;
 import io.gendurable.Signal;
 import io.gendurable.Status;
+import io.gendurable.StepRecord;
 import io.gendurable.impl.db.Db;
 import io.gendurable.impl.db.InstanceRow;
 import io.gendurable.impl.db.SchemaName;
 import io.gendurable.impl.json.Json;
 import io.gendurable.impl.config.LimitsConfig;
 import jakarta.persistence.EntityManager;
+import java.util.HashSet;
+import java.util.Set;
 import org.hibernate.Session;
 
 import java.sql.Connection;
@@ -112,7 +115,7 @@ public final class Queries {
                     signals.add(new Signal(s.id(), s.name(), json.value(s.payloadJson()), s.dedupKey(), s.insertedAt()));
                 }
                 b.pendingSignals(signals, inbox.count());
-                b.history(inspectSql.history(c, id).stream().map(h -> new io.gendurable.StepRecord(h.step(), h.attempt(),
+                b.history(inspectSql.history(c, id).stream().map(h -> new StepRecord(h.step(), h.attempt(),
                         h.outcome(), h.startedAt(), h.finishedAt(), h.node(), h.error(),
                         h.stateJson() == null ? null : json.value(h.stateJson()))).toList());
                 Map<Status, Long> children = new EnumMap<>(Status.class);
@@ -140,7 +143,7 @@ public final class Queries {
     /** @return the summary @see DurableOperations#summary */
     public OperationsSummary summary() {
         Instant now = clock.instant();
-        java.util.Set<String> paused = new java.util.HashSet<>();
+        Set<String> paused = new HashSet<>();
         List<SummarySql.Group> groups = db.withEntityManager(em -> {
             begin(em, false);
             return jdbc(em, c -> {

@@ -102,9 +102,9 @@ final class SearchQuery {
         }
         // A key prefix with another filter beside it reads its range of gen_durable_ops_correlation
         // and sorts the matches by id: ordering by "id + 0" keeps the planner from walking the
-        // primary key instead, which it chose intermittently (its histogram overestimates a narrow
-        // prefix, times the other filter's share) and which then read the whole table for a page
-        // of a few rows (SearchPlanTest, "fsm and correlation prefix"). A prefix alone keeps the
+        // primary key instead, which it may choose (its histogram overestimates a narrow prefix,
+        // times the other filter's share) and which then reads the whole table for a page of a
+        // few rows (SearchPlanTest, "fsm and correlation prefix"). A prefix alone keeps the
         // id order: a narrow one is planned on its index already, a wide one pages off the primary
         // key after a few rows. Known cost: a wide prefix with another filter reads all its range.
         String orderBy = prefixWithOthers ? "r.id + 0" : "r.id";

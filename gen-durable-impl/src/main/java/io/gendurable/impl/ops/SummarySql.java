@@ -9,7 +9,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The summary: one scan of the instance table, grouped by queue and status, with the earliest
@@ -32,8 +34,8 @@ final class SummarySql {
         this.pausedSql = "SELECT queue FROM " + schema.qualify("gen_durable_paused_queues");
     }
 
-    java.util.Set<String> paused(Connection c) throws SQLException {
-        java.util.Set<String> out = new java.util.HashSet<>();
+    Set<String> paused(Connection c) throws SQLException {
+        Set<String> out = new HashSet<>();
         try (PreparedStatement ps = c.prepareStatement(pausedSql); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.add(rs.getString(1));

@@ -12,7 +12,7 @@ public final class LocalPoke implements Poke {
         /** @return the queue it serves */
         String queue();
 
-        /** Asks it to pick now. */
+        /** Asks it to claim now. */
         void poke();
     }
 

@@ -4,6 +4,7 @@ import io.gendurable.impl.poke.Poke;
 import io.gendurable.impl.poke.PokeOrigin;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.Loops;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -52,7 +54,7 @@ public final class RedisPoke implements Poke {
     private volatile StatefulRedisPubSubConnection<String, String> subscription;
     private volatile boolean running;
     private volatile boolean connectedOnce;
-    private volatile java.util.concurrent.ScheduledFuture<?> probe;
+    private volatile ScheduledFuture<?> probe;
 
     /**
      * @param ctx          the engine's context (its poke window, timer, counters)
@@ -145,7 +147,7 @@ public final class RedisPoke implements Poke {
             });
             c.addListener(new RedisConnectionStateListener() {
                 @Override
-                public void onRedisConnected(io.lettuce.core.RedisChannelHandler<?, ?> connection, SocketAddress address) {
+                public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
                     if (connectedOnce && running) {
                         ctx.metrics().pokeReconnects.increment();
                         LOG.log(Level.INFO, "gen-durable redis poke reconnected on channel " + channel);
@@ -169,7 +171,7 @@ public final class RedisPoke implements Poke {
     /** Unsubscribes and closes the Pub/Sub connection. */
     public void stop() {
         running = false;
-        java.util.concurrent.ScheduledFuture<?> p = probe;
+        ScheduledFuture<?> p = probe;
         if (p != null) {
             p.cancel(false);
         }

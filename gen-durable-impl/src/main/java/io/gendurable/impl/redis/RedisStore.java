@@ -21,7 +21,7 @@ import java.util.List;
  * This engine's Redis: one Lettuce client and one shared, thread-safe command connection, opened
  * on first use and reopened after a failure to connect (Lettuce itself reconnects a connection
  * that drops). Commands issued while disconnected fail at once instead of queueing: an admission
- * that runs late would be worse than one that fails (the claimed rows go back, the next pick
+ * that runs late would be worse than one that fails (the claimed rows go back, the next claim
  * retries). Keys live under {@code gendurable:<schema>:}. Single-node Redis (or a primary): one
  * admission script touches every key of its batch, which Redis Cluster would spread over slots.
  */

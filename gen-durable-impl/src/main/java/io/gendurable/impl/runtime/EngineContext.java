@@ -24,9 +24,9 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param statements the statements, built once per schema
  * @param clock      the clock (a {@code TestClock} in tests)
  * @param metrics    the counters
- * @param events     observers of steps, picks and flushes
+ * @param events     observers of steps, claims and flushes
  * @param json       JSON-B for states, payloads and results
- * @param timer      runs fills, flushes, heartbeats and sweeps; {@code null} for the synchronous drain runner
+ * @param timer      runs claims, flushes, heartbeats and sweeps; {@code null} for the synchronous drain runner
  * @param steps      runs steps; {@code null} for the synchronous drain runner
  * @param tracing    step spans and the stored trace context ({@link Tracing#NONE} when telemetry is off)
  * @param bus        the engine's events with their data, for their listeners (check {@link EngineEventBus#on} first)

@@ -1,5 +1,7 @@
 package io.gendurable.impl.runtime;
 
+import io.gendurable.events.OperatorAction;
+
 /**
  * Hooks for observers of the engine (MicroProfile Metrics and CDI events in a container). Called
  * on engine threads after the fact; an observer that throws is logged and ignored. Default: no-ops.
@@ -35,7 +37,7 @@ public interface EngineEvents {
     }
 
     /**
-     * A pick ran.
+     * A claim ran (metric names keep "pick": {@code gendurable.pick.count}).
      *
      * @param queue the queue
      * @param count rows claimed and admitted
@@ -57,7 +59,7 @@ public interface EngineEvents {
      *
      * @param action what was done, by whom
      */
-    default void operated(io.gendurable.events.OperatorAction action) {
+    default void operated(OperatorAction action) {
     }
 
     /**
@@ -107,7 +109,7 @@ public interface EngineEvents {
             }
 
             @Override
-            public void operated(io.gendurable.events.OperatorAction action) {
+            public void operated(OperatorAction action) {
                 guard(() -> first.operated(action));
                 second.operated(action);
             }

@@ -6,7 +6,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The engine's counters, plain Java. The container layer exposes them as MicroProfile Metrics;
- * tests read them directly.
+ * tests read them directly. The public names with "pick" ({@link #picks}, {@link #picked} and the
+ * like) count claims; they keep their names because users read them (CHANGELOG).
  */
 public final class EngineMetrics {
     /** Steps run, by outcome kind. */
@@ -38,7 +39,7 @@ public final class EngineMetrics {
     public final LongAdder stale = new LongAdder();
     /** Expired leases the reaper returned to runnable. */
     public final LongAdder reaped = new LongAdder();
-    /** Runnable rows blocked behind their busy K = 1 key (out of the pick index until their turn). */
+    /** Runnable rows blocked behind their busy K = 1 key (out of the claim index until their turn). */
     public final LongAdder keysBlocked = new LongAdder();
     /** Blocked rows the sweep unblocked: their key had none executing (the backstop; the flush unblocks most). */
     public final LongAdder keysUnblocked = new LongAdder();

@@ -13,6 +13,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -128,7 +129,7 @@ public final class ScheduleFirer implements Background {
             // Each schedule under a savepoint: one that cannot fire (its state no longer reads as its
             // FSM's state type, its cron no longer parses...) is rolled back alone and skipped; the
             // batch's others fire. It stays due, so it is tried again each tick until it fires.
-            java.sql.Savepoint sp = c.setSavepoint();
+            Savepoint sp = c.setSavepoint();
             try {
                 out.add(fireOne(c, row, now, queues));
                 c.releaseSavepoint(sp);

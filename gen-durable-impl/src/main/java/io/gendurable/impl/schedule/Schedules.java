@@ -11,6 +11,8 @@ import io.gendurable.impl.runtime.EngineContext;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -171,11 +173,11 @@ public final class Schedules {
         return inserted;
     }
 
-    private IllegalArgumentException noSuch(String name, java.sql.Connection c) {
+    private IllegalArgumentException noSuch(String name, Connection c) {
         List<String> names = new ArrayList<>();
         try {
             sql.list(c).forEach(r -> names.add(r.name()));
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             names.add("(could not list: " + e.getMessage() + ")");
         }
         return new IllegalArgumentException("no schedule is named '" + name + "'; schedules: " + names);

@@ -21,8 +21,8 @@ import java.time.Instant;
  * The target is locked when it is resolved, before the inbox insert: a flush that is ending the
  * row (and clearing its inbox) is waited for, and the re-check of the locked row then finds it
  * no longer live (no target). Resolved without the lock, the insert (whose foreign-key check
- * takes only a key-share lock) stored the signal into the inbox the flush had just cleared, the
- * caller was told it was delivered, and no step ever read it.
+ * takes only a key-share lock) could store the signal into the inbox the flush has just cleared:
+ * the caller would be told it was delivered, and no step would read it.
  * The signal row keeps the W3C context of the sender's current span (NULLs when none, as always
  * with tracing off): the step that is given the signal links its span to it (docs/tracing.md).
  */

@@ -1,5 +1,6 @@
 package io.gendurable.impl.signals;
 
+import io.gendurable.impl.db.UnknownCommitException;
 import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.SignalResult;
 import io.gendurable.SignalTarget;
@@ -10,8 +11,12 @@ import io.gendurable.impl.poke.Poke;
 import io.gendurable.impl.runtime.EngineMetrics;
 import io.gendurable.impl.runtime.ValueSize;
 
+import io.gendurable.impl.trace.TraceContext;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.InstantSource;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Validates and delivers signals (one statement each), and pokes the queue of a woken target.
@@ -62,10 +67,10 @@ public final class Signaller {
         valueSize.check("the payload of signal '" + name + "'", payloadJson);
         Long id = target instanceof SignalTarget.Id i ? i.id() : null;
         String key = target instanceof SignalTarget.CorrelationKey k ? k.key() : null;
-        io.gendurable.impl.trace.TraceContext sender = ctx.tracing().current();  // NONE when tracing is off
+        TraceContext sender = ctx.tracing().current();  // NONE when tracing is off
         Db.Work<SignalSql.Delivery> work = c -> sql.deliver(c, id, key, name, payloadJson, dedupKey, ctx.clock().instant(),
                 sender);
-        java.util.Optional<CallerTransactions.Joined> joined = callerTransactions.active();
+        Optional<CallerTransactions.Joined> joined = callerTransactions.active();
         SignalSql.Delivery d;
         if (joined.isPresent()) {
             d = joined.get().run(work);
@@ -77,7 +82,7 @@ public final class Signaller {
             try {
                 d = ctx.db().inTransaction(c -> start.claimWoken(c, work.run(c)));
             } catch (RuntimeException e) {
-                start.abandoned(e instanceof io.gendurable.impl.db.UnknownCommitException);
+                start.abandoned(e instanceof UnknownCommitException);
                 throw e;
             }
             if (!start.committed() && d.wokenQueue() != null) {
@@ -102,7 +107,7 @@ public final class Signaller {
         private boolean claimed;
 
         /** @return the delivery, after claiming the row it woke for a free local slot where it can */
-        SignalSql.Delivery claimWoken(java.sql.Connection c, SignalSql.Delivery d) throws java.sql.SQLException {
+        SignalSql.Delivery claimWoken(Connection c, SignalSql.Delivery d) throws SQLException {
             if (d.wokenId() != null && (slot = starts.reserve(d.wokenQueue())) != null) {
                 claimed = slot.claimIn(c, d.wokenId());
             }

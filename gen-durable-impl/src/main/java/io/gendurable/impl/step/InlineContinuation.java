@@ -17,12 +17,12 @@ import java.util.List;
 /**
  * Inline execution (run-ahead): a {@code next} of an inline FSM commits its next state with the
  * row kept {@code executing} under the same worker, then its next step runs in the same task,
- * skipping the requeue and the re-pick. Durability is unchanged: the state is committed before
+ * skipping the requeue and the re-claim. Durability is unchanged: the state is committed before
  * the step runs; a crash re-runs it through the reaper. Admission happens AFTER that guarded
  * commit (an orphaned task fails the guard and never admits): a rate token or a slot of a new
  * configured key is taken through the limiter, and a denial requeues the row through the normal
- * flush, where the picker admits it. A switch to an unconfigured key is never inlined (the K = 1
- * index would see two executing rows); the picker serializes it instead.
+ * flush, where the claimer admits it. A switch to an unconfigured key is never inlined (the K = 1
+ * index would see two executing rows); the claimer serializes it instead.
  */
 public final class InlineContinuation {
     /** Chained steps before the row goes back through the queue, so one FSM cannot hold a slot forever. */
@@ -59,13 +59,13 @@ public final class InlineContinuation {
     }
 
     /**
-     * Builds the next step's pick from the committed continue, and admits it when it needs a
+     * Builds the next step's claim from the committed continue, and admits it when it needs a
      * rate token or a new gate slot.
      *
      * @param token the fencing token the committed continue stamped: the next step's claim
      * @return the next step to run, or null when admission denied it (it was requeued)
      */
-    Picked next(Picked previous, Transition.Continue committed, boolean hasSignals, long token, String worker,
+    Claimed next(Claimed previous, Transition.Continue committed, boolean hasSignals, long token, String worker,
                 Flusher flusher) {
         ClaimedRow r = previous.row();
         Transition.NextStep step = committed.next();
@@ -81,7 +81,7 @@ public final class InlineContinuation {
         List<InboxSql.SignalRow> inbox = hasSignals
                 ? ctx.db().inTransaction(c -> inboxSql.load(c, List.of(r.id()), traced)).getOrDefault(r.id(), List.of())
                 : List.of();
-        Picked next = new Picked(row, inbox, previous.children(), change == KeyChange.KEEP ? previous.slot() : null);
+        Claimed next = new Claimed(row, inbox, previous.children(), change == KeyChange.KEEP ? previous.slot() : null);
         boolean newGate = change == KeyChange.SWITCH && gated;
         if (step.rateLimit() == null && !newGate) {
             return next;

@@ -32,20 +32,20 @@ public final class OutcomeEncoder {
     }
 
     /**
-     * @param picked the row as picked (its claim token for the guard, the signals it saw)
+     * @param claimed the row as claimed (its claim token for the guard, the signals it saw)
      * @param error  the error text when onError produced this outcome, else null
      */
-    Transition encode(Picked picked, String worker, Outcome outcome, Instant now, String error) {
-        return encode(picked, worker, outcome, now, error, null);
+    Transition encode(Claimed claimed, String worker, Outcome outcome, Instant now, String error) {
+        return encode(claimed, worker, outcome, now, error, null);
     }
 
     /**
      * @param inlineLease the lease of an inline continue (a {@code next} that keeps the row
      *                    executing for the next step in the same task), or null to requeue
      */
-    Transition encode(Picked picked, String worker, Outcome outcome, Instant now, String error, Instant inlineLease) {
-        Transition.Claim claim = new Transition.Claim(picked.row().id(), worker, picked.row().claimToken());
-        Limiter.Slot slot = picked.slot();
+    Transition encode(Claimed claimed, String worker, Outcome outcome, Instant now, String error, Instant inlineLease) {
+        Transition.Claim claim = new Transition.Claim(claimed.row().id(), worker, claimed.row().claimToken());
+        Limiter.Slot slot = claimed.slot();
         error = error == null ? null : storable(error);
         if (outcome instanceof Outcome.Next n) {
             checkStep(n.step());
@@ -53,7 +53,7 @@ public final class OutcomeEncoder {
             instanceRows.checkWeight(o.rateLimit(), o.weight());
             Transition.NextStep next = new Transition.NextStep(n.step(), write("the state of the next step", n.state()),
                     o.rateLimit(), o.weight(), o.keyChange(), o.concurrencyKey());
-            List<Long> consume = ids(picked.awaited());
+            List<Long> consume = ids(claimed.awaited());
             if (inlineLease == null) {
                 return new Transition.Next(claim, next, now, consume, slot, error);
             }
@@ -75,7 +75,7 @@ public final class OutcomeEncoder {
             // (never presented as awaited) still wakes the park's recheck at once.
             return new Transition.Park(claim, a.nextStep(), write("the state of the await", a.state()),
                     a.signals().stream().sorted().toList(), a.timeout() == null ? null : now.plus(a.timeout()),
-                    ids(picked.awaited()), slot, error);
+                    ids(claimed.awaited()), slot, error);
         }
         if (outcome instanceof Outcome.ScheduleChildren f) {
             checkStep(f.nextStep());
@@ -88,9 +88,9 @@ public final class OutcomeEncoder {
                 }
             }
             return new Transition.FanOut(claim, f.nextStep(), write("the state of the parent", f.state()),
-                    ids(picked.awaited()), children, slot, error);
+                    ids(claimed.awaited()), children, slot, error);
         }
-        Long parent = picked.row().parentId();
+        Long parent = claimed.row().parentId();
         if (outcome instanceof Outcome.Done d) {
             return new Transition.Finish(claim, Status.DONE, write("the result", d.result()), error, parent, slot);
         }
@@ -102,7 +102,7 @@ public final class OutcomeEncoder {
      * The requeue of an inline continue whose next step was denied admission: back to runnable,
      * as a normal {@code next} would have left it, giving back any slot it still holds.
      */
-    Transition requeue(Picked continuation, String worker, Instant now) {
+    Transition requeue(Claimed continuation, String worker, Instant now) {
         ClaimedRow row = continuation.row();
         return new Transition.Requeue(new Transition.Claim(row.id(), worker, row.claimToken()), now, continuation.slot());
     }

@@ -11,7 +11,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
-/** The {@link StepContext} of a picked row. */
+/** The {@link StepContext} of a claimed row. */
 final class RunningContext implements StepContext {
     private final ClaimedRow row;
     private final int maxAttempts;
@@ -19,14 +19,14 @@ final class RunningContext implements StepContext {
     private final List<Signal> inbox;
     private final List<Child> children;
 
-    RunningContext(Picked picked, int maxAttempts, Json json) {
-        this.row = picked.row();
+    RunningContext(Claimed claimed, int maxAttempts, Json json) {
+        this.row = claimed.row();
         this.maxAttempts = maxAttempts;
-        this.awaited = signals(picked.awaited(), json);
-        this.inbox = signals(picked.inbox(), json);
+        this.awaited = signals(claimed.awaited(), json);
+        this.inbox = signals(claimed.inbox(), json);
         // most steps have neither signals nor children: no stream pipeline for an empty list (JFR: 8 % of a
         // no-op job's allocation was these pipelines)
-        this.children = picked.children().isEmpty() ? List.of() : picked.children().stream().map(c -> new Child(c.id(),
+        this.children = claimed.children().isEmpty() ? List.of() : claimed.children().stream().map(c -> new Child(c.id(),
                 c.fsm(), Status.fromDb(c.status()), json.value(c.resultJson()), c.lastError())).toList();
     }
 

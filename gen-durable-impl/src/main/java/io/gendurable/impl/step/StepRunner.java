@@ -68,9 +68,9 @@ public final class StepRunner {
      * @return what became of the chain's last outcome
      * @throws CompletionException when the flush failed (the lease will expire; the reaper re-runs it)
      */
-    public Written.Result run(Picked picked, String worker, Flusher flusher, BooleanSupplier mayChain) {
+    public Written.Result run(Claimed claimed, String worker, Flusher flusher, BooleanSupplier mayChain) {
         CompletableFuture<Written.Result> ended = new CompletableFuture<>();
-        chain(picked, 0, new Chain(worker, flusher, new StepSlot() {
+        chain(claimed, 0, new Chain(worker, flusher, new StepSlot() {
             @Override
             public boolean mayChain() {
                 return mayChain.getAsBoolean();
@@ -100,8 +100,8 @@ public final class StepRunner {
      * continue is durable ({@link StepSlot#resume}) and is told the chain's end
      * ({@link StepSlot#ended}: exactly once when this method returns normally; never when it throws).
      */
-    public void runThen(Picked picked, String worker, Flusher flusher, StepSlot slot) {
-        chain(picked, 0, new Chain(worker, flusher, slot, false));
+    public void runThen(Claimed claimed, String worker, Flusher flusher, StepSlot slot) {
+        chain(claimed, 0, new Chain(worker, flusher, slot, false));
     }
 
     /**
@@ -116,12 +116,12 @@ public final class StepRunner {
         }
     }
 
-    private void chain(Picked picked, int chainedBefore, Chain c) {
+    private void chain(Claimed first, int chainedBefore, Chain c) {
         String worker = c.worker();
         Flusher flusher = c.flusher();
         Runnable codeDone = c.codeDone();
         StepSlot slot = c.slot();
-        Picked current = picked;
+        Claimed current = first;
         for (int chained = chainedBefore; ; chained++) {
             if (!slot.live(current.row())) {
                 // its lease lapsed before its code started: the reaper's (or another node's) now
@@ -181,7 +181,7 @@ public final class StepRunner {
             }
             if (!c.waits()) {
                 // the next step needs this commit, but no thread waits for it: the commit hands it on
-                Picked from = current;
+                Claimed from = current;
                 int next = chained + 1;
                 flusher.submit(encoded, history(row, encoded, startedAt), codeDone).whenComplete((written, failure) -> {
                     spanEnd(span, encoded, written, failure);
@@ -214,7 +214,7 @@ public final class StepRunner {
     }
 
     /** An inline continue's flush ended (in the thread that completed it): hand its next step to the resumer, or end the chain. */
-    private void continuedDurable(Picked from, Transition.Continue committed, ClaimedRow row, Transition encoded, long nanos,
+    private void continuedDurable(Claimed from, Transition.Continue committed, ClaimedRow row, Transition encoded, long nanos,
                                   Written written, Throwable failure, int chained, Chain c) {
         StepSlot slot = c.slot();
         if (failure != null) {
@@ -239,7 +239,7 @@ public final class StepRunner {
         slot.resume(() -> {
             try {
                 // the next step's admission and inbox are read on the step thread, not the flush's
-                Picked next = inline.next(from, committed, result == Written.Result.COMMITTED_WITH_SIGNALS,
+                Claimed next = inline.next(from, committed, result == Written.Result.COMMITTED_WITH_SIGNALS,
                         written.token(), c.worker(), c.flusher());
                 if (next == null) {
                     slot.ended(result, null);  // admission denied the next step: it went back to the queue
@@ -286,12 +286,12 @@ public final class StepRunner {
     }
 
     /** @return the inbox signals that were sent with a span current: the step span's links */
-    private static List<StepAttributes.SignalLink> signalLinks(Picked picked) {
-        if (picked.inbox().isEmpty()) {
+    private static List<StepAttributes.SignalLink> signalLinks(Claimed claimed) {
+        if (claimed.inbox().isEmpty()) {
             return List.of();
         }
-        List<StepAttributes.SignalLink> links = new ArrayList<>(picked.inbox().size());
-        for (InboxSql.SignalRow s : picked.inbox()) {
+        List<StepAttributes.SignalLink> links = new ArrayList<>(claimed.inbox().size());
+        for (InboxSql.SignalRow s : claimed.inbox()) {
             if (s.traceparent() != null) {
                 links.add(new StepAttributes.SignalLink(s.name(), s.id(),
                         new TraceContext(s.traceparent(), s.tracestate())));
@@ -311,12 +311,12 @@ public final class StepRunner {
                 h.includeState() && encoded.setsState() ? encoded.stateJson() : null);
     }
 
-    private Transition decide(Picked picked, String worker, BooleanSupplier inlineAllowed,
+    private Transition decide(Claimed claimed, String worker, BooleanSupplier inlineAllowed,
                               StepSlot slot) {
-        ClaimedRow row = picked.row();
+        ClaimedRow row = claimed.row();
         Optional<FsmDefinition> found = registry.find(row.fsm(), row.fsmVersion());
         if (found.isEmpty()) {
-            return stop(picked, worker, "no FSM registered as '" + row.fsm() + "' version " + row.fsmVersion()
+            return stop(claimed, worker, "no FSM registered as '" + row.fsm() + "' version " + row.fsmVersion()
                     + " on node " + nodeId + "; registered: " + registry.describe());
         }
         FsmDefinition def = found.get();
@@ -324,15 +324,15 @@ public final class StepRunner {
                 && row.lastError().startsWith(LeaseSql.LEASE_EXPIRED)) {
             // A step that kills or hangs its worker every time must not loop through the reaper
             // forever. (Retries a step asks for itself are the FSM's business and are not capped here.)
-            return stop(picked, worker, "gave up after " + (row.attempt() - 1) + " attempts of step '" + row.step()
+            return stop(claimed, worker, "gave up after " + (row.attempt() - 1) + " attempts of step '" + row.step()
                     + "' (maxAttempts " + def.maxAttempts() + "); the last ones ended with an expired lease");
         }
-        RunningContext ctx = new RunningContext(picked, def.maxAttempts(), engine.json());
+        RunningContext ctx = new RunningContext(claimed, def.maxAttempts(), engine.json());
         Object state;
         try {
             state = engine.json().read(row.stateJson(), def.stateType());
         } catch (RuntimeException e) {
-            return stop(picked, worker, "the state of instance " + row.id() + " cannot be read as "
+            return stop(claimed, worker, "the state of instance " + row.id() + " cannot be read as "
                     + def.stateType().getTypeName() + ": " + Backoff.describe(e));
         }
         Fsm<Object> fsm = null;
@@ -375,7 +375,7 @@ public final class StepRunner {
             Instant now = engine.clock().instant();
             Instant lease = error == null && inlineAllowed.getAsBoolean() && inline.wanted(def, outcome)
                     ? now.plus(engine.config().lease().ttl()) : null;
-            return encoder.encode(picked, worker, outcome, now, error, lease);
+            return encoder.encode(claimed, worker, outcome, now, error, lease);
         } catch (RuntimeException e) {
             // An outcome that cannot be serialized goes to onError, never into a reaper loop.
             IllegalStateException unstorable = new IllegalStateException("the "
@@ -383,17 +383,17 @@ public final class StepRunner {
                     + "' cannot be stored as JSON: " + Backoff.describe(e), e);
             Outcome recovered = onError(fsm, row, state, ctx, unstorable);
             try {
-                return encoder.encode(picked, worker, recovered, engine.clock().instant(), Backoff.describe(unstorable));
+                return encoder.encode(claimed, worker, recovered, engine.clock().instant(), Backoff.describe(unstorable));
             } catch (RuntimeException again) {
-                return stop(picked, worker, "the outcome of step '" + row.step() + "' cannot be stored as JSON: "
+                return stop(claimed, worker, "the outcome of step '" + row.step() + "' cannot be stored as JSON: "
                         + Backoff.describe(again));
             }
         }
     }
 
-    private Transition stop(Picked picked, String worker, String error) {
-        LOG.log(Level.WARNING, "gen-durable: instance " + picked.row().id() + " fails: " + error);
-        return encoder.encode(picked, worker, Outcome.stop(error), engine.clock().instant(), null);
+    private Transition stop(Claimed claimed, String worker, String error) {
+        LOG.log(Level.WARNING, "gen-durable: instance " + claimed.row().id() + " fails: " + error);
+        return encoder.encode(claimed, worker, Outcome.stop(error), engine.clock().instant(), null);
     }
 
     private Outcome onError(Fsm<Object> fsm, ClaimedRow row, Object state, RunningContext ctx, Throwable error) {

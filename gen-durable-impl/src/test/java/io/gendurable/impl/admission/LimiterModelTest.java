@@ -21,7 +21,7 @@ import io.gendurable.impl.runtime.EngineContext;
 import io.gendurable.impl.runtime.EngineEvents;
 import io.gendurable.impl.runtime.EngineMetrics;
 import io.gendurable.impl.step.ClaimedRow;
-import io.gendurable.impl.step.Picked;
+import io.gendurable.impl.step.Claimed;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
 import io.gendurable.impl.support.TestRedis;
@@ -149,11 +149,11 @@ class LimiterModelTest {
         ClaimRelease releases;
         Claimer claimer;
         /** claimed, not admitted yet (each a claim's batch) */
-        final List<List<Picked>> pending = new ArrayList<>();
+        final List<List<Claimed>> pending = new ArrayList<>();
         /** an inline continue committed, its next step not admitted yet; with whether its key switched to a gate */
-        final Map<Picked, Boolean> inline = new LinkedHashMap<>();
+        final Map<Claimed, Boolean> inline = new LinkedHashMap<>();
         /** admitted (or needing no admission): their steps run */
-        final List<Picked> running = new ArrayList<>();
+        final List<Claimed> running = new ArrayList<>();
 
         Worker(String name, Node node) {
             this.name = name;
@@ -424,7 +424,7 @@ class LimiterModelTest {
     }
 
     private void claim(Worker w, int demand) {
-        List<Picked> claimed = db.inTransaction(c -> w.claimer.claimIn(c, demand));
+        List<Claimed> claimed = db.inTransaction(c -> w.claimer.claimIn(c, demand));
         if (!claimed.isEmpty()) {
             w.pending.add(claimed);
         }
@@ -436,8 +436,8 @@ class LimiterModelTest {
         if (w.pending.isEmpty()) {
             return;
         }
-        List<Picked> batch = w.pending.remove(r.nextInt(w.pending.size()));
-        List<Picked> kept;
+        List<Claimed> batch = w.pending.remove(r.nextInt(w.pending.size()));
+        List<Claimed> kept;
         try {
             kept = w.claimer.admit(batch);
         } catch (ClaimLostException e) {
@@ -451,7 +451,7 @@ class LimiterModelTest {
             return;  // nothing admitted: the picker gave back the batch
         }
         admittedNow = batch.stream().anyMatch(p -> p.row().gated() || p.row().rateLimit() != null);  // the limiter ran
-        for (Picked p : kept) {
+        for (Claimed p : kept) {
             if (p.row().gated()) {
                 assertThat(p.slot()).as(where + "an admitted gated row's slot").isNotNull();
             }
@@ -466,7 +466,7 @@ class LimiterModelTest {
         count("rate-limited denied", rated - kept.stream().filter(p -> p.row().rateLimit() != null).count());
     }
 
-    private void admitted(Picked p) {
+    private void admitted(Claimed p) {
         if (p.row().rateLimit() != null) {
             List<Long> tokens = rateAdmissions.computeIfAbsent(p.row().rateLimit(), k -> new ArrayList<>());
             long at = server == null ? Duration.between(start, now).toNanos() : System.nanoTime();
@@ -483,8 +483,8 @@ class LimiterModelTest {
         if (w.inline.isEmpty()) {
             return;
         }
-        List<Picked> list = new ArrayList<>(w.inline.keySet());
-        Picked p = list.get(r.nextInt(list.size()));
+        List<Claimed> list = new ArrayList<>(w.inline.keySet());
+        Claimed p = list.get(r.nextInt(list.size()));
         boolean newGate = w.inline.remove(p);
         ClaimedRow row = p.row();
         Limiter.Admission admission;
@@ -511,14 +511,14 @@ class LimiterModelTest {
             return;
         }
         Limiter.Slot slot = admission.admitted().get(row.id());
-        Picked next = slot == null ? p : p.withSlot(slot);
+        Claimed next = slot == null ? p : p.withSlot(slot);
         admitted(next);
         running(w, next);
         count("inline admitted", 1);
     }
 
     /** The claim's step runs: with a slot outside PostgreSQL, its holder is remembered by the claim (even once forgotten). */
-    private void running(Worker w, Picked p) {
+    private void running(Worker w, Claimed p) {
         w.running.add(p);
         if (p.slot() != null && !p.slot().inBand()) {
             holders.put(p.row().id() + ":" + p.row().claimToken(), p.slot().holder());
@@ -532,17 +532,17 @@ class LimiterModelTest {
         w.limiter.credit(slots);
     }
 
-    private static Transition.Claim claim(Worker w, Picked p) {
+    private static Transition.Claim claim(Worker w, Claimed p) {
         return new Transition.Claim(p.row().id(), w.name, p.row().claimToken());
     }
 
     private void flush(Worker w, Random r) {
         List<Transition> batch = new ArrayList<>();
-        List<Picked> flushed = new ArrayList<>();
+        List<Claimed> flushed = new ArrayList<>();
         List<Transition.NextStep> continues = new ArrayList<>();
         Instant at = w.node.now();
-        for (Iterator<Picked> it = w.running.iterator(); it.hasNext(); ) {
-            Picked p = it.next();
+        for (Iterator<Claimed> it = w.running.iterator(); it.hasNext(); ) {
+            Claimed p = it.next();
             if (r.nextInt(2) == 0) {
                 continue;
             }
@@ -579,7 +579,7 @@ class LimiterModelTest {
             if (next == null || !result.committed(t)) {
                 continue;
             }
-            Picked p = flushed.get(i);
+            Claimed p = flushed.get(i);
             long token = result.continued().get(t.claim());
             ClaimedRow old = p.row();
             String key = switch (next.keyChange()) {
@@ -591,7 +591,7 @@ class LimiterModelTest {
             ClaimedRow row = new ClaimedRow(old.id(), old.fsm(), old.fsmVersion(), next.name(), next.stateJson(), 1, QUEUE,
                     old.priority(), at, old.insertedAt(), null, key, List.of(), false, null, false, next.rateLimit(),
                     next.weight(), gated, null, token, null, null, at.plus(ttl));
-            Picked continued = new Picked(row, List.of(), List.of(), next.keyChange() == KeyChange.KEEP ? p.slot() : null);
+            Claimed continued = new Claimed(row, List.of(), List.of(), next.keyChange() == KeyChange.KEEP ? p.slot() : null);
             boolean newGate = next.keyChange() == KeyChange.SWITCH;
             if (newGate || next.rateLimit() != null) {
                 w.inline.put(continued, newGate);
@@ -614,16 +614,16 @@ class LimiterModelTest {
 
     /** A drain's release of claims that never ran (or a failed one: the worker forgets them, the reaper takes them). */
     private void release(Worker w, Random r, boolean fails) {
-        List<Picked> chosen = new ArrayList<>();
-        for (Iterator<List<Picked>> it = w.pending.iterator(); it.hasNext(); ) {
-            List<Picked> batch = it.next();
+        List<Claimed> chosen = new ArrayList<>();
+        for (Iterator<List<Claimed>> it = w.pending.iterator(); it.hasNext(); ) {
+            List<Claimed> batch = it.next();
             if (r.nextBoolean()) {
                 chosen.addAll(batch);
                 it.remove();
             }
         }
-        for (Iterator<Picked> it = w.running.iterator(); it.hasNext(); ) {
-            Picked p = it.next();
+        for (Iterator<Claimed> it = w.running.iterator(); it.hasNext(); ) {
+            Claimed p = it.next();
             if (r.nextBoolean()) {
                 chosen.add(p);
                 it.remove();

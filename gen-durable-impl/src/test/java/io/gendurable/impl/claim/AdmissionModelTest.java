@@ -8,7 +8,7 @@ import io.gendurable.impl.engine.Engine;
 import io.gendurable.impl.engine.EngineInternals;
 import io.gendurable.impl.flush.FlushSql;
 import io.gendurable.impl.flush.Transition;
-import io.gendurable.impl.step.Picked;
+import io.gendurable.impl.step.Claimed;
 import io.gendurable.impl.support.EngineHarness;
 import io.gendurable.impl.support.EngineTest;
 import org.junit.jupiter.api.Test;
@@ -163,7 +163,7 @@ class AdmissionModelTest {
     }
 
     private void pick(int node, int demand) {
-        for (Picked p : scheduler(node).claimForTest(demand)) {
+        for (Claimed p : scheduler(node).claimForTest(demand)) {
             running.put(p.row().id(), new Object[] {node, p});
             if (p.slot() != null) {
                 count("gated admitted", 1);
@@ -179,7 +179,7 @@ class AdmissionModelTest {
         List<Transition> batch = new ArrayList<>();
         for (Map.Entry<Long, Object[]> e : running.entrySet()) {
             if (r.nextBoolean()) {
-                Picked p = (Picked) e.getValue()[1];
+                Claimed p = (Claimed) e.getValue()[1];
                 int node = (int) e.getValue()[0];
                 batch.add(new Transition.Finish(new Transition.Claim(p.row().id(), scheduler(node).worker(), p.row().claimToken()),
                         Status.DONE, "{}", null, null, p.slot()));
@@ -201,10 +201,10 @@ class AdmissionModelTest {
     }
 
     private void release(int node, Random r) {
-        List<Picked> mine = new ArrayList<>();
+        List<Claimed> mine = new ArrayList<>();
         running.entrySet().removeIf(e -> {
             if ((int) e.getValue()[0] == node && r.nextBoolean()) {
-                mine.add((Picked) e.getValue()[1]);
+                mine.add((Claimed) e.getValue()[1]);
                 return true;
             }
             return false;
@@ -219,7 +219,7 @@ class AdmissionModelTest {
         count("reaped", reaped);
         // the reaped claims are gone: their outcomes would be stale
         running.entrySet().removeIf(e -> h.queryLong("SELECT count(*) FROM gen_durable WHERE id = " + e.getKey()
-                + " AND claim_token = " + ((Picked) e.getValue()[1]).row().claimToken()) == 0);
+                + " AND claim_token = " + ((Claimed) e.getValue()[1]).row().claimToken()) == 0);
     }
 
     private void reconcile(int node) {

@@ -70,7 +70,7 @@ class ClaimContentionTest {
      * {@code executing}, and the second to commit trips the unique index
      * {@code gen_durable_concurrency_active}. The claim retries at once, and under heavy K = 1
      * traffic it can lose that race three times running. Before the fix the third loss escaped
-     * to the pick loop's guard, which logged {@code WARNING gen-durable pick of queue default
+     * to the claim loop's guard, which logged {@code WARNING gen-durable claim of queue default
      * failed; it will run again} with the whole stack trace and counted a loop error. A trigger
      * here raises the same unique violation (SQLSTATE 23505) on the first three claims of a
      * {@code k1} row, so the retries run out deterministically; the fourth claim (the next poll)

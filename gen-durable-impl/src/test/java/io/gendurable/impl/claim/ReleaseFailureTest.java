@@ -84,7 +84,7 @@ class ReleaseFailureTest {
         await().alias("the release of the buffer failed").atMost(Duration.ofSeconds(10)).until(() -> failed.get() > 0);
         long after = e.metrics().loops.now();
         await().alias("the paused queue polls again after the failed release").atMost(Duration.ofSeconds(10))
-                .until(() -> e.metrics().loops.get("pick of queue default")
+                .until(() -> e.metrics().loops.get("claim of queue default")
                         .filter(t -> t.began() > after && t.succeeded() >= t.began()).isPresent());
         assertThat(s.buffered()).isZero();
 

@@ -239,7 +239,7 @@ class StartAtInsertTest {
      * @param what  the precondition, named when it is not met in time
      */
     private static void awaitFillOver(Engine e, long since, String what) {
-        await().alias(what).atMost(Duration.ofSeconds(10)).until(() -> e.metrics().loops.get("pick of queue default")
+        await().alias(what).atMost(Duration.ofSeconds(10)).until(() -> e.metrics().loops.get("claim of queue default")
                 .filter(t -> t.began() > since && t.succeeded() >= t.began()).isPresent());
     }
 

@@ -117,7 +117,7 @@ class OperationsAcrossNodesTest {
         for (int i = 1; i <= 5; i++) {
             long since = b.metrics().loops.now();
             await().alias("fill " + i + " of 5 of b's paused queue default began and is over")
-                    .atMost(Duration.ofSeconds(5)).until(() -> b.metrics().loops.get("pick of queue default")
+                    .atMost(Duration.ofSeconds(5)).until(() -> b.metrics().loops.get("claim of queue default")
                             .filter(t -> t.began() > since && t.succeeded() >= t.began()).isPresent());
         }
         assertThat(count("status = 'runnable'")).isEqualTo(6);

@@ -90,7 +90,7 @@ class InlineExecutionTest {
         assertThat(fsm.db.count("SELECT count(*) FROM gen_durable WHERE status = 'done'")).isEqualTo(instances);
         assertThat(fsm.mismatches).isEmpty();
         assertThat(fsm.runs).hasSize(instances * 5).allSatisfy((k, v) -> assertThat(v).isEqualTo(1));
-        // Picked once each: the four continues never went back through the queue.
+        // Claimed once each: the four continues never went back through the queue.
         assertThat(e.metrics().picked.sum()).isEqualTo(instances);
         assertThat(e.metrics().steps("next_inline")).isEqualTo(instances * 4);
         assertThat(fsm.db.count("SELECT count(*) FROM gen_durable WHERE locked_by IS NOT NULL")).isZero();

@@ -1,5 +1,7 @@
 package io.gendurable.impl.cdi.metrics;
 
+import io.gendurable.DurableEngine;
+import io.gendurable.events.OperatorAction;
 import io.gendurable.events.StepCompleted;
 import io.gendurable.events.StepFailed;
 import io.gendurable.impl.engine.Engine;
@@ -10,7 +12,9 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * The engine's observers in a container: CDI events always, and metrics through the backends of
@@ -33,7 +37,7 @@ public final class ContainerEvents implements EngineEvents {
 
     /** @return the default engine's events with metrics through the first backend the application has ({@code gendurable.metrics.backend=auto}) */
     public static ContainerEvents create(Event<Object> cdi) {
-        return create(cdi, MetricsChoice.AUTO, io.gendurable.DurableEngine.DEFAULT);
+        return create(cdi, MetricsChoice.AUTO, DurableEngine.DEFAULT);
     }
 
     /**
@@ -133,7 +137,7 @@ public final class ContainerEvents implements EngineEvents {
     }
 
     @Override
-    public void operated(io.gendurable.events.OperatorAction action) {
+    public void operated(OperatorAction action) {
         if (cdi != null) {
             cdi.fire(action);
         }
@@ -185,7 +189,7 @@ public final class ContainerEvents implements EngineEvents {
 
         @Override
         public String describe() {
-            return java.util.Arrays.stream(all).map(MetricsBackend::describe).collect(java.util.stream.Collectors.joining(" and "));
+            return Arrays.stream(all).map(MetricsBackend::describe).collect(Collectors.joining(" and "));
         }
 
         @Override

@@ -7,6 +7,7 @@ import io.gendurable.impl.config.ConfigReader;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Predicate;
 
 /**
  * The metrics backends {@code gendurable.metrics.backend} chooses (docs/metrics.md): with
@@ -73,7 +74,7 @@ public record MetricsChoice(boolean auto, List<Backend> backends) {
      * @return the choice, checked
      * @throws ConfigException naming {@code gendurable.metrics.backend} and what it accepts
      */
-    public static MetricsChoice read(ConfigReader reader, java.util.function.Predicate<Backend> apiPresent) {
+    public static MetricsChoice read(ConfigReader reader, Predicate<Backend> apiPresent) {
         List<String> values = ConfigKeys.METRICS_BACKEND.check(reader.get(ConfigKeys.METRICS_BACKEND)).stream()
                 .map(v -> v.toLowerCase(Locale.ROOT)).toList();
         if (values.equals(List.of("auto"))) {

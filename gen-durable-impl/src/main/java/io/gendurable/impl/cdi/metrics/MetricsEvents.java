@@ -19,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The engine's telemetry as MicroProfile Metrics (see docs/metrics.md): a timer per
- * (fsm, step, outcome), pick counters per queue, flush batch and duration, a gauge per engine
+ * (fsm, step, outcome), claim counters per queue, flush batch and duration, a gauge per engine
  * counter, the in-flight and buffer gauges of each queue this node runs, and the cluster-wide
  * queue gauges (rows by status, oldest due row) of every queue, each tagged with its engine. Loaded
  * only where the MicroProfile Metrics API exists ({@link ContainerEvents}).
@@ -30,7 +30,7 @@ public final class MetricsEvents implements MetricsBackend {
     private final Tag engine;
     private final Set<String> queueGauges = ConcurrentHashMap.newKeySet();
     private final Map<StepKey, Timer> stepTimers = new ConcurrentHashMap<>();
-    private final Map<String, Counter[]> pickCounters = new ConcurrentHashMap<>();
+    private final Map<String, Counter[]> claimCounters = new ConcurrentHashMap<>();
     private volatile Histogram flushSizes;
     private volatile Timer flushDurations;
 
@@ -41,10 +41,7 @@ public final class MetricsEvents implements MetricsBackend {
 
     /** @param engine the engine's name, its metrics' {@code engine} tag @return metrics on the application's registry, or null when none is resolvable */
     static MetricsEvents fromContainer(String engine) {
-        // through an injected Instance (MetricRegistryLookup): CDI.current().select(MetricRegistry.class)
-        // has no injection point, and SmallRye Metrics' producer (Open Liberty) throws on that
-        var lookup = jakarta.enterprise.inject.spi.CDI.current().select(MetricRegistryLookup.class);
-        MetricRegistry registry = lookup.isResolvable() ? lookup.get().registry() : null;
+        MetricRegistry registry = ContainerLookup.read(MetricRegistryLookup.class, MetricRegistryLookup::registry);
         return registry == null ? null : new MetricsEvents(registry, engine);
     }
 
@@ -80,9 +77,9 @@ public final class MetricsEvents implements MetricsBackend {
     @Override
     public void picked(String queue, int count) {
         if (registry != null) {
-            Counter[] c = pickCounters.computeIfAbsent(queue, q -> new Counter[]{
+            Counter[] c = claimCounters.computeIfAbsent(queue, q -> new Counter[]{
                 registry.counter(Metadata.builder().withName("gendurable.pick.count")
-                        .withDescription("Picks run, by queue").build(), engine, new Tag("queue", q)),
+                        .withDescription("Claims run, by queue").build(), engine, new Tag("queue", q)),
                 registry.counter(Metadata.builder().withName("gendurable.picked.rows")
                         .withDescription("Rows claimed and admitted, by queue").build(), engine, new Tag("queue", q))});
             c[0].inc();

@@ -21,7 +21,7 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The engine's telemetry as Micrometer meters, with the names and tags of {@link MetricsEvents}
- * (docs/metrics.md maps them): a timer per (fsm, step, outcome), pick counters per queue, the
+ * (docs/metrics.md maps them): a timer per (fsm, step, outcome), claim counters per queue, the
  * flush batch summary and timer, a gauge per engine counter, the in-flight and buffer gauges of
  * each queue this node runs, and the cluster-wide queue gauges. Loaded only where Micrometer
  * exists ({@link ContainerEvents}); WildFly's Prometheus registry serves the meters at
@@ -49,8 +49,7 @@ public final class MicrometerEvents implements MetricsBackend {
 
     /** @param engine the engine's name, its meters' {@code engine} tag @return meters on the application's registry, or null when none is resolvable */
     static MicrometerEvents fromContainer(String engine) {
-        var lookup = jakarta.enterprise.inject.spi.CDI.current().select(MeterRegistryLookup.class);
-        MeterRegistry registry = lookup.isResolvable() ? lookup.get().registry() : null;
+        MeterRegistry registry = ContainerLookup.read(MeterRegistryLookup.class, MeterRegistryLookup::registry);
         return registry == null ? null : new MicrometerEvents(registry, engine);
     }
 
@@ -76,9 +75,9 @@ public final class MicrometerEvents implements MetricsBackend {
 
     @Override
     public void picked(String queue, int count) {
-        ((Counter) meters.computeIfAbsent("picks\0" + queue,
+        ((Counter) meters.computeIfAbsent("claims\0" + queue,
                 k -> registry.counter("gendurable.pick.count", engine.and("queue", queue)))).increment();
-        ((Counter) meters.computeIfAbsent("picked\0" + queue,
+        ((Counter) meters.computeIfAbsent("claimed\0" + queue,
                 k -> registry.counter("gendurable.picked.rows", engine.and("queue", queue)))).increment(count);
     }
 

@@ -4,6 +4,7 @@ import io.gendurable.impl.trace.OtelTracing;
 import io.gendurable.impl.trace.Tracing;
 import io.opentelemetry.api.OpenTelemetry;
 import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.spi.CDI;
 import jakarta.inject.Inject;
 
 import java.lang.System.Logger;
@@ -29,7 +30,7 @@ public class OpenTelemetryLookup {
      * @throws LinkageError when the API is not visible (callers check first)
      */
     static OpenTelemetry telemetry() {
-        var lookup = jakarta.enterprise.inject.spi.CDI.current().select(OpenTelemetryLookup.class);
+        var lookup = CDI.current().select(OpenTelemetryLookup.class);
         if (!lookup.isResolvable()) {
             return null;
         }
@@ -40,7 +41,7 @@ public class OpenTelemetryLookup {
     /** @return the tracing of the container's OpenTelemetry, {@link Tracing#NONE} when there is none (or no API) */
     public static Tracing tracing() {
         try {
-            var lookup = jakarta.enterprise.inject.spi.CDI.current().select(OpenTelemetryLookup.class);
+            var lookup = CDI.current().select(OpenTelemetryLookup.class);
             if (!lookup.isResolvable()) {
                 return Tracing.NONE;
             }

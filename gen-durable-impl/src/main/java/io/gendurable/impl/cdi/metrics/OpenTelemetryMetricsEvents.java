@@ -50,9 +50,9 @@ public final class OpenTelemetryMetricsEvents implements MetricsBackend {
     /** The engine's attribute alone, on the metrics without other attributes; every other set carries it too. */
     private final Attributes engine;
     private final DoubleHistogram stepDurations;
-    private final LongCounter picks;
+    private final LongCounter claims;
     private final LongCounter stepTimeouts;
-    private final LongCounter pickedRows;
+    private final LongCounter claimedRows;
     private final LongHistogram flushSizes;
     private final DoubleHistogram flushDurations;
     /** Attributes built once per (fsm, step, outcome) and per queue: not on every step. */
@@ -69,10 +69,10 @@ public final class OpenTelemetryMetricsEvents implements MetricsBackend {
         this.stepDurations = meter.histogramBuilder("gendurable.step.duration").setUnit("s")
                 .setDescription("Time in step code, by FSM, step and outcome")
                 .setExplicitBucketBoundariesAdvice(SECONDS_BUCKETS).build();
-        this.picks = meter.counterBuilder("gendurable.pick.count").setDescription("Picks run, by queue").build();
+        this.claims = meter.counterBuilder("gendurable.pick.count").setDescription("Claims run, by queue").build();
         this.stepTimeouts = meter.counterBuilder("gendurable.step.timeouts")
                 .setDescription("Steps that ran past their timeout, by FSM and step").build();
-        this.pickedRows = meter.counterBuilder("gendurable.picked.rows")
+        this.claimedRows = meter.counterBuilder("gendurable.picked.rows")
                 .setDescription("Rows claimed and admitted, by queue").build();
         this.flushSizes = meter.histogramBuilder("gendurable.flush.batch.size")
                 .setDescription("Outcomes per group-commit flush").ofLongs().build();
@@ -108,8 +108,8 @@ public final class OpenTelemetryMetricsEvents implements MetricsBackend {
     @Override
     public void picked(String queue, int count) {
         Attributes a = queue(queue);
-        picks.add(1, a);
-        pickedRows.add(count, a);
+        claims.add(1, a);
+        claimedRows.add(count, a);
     }
 
     @Override

@@ -18,25 +18,14 @@ import java.util.function.Supplier;
  * {@code jdbc/gendurable}); a HikariCP pool built from {@code gendurable.jdbc.url},
  * {@code .user} and {@code .password}. When none works the message lists all three ways and
  * what was tried.
+ *
+ * @param reader the {@code gendurable.*} keys
+ * @param config the validated engine configuration (sizes the pool)
+ * @param jndi   JNDI, or a stand-in
  */
-public final class DataSourceResolver {
+public record DataSourceResolver(ConfigReader reader, EngineConfig config, JndiLookup jndi) {
     /** The JNDI name tried when {@code gendurable.datasource} is unset. */
     public static final String DEFAULT_JNDI_NAME = ConfigKeys.DATASOURCE.defaultValue();
-
-    private final ConfigReader reader;
-    private final EngineConfig config;
-    private final JndiLookup jndi;
-
-    /**
-     * @param reader the {@code gendurable.*} keys
-     * @param config the validated engine configuration (sizes the pool)
-     * @param jndi   JNDI, or a stand-in
-     */
-    public DataSourceResolver(ConfigReader reader, EngineConfig config, JndiLookup jndi) {
-        this.reader = reader;
-        this.config = config;
-        this.jndi = jndi;
-    }
 
     /**
      * @param qualified the application's {@code @GenDurableDataSource DataSource} beans
@@ -140,7 +129,7 @@ public final class DataSourceResolver {
     }
 
     /**
-     * Connections the engine's own pool needs: each queue's fill and heartbeat, each flusher,
+     * Connections the engine's own pool needs: each queue's claim loop and heartbeat, each flusher,
      * the reaper and GC, plus a few for the application's inserts and finds. Steps hold none.
      *
      * @param config the engine configuration

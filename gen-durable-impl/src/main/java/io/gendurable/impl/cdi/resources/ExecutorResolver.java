@@ -24,23 +24,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * claims, flushes and steps off the pool a server shares with its HTTP requests (Open Liberty's
  * default executor starts with two threads a core), so requests parked in application code
  * cannot starve the engine, nor the engine's blocking steps the requests.
+ *
+ * @param reader the {@code gendurable.*} keys
+ * @param config the validated engine configuration (sizes the timer pool)
+ * @param jndi   JNDI, or a stand-in
  */
-public final class ExecutorResolver {
-    private final ConfigReader reader;
-    private final EngineConfig config;
-    private final JndiLookup jndi;
-
-    /**
-     * @param reader the {@code gendurable.*} keys
-     * @param config the validated engine configuration (sizes the timer pool)
-     * @param jndi   JNDI, or a stand-in
-     */
-    public ExecutorResolver(ConfigReader reader, EngineConfig config, JndiLookup jndi) {
-        this.reader = reader;
-        this.config = config;
-        this.jndi = jndi;
-    }
-
+public record ExecutorResolver(ConfigReader reader, EngineConfig config, JndiLookup jndi) {
     /**
      * Does only lookups before it creates anything, so a bad configured name fails with no
      * thread started.
@@ -86,7 +75,7 @@ public final class ExecutorResolver {
     }
 
     /**
-     * Timer threads: each queue's fill loop and heartbeat, each flusher, the reaper and GC may
+     * Timer threads: each queue's claim loop and heartbeat, each flusher, the reaper and GC may
      * each be in a database call at once.
      *
      * @param config the engine configuration

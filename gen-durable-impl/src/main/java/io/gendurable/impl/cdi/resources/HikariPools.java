@@ -2,6 +2,10 @@ package io.gendurable.impl.cdi.resources;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The only class that touches HikariCP (an optional dependency), so it is loaded only when the
@@ -9,8 +13,8 @@ import com.zaxxer.hikari.HikariDataSource;
  */
 public final class HikariPools {
     /** A {@code password=} parameter of a JDBC URL, with the separator before it and any after it. */
-    private static final java.util.regex.Pattern URL_PASSWORD =
-            java.util.regex.Pattern.compile("([?&])password=([^&]*)&?", java.util.regex.Pattern.CASE_INSENSITIVE);
+    private static final Pattern URL_PASSWORD =
+            Pattern.compile("([?&])password=([^&]*)&?", Pattern.CASE_INSENSITIVE);
 
     private HikariPools() {
     }
@@ -64,19 +68,19 @@ public final class HikariPools {
     /** The {@code socketTimeout} the engine's own pools get when their URL sets none, in seconds. */
     static final int DEFAULT_SOCKET_TIMEOUT_SECONDS = 60;
 
-    private static final java.util.regex.Pattern SOCKET_TIMEOUT =
-            java.util.regex.Pattern.compile("[?&]socketTimeout=");
+    private static final Pattern SOCKET_TIMEOUT =
+            Pattern.compile("[?&]socketTimeout=");
 
     /**
      * @param url a JDBC URL
      * @return the URL without its {@code password=} parameter, and that password (URL-decoded), or null
      */
     public static String[] withoutPassword(String url) {
-        java.util.regex.Matcher m = URL_PASSWORD.matcher(url);
+        Matcher m = URL_PASSWORD.matcher(url);
         if (!m.find()) {
             return new String[]{url, null};
         }
-        String password = java.net.URLDecoder.decode(m.group(2), java.nio.charset.StandardCharsets.UTF_8);
+        String password = URLDecoder.decode(m.group(2), StandardCharsets.UTF_8);
         String rest = url.substring(0, m.start()) + m.group(1) + url.substring(m.end());
         return new String[]{rest.replaceAll("[?&]$", ""), password};
     }

@@ -7,7 +7,7 @@ import io.gendurable.impl.step.InboxSql.SignalRow;
 import java.util.List;
 
 /**
- * A claimed row with the inbox loaded for it at pick time: everything its step needs, so a
+ * A claimed row with the inbox loaded for it at claim time: everything its step needs, so a
  * step costs no extra query.
  *
  * @param row   the claimed row
@@ -15,15 +15,15 @@ import java.util.List;
  * @param children its children (after a fan-in), in id order
  * @param slot     the gate slot the limiter drew for it, or null
  */
-public record Picked(ClaimedRow row, List<SignalRow> inbox, List<ChildRow> children, Limiter.Slot slot) {
-    public Picked {
+public record Claimed(ClaimedRow row, List<SignalRow> inbox, List<ChildRow> children, Limiter.Slot slot) {
+    public Claimed {
         inbox = List.copyOf(inbox);
         children = List.copyOf(children);
     }
 
     /** @return this row holding {@code slot} */
-    public Picked withSlot(Limiter.Slot slot) {
-        return new Picked(row, inbox, children, slot);
+    public Claimed withSlot(Limiter.Slot slot) {
+        return new Claimed(row, inbox, children, slot);
     }
 
     /** @return the inbox signals whose names the row awaited when it was woken */

@@ -1,11 +1,11 @@
 package io.gendurable.impl.db;
 
 /**
- * The pick order's SQL, shared by the claim and by the walk that blocks rows behind busy keys
+ * The claim order's SQL, shared by the claim and by the walk that blocks rows behind busy keys
  * ({@code io.gendurable.impl.keys.KeySql}): both read a queue's rows as the claim takes them.
  */
-public final class PickOrder {
-    private PickOrder() {
+public final class ClaimOrder {
+    private ClaimOrder() {
     }
 
     /**
