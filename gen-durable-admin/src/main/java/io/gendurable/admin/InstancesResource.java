@@ -59,6 +59,7 @@ import java.util.Set;
         description = "gendurable-viewer reads; gendurable-admin reads and acts")
 @SecurityRequirement(name = InstancesResource.SECURITY)
 public class InstancesResource {
+    /** The OpenAPI security scheme every admin resource names: HTTP basic against the server's registry. */
     public static final String SECURITY = "gendurable-basic";
 
     @Inject

@@ -129,7 +129,10 @@ public class SchedulesResource {
         }
     }
 
-    /** @return the 404 for a name no schedule has, which quotes at most the name's start */
+    /**
+     * @param name the schedule's name as the request gave it
+     * @return the 404 for a name no schedule has, which quotes at most the name's start
+     */
     public static AdminProblem noSuchSchedule(String name) {
         String shown = Input.shown(name);
         return new AdminProblem(Problem.TYPE_NO_SUCH_SCHEDULE, "No such schedule", 404,

@@ -53,7 +53,16 @@ public final class AdminAudit {
         LOG.log(record);
     }
 
-    /** @return the record's JSON object */
+    /**
+     * @param method      the HTTP method
+     * @param path        the request's path
+     * @param query       the query string, or null
+     * @param user        the operator, or null when unknown
+     * @param status      the response's status
+     * @param problemType the problem's type when the action was refused, or null
+     * @param body        the request's body as sent (a password in it is never shown)
+     * @return the record's JSON object
+     */
     public static JsonObject record(String method, String path, String query, String user, int status, String problemType, byte[] body) {
         JsonObjectBuilder b = Json.createObjectBuilder().add("method", method).add("path", path);
         if (query != null && !query.isEmpty()) {

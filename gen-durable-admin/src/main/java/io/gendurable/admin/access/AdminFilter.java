@@ -108,7 +108,10 @@ public class AdminFilter implements ContainerRequestFilter, ContainerResponseFil
         return path.startsWith(GenDurableAdmin.PATH + "/console");
     }
 
-    /** @return whether a response header is named after an exception (what a server's exception mapper callbacks add) */
+    /**
+     * @param name a response header's name, or null
+     * @return whether it is named after an exception (what a server's exception mapper callbacks add)
+     */
     public static boolean leaky(String name) {
         return name != null && name.toLowerCase(Locale.ROOT).contains("exception");
     }

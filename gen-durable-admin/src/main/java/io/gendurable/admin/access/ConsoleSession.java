@@ -31,6 +31,12 @@ public record ConsoleSession(String user, Set<String> roles) {
      */
     public static final String OPERATOR = "io.gendurable.admin.console.operator";
 
+    /**
+     * The roles are copied: a session's roles never change.
+     *
+     * @param user  the user's name
+     * @param roles the roles the user held
+     */
     public ConsoleSession {
         roles = Set.copyOf(roles);
     }

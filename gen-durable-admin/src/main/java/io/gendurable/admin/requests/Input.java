@@ -101,6 +101,7 @@ public final class Input {
     }
 
     /**
+     * @param text what a request gave, or null
      * @return the text quoted and cut short for a message, every character {@link #text} refuses
      * shown as a backslash, u and its four hex digits
      */

@@ -163,6 +163,7 @@ public final class JsonBody {
     }
 
     /**
+     * @param field the field's name
      * @return the field's text, or null when absent or null
      * @throws AdminProblem when it holds a control character ({@link Input#text})
      */
@@ -177,7 +178,11 @@ public final class JsonBody {
         throw AdminProblem.invalidInput(field + " must be a string, got " + kind(v));
     }
 
-    /** @return the field's boolean, or {@code otherwise} when absent or null */
+    /**
+     * @param field     the field's name
+     * @param otherwise the value when absent or null
+     * @return the field's boolean, or {@code otherwise} when absent or null
+     */
     public boolean bool(String field, boolean otherwise) {
         if (!has(field)) {
             return otherwise;
@@ -192,7 +197,10 @@ public final class JsonBody {
         throw AdminProblem.invalidInput(field + " must be true or false, got " + kind(v));
     }
 
-    /** @return the field's whole number, or null when absent or null */
+    /**
+     * @param field the field's name
+     * @return the field's whole number, or null when absent or null
+     */
     public Long wholeNumber(String field) {
         if (!has(field)) {
             return null;
@@ -208,7 +216,10 @@ public final class JsonBody {
         throw AdminProblem.invalidInput(field + " must be a whole number, got " + kind(v));
     }
 
-    /** @return the field's whole number within the int range, or null when absent or null */
+    /**
+     * @param field the field's name
+     * @return the field's whole number within the int range, or null when absent or null
+     */
     public Integer intNumber(String field) {
         Long n = wholeNumber(field);
         if (n == null) {
@@ -220,18 +231,27 @@ public final class JsonBody {
         return n.intValue();
     }
 
-    /** @return the field's ISO-8601 instant ({@code 2026-05-01T12:00:00Z}), or null when absent or null */
+    /**
+     * @param field the field's name
+     * @return the field's ISO-8601 instant ({@code 2026-05-01T12:00:00Z}), or null when absent or null
+     */
     public Instant instant(String field) {
         String text = string(field);
         return text == null ? null : Input.instant(field, text);
     }
 
-    /** @return the field's JSON value as sent (JSON null included), or empty when absent */
+    /**
+     * @param field the field's name
+     * @return the field's JSON value as sent (JSON null included), or empty when absent
+     */
     public Optional<JsonValue> value(String field) {
         return Optional.ofNullable(object.get(field));
     }
 
-    /** @return a field that must be there */
+    /**
+     * @param field the field's name
+     * @return a field that must be there
+     */
     public static AdminProblem missing(String field) {
         return AdminProblem.invalidInput(field + " is required in the body");
     }

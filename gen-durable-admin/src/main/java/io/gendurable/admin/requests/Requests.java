@@ -32,6 +32,7 @@ public final class Requests {
      */
     @Schema(name = "SignInRequest")
     public record SignIn(String user, String password) {
+        /** The body\'s accepted fields: any other is refused with a problem naming it. */
         public static final Set<String> FIELDS = Set.of("user", "password");
     }
 
@@ -42,6 +43,7 @@ public final class Requests {
      */
     @Schema(name = "BulkCancelRequest")
     public record BulkCancel(String reason) {
+        /** The body\'s accepted fields: any other is refused with a problem naming it. */
         public static final Set<String> FIELDS = Set.of("reason");
     }
 
@@ -53,6 +55,7 @@ public final class Requests {
      */
     @Schema(name = "CancelRequest")
     public record Cancel(String reason, Boolean withDescendants) {
+        /** The body\'s accepted fields: any other is refused with a problem naming it. */
         public static final Set<String> FIELDS = Set.of("reason", "withDescendants");
     }
 
@@ -64,6 +67,7 @@ public final class Requests {
      */
     @Schema(name = "RetryRequest")
     public record Retry(String fromStep, @Schema(description = "any JSON that reads as the FSM's state type") Object state) {
+        /** The body\'s accepted fields: any other is refused with a problem naming it. */
         public static final Set<String> FIELDS = Set.of("fromStep", "state");
     }
 
@@ -74,6 +78,7 @@ public final class Requests {
      */
     @Schema(name = "RescheduleRequest", requiredProperties = "at")
     public record Reschedule(Instant at) {
+        /** The body\'s accepted fields: any other is refused with a problem naming it. */
         public static final Set<String> FIELDS = Set.of("at");
     }
 
@@ -84,6 +89,7 @@ public final class Requests {
      */
     @Schema(name = "PriorityRequest", requiredProperties = "priority")
     public record Priority(int priority) {
+        /** The body\'s accepted fields: any other is refused with a problem naming it. */
         public static final Set<String> FIELDS = Set.of("priority");
     }
 
@@ -94,6 +100,7 @@ public final class Requests {
      */
     @Schema(name = "PauseRequest")
     public record Pause(String reason) {
+        /** The body\'s accepted fields: any other is refused with a problem naming it. */
         public static final Set<String> FIELDS = Set.of("reason");
     }
 
@@ -109,6 +116,7 @@ public final class Requests {
     @Schema(name = "SignalRequest", requiredProperties = "name")
     public record Signal(Long id, String correlationKey, String name,
                          @Schema(description = "any JSON") Object payload, String dedupKey) {
+        /** The body\'s accepted fields: any other is refused with a problem naming it. */
         public static final Set<String> FIELDS = Set.of("id", "correlationKey", "name", "payload", "dedupKey");
     }
 }
