@@ -40,7 +40,8 @@ export function route() {
   }
   const main = $('#main');
   main.replaceChildren();
-  view = (views[name] || notFound)(main, arg, params);
+  // own names only: 'toString', 'constructor' or '__proto__' are not views
+  view = (Object.hasOwn(views, name) ? views[name] : notFound)(main, arg, params);
   refresh();
 }
 

@@ -323,6 +323,18 @@ final class ConsoleScenarios {
         b.assertNoConsoleErrors();
     }
 
+    /** An address that names no view, including the names every JavaScript object inherits, shows "No such view". */
+    static void anUnknownAddressShowsNoSuchView() {
+        ConsoleBrowser b = browser();
+        for (String name : new String[] {"nope", "toString", "constructor", "__proto__", "hasOwnProperty"}) {
+            b.go("#/queues");
+            b.find("#queue-default");
+            b.go("#/" + name);
+            b.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#main h1"), "No such view"));
+        }
+        b.assertNoConsoleErrors();
+    }
+
     static void theEngineSelectorShowsTheBillingEnginesQueues() {
         ConsoleBrowser b = browser();
         b.go("#/queues");

@@ -1026,6 +1026,13 @@ class SampleIT {
     @Test
     @Order(24)
     @RunAsClient
+    void consoleAnUnknownAddressShowsNoSuchView() {
+        ConsoleScenarios.anUnknownAddressShowsNoSuchView();
+    }
+
+    @Test
+    @Order(24)
+    @RunAsClient
     void consoleTheEngineSelectorShowsTheBillingEnginesQueues() {
         ConsoleScenarios.theEngineSelectorShowsTheBillingEnginesQueues();
     }
