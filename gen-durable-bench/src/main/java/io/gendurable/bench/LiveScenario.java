@@ -45,10 +45,9 @@ final class LiveScenario implements Scenario.Body {
             // at its next idle poll (up to --max-poll-ms), which is what this scenario measured before.
             try (Node worker = new Node("worker", ds, Engines.worker(o, schema.name()).toBuilder()
                     .migrateAtStart(true).build(), o.timerThreads, progress, w.fsms()).start()) {
-                Node loader = worker;
                 for (int round = 0; round < o.liveWarm; round++) {
                     progress.arm(10);
-                    loader.insertAll(10, 1, 10, w.row());
+                    worker.insertAll(10, 1, 10, w.row());
                     if (!progress.await(o.stallSeconds)) {
                         throw new IllegalStateException("live: warm-up round " + round + " stalled");
                     }
@@ -57,7 +56,7 @@ final class LiveScenario implements Scenario.Body {
                 progress.arm(o.n);
                 CpuSplit cpu = CpuSplit.now(ds);
                 long t0 = System.nanoTime();
-                loader.insertAll(o.n, o.liveLoaders, 1000, w.row());
+                worker.insertAll(o.n, o.liveLoaders, 1000, w.row());
                 boolean complete = progress.await(o.stallSeconds);
                 r.putAll(BurnDown.rates(progress, t0, o.n, "events"));
                 Map<String, Object> split = cpu.since();
