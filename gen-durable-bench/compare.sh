@@ -9,9 +9,11 @@
 # and per server its figures and their ratios to the tuned engine (in-server / SE tuned); a side-by-side
 # table goes to stderr.
 #
-#   gen-durable-bench/compare.sh [jdbc-url] [--n=20000] [--runs=1] [--warmup=100000] [--repeat=3]
+#   gen-durable-bench/compare.sh [jdbc-url] [--n=100000] [--runs=1] [--warmup=100000] [--repeat=3]
 #                                [--servers=liberty,wildfly|none] [bench options, e.g. --concurrency=64]
 #
+# N is 100,000 jobs a run, as many steps as each run of the ceiling: a run of 20,000 lasted about a second,
+# and the JIT, still compiling after the warm-up, took half a core of it (results/LOG.md, session 27).
 # --warmup and --repeat go to both engines and the servers (each reports the median of --repeat runs
 # after the warm-up); --server-*, --blocking-n and --block-ms go to the servers; --fsm-n, --k,
 # --live-warm and --stall-seconds to the gen-durable bench and the servers; other options go to the
@@ -22,7 +24,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 url="${GENDURABLE_BENCH_DB_URL:-}"
-n=20000
+n=100000
 runs=1
 servers=liberty,wildfly
 bench_opts=()
@@ -38,7 +40,7 @@ for a in "$@"; do
     --server-*|--blocking-n=*|--block-ms=*) server_opts+=("$a") ;;
     --fsm-n=*|--k=*|--live-warm=*|--stall-seconds=*) bench_opts+=("$a"); server_opts+=("$a") ;;
     --*) bench_opts+=("$a") ;;
-    *) echo "usage: compare.sh [jdbc-url] [--n=20000] [--runs=1] [--servers=liberty,wildfly|none] [--bench-option=value]..." >&2; exit 2 ;;
+    *) echo "usage: compare.sh [jdbc-url] [--n=100000] [--runs=1] [--servers=liberty,wildfly|none] [--bench-option=value]..." >&2; exit 2 ;;
   esac
 done
 [[ "$servers" == none ]] && servers=""
