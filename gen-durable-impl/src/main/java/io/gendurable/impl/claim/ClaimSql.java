@@ -110,7 +110,7 @@ public final class ClaimSql {
                 returning(schema));
     }
 
-    /** The claimed rows' columns, as {@link #read} reads them: one text for both claims. */
+    /** The claimed rows' columns, as {@link #read} reads them (by position: keep the order): one text for both claims. */
     private static String returning(SchemaName schema) {
         return """
                 RETURNING g.id, g.fsm, g.fsm_version, g.step, g.state::text AS state, g.attempt,
@@ -198,18 +198,24 @@ public final class ClaimSql {
         }
     }
 
+    /** Reads a row of {@link #returning}, by position (by name, pgjdbc looks each label up per row). */
     private static ClaimedRow read(ResultSet rs, String queue) throws SQLException {
-        return new ClaimedRow(rs.getLong("id"), rs.getString("fsm"), rs.getInt("fsm_version"),
-                rs.getString("step"), rs.getString("state"), rs.getInt("attempt"), queue,
-                rs.getInt("priority"), Jdbc.micros(rs.getLong("eligible_us")),
-                Jdbc.micros(rs.getLong("inserted_us")),
-                rs.getString("correlation_key"), rs.getString("concurrency_key"),
-                awaits(rs.getArray("awaits")), rs.getBoolean("has_signals"),
-                Jdbc.longOrNull(rs, "parent_id"), rs.getBoolean("has_children"),
-                rs.getString("rate_limit"), rs.getInt("weight"), rs.getBoolean("gated"),
-                rs.getString("last_error"), rs.getLong("claim_token"),
-                rs.getString("traceparent"), rs.getString("tracestate"), Jdbc.micros(rs.getLong("lease_us")),
-                Jdbc.longOrNull(rs, "step_timeout_ms"));
+        return new ClaimedRow(rs.getLong(1), rs.getString(2), rs.getInt(3),
+                rs.getString(4), rs.getString(5), rs.getInt(6), queue,
+                rs.getInt(7), Jdbc.micros(rs.getLong(8)),
+                Jdbc.micros(rs.getLong(9)),
+                rs.getString(10), rs.getString(11),
+                awaits(rs.getArray(12)), rs.getBoolean(13),
+                longOrNull(rs, 14), rs.getBoolean(15),
+                rs.getString(16), rs.getInt(17), rs.getBoolean(18),
+                rs.getString(19), rs.getLong(20),
+                rs.getString(21), rs.getString(22), Jdbc.micros(rs.getLong(24)),
+                longOrNull(rs, 23));
+    }
+
+    private static Long longOrNull(ResultSet rs, int column) throws SQLException {
+        long v = rs.getLong(column);
+        return rs.wasNull() ? null : v;
     }
 
     /** @return the claim's SQL text, for plan checks ({@code EXPLAIN}); parameters in the order {@link #claim} binds them */

@@ -33,6 +33,9 @@ public final class Slots {
     // the queue runs and is not paused: buffered rows may start (ready chains start regardless)
     private final BooleanSupplier feeding;
     private final ConcurrentLinkedQueue<Entry> buffer = new ConcurrentLinkedQueue<>();
+    // the buffer's size: ConcurrentLinkedQueue.size() walks the queue, and every step that ends asks
+    // it (the demand); counted after each add and poll, so it may lag the queue by the entries in transit
+    private final AtomicInteger bufferSize = new AtomicInteger();
     // chains whose inline continue is durable, waiting for a slot to run their next step: taken
     // before the buffer, and even while stopping or paused (their rows are claimed and running)
     private final ConcurrentLinkedQueue<Entry> ready = new ConcurrentLinkedQueue<>();
@@ -82,7 +85,7 @@ public final class Slots {
     }
 
     int buffered() {
-        return buffer.size();
+        return Math.max(0, bufferSize.get());
     }
 
     boolean bufferEmpty() {
@@ -100,11 +103,20 @@ public final class Slots {
     /** @param e a claimed row's step, to run when a slot is free */
     void buffer(Entry e) {
         buffer.add(e);
+        bufferSize.incrementAndGet();
     }
 
     /** @return a buffered entry, taken out without a slot (to give its row back), or null */
     Entry unbuffer() {
-        return buffer.poll();
+        return polled(buffer.poll());
+    }
+
+    /** @return {@code e}, counted out of the buffer when it is an entry */
+    private Entry polled(Entry e) {
+        if (e != null) {
+            bufferSize.decrementAndGet();
+        }
+        return e;
     }
 
     /** @param e a chain's next step, its inline continue durable: runs in the next free slot, before any buffered row */
@@ -198,7 +210,7 @@ public final class Slots {
     private int startable() {
         int rows = ready.isEmpty() ? 0 : ready.size();
         if (awaitingFlush.get() < awaitCap && !buffer.isEmpty() && feeding.getAsBoolean()) {
-            rows += buffer.size();
+            rows += Math.max(1, buffered());  // (the count may lag an add in transit)
         }
         return rows == 0 ? 0 : Math.min(rows, concurrency - taken.get());
     }
@@ -264,7 +276,7 @@ public final class Slots {
                 resumed.started();
                 return resumed;
             }
-            Entry row = feeding.getAsBoolean() && awaitingFlush.get() < awaitCap ? buffer.poll() : null;
+            Entry row = feeding.getAsBoolean() && awaitingFlush.get() < awaitCap ? polled(buffer.poll()) : null;
             if (row == null) {
                 taken.decrementAndGet();
                 return null;

@@ -338,9 +338,20 @@ public final class FlushSql {
         try (PreparedStatement ps = c.prepareStatement(updateSql)) {
             int p = ROWS.bind(c, ps, 1, rows);
             ps.setObject(p, Jdbc.ts(now));
+            // the answer's (id, token) names an outcome's own claim (a token is one claim's): that
+            // instance, rather than one built from the text read back per row
+            Map<Long, Transition.Claim> byToken = new HashMap<>(n * 2);
+            for (Transition t : rows) {
+                byToken.put(t.claimToken(), t.claim());
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    Transition.Claim claim = new Transition.Claim(rs.getLong(1), rs.getString(2), rs.getLong(3));
+                    long id = rs.getLong(1);
+                    long presented = rs.getLong(3);
+                    Transition.Claim claim = byToken.get(presented);
+                    if (claim == null || claim.id() != id) {
+                        claim = new Transition.Claim(id, rs.getString(2), presented);
+                    }
                     committed.add(claim);
                     if (rs.getBoolean(4)) {
                         withSignals.add(claim);

@@ -32,6 +32,20 @@ public sealed interface Transition {
      * @param token  the claim's fencing token
      */
     record Claim(long id, String worker, long token) {
+        /**
+         * Of the token alone: a token is one claim's, drawn from a sequence, so a batch's claims fall
+         * in distinct buckets (sets of claims are read per outcome; a sum with the row id, which grows
+         * with the token, put a batch in a few buckets).
+         */
+        @Override
+        public int hashCode() {
+            return Long.hashCode(token);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return this == o || o instanceof Claim c && c.id == id && c.token == token && c.worker.equals(worker);
+        }
     }
 
     /** @return the claim this outcome belongs to */
