@@ -206,16 +206,11 @@ public final class ClaimSql {
                 Jdbc.micros(rs.getLong(9)),
                 rs.getString(10), rs.getString(11),
                 awaits(rs.getArray(12)), rs.getBoolean(13),
-                longOrNull(rs, 14), rs.getBoolean(15),
+                Jdbc.longOrNull(rs, 14), rs.getBoolean(15),
                 rs.getString(16), rs.getInt(17), rs.getBoolean(18),
                 rs.getString(19), rs.getLong(20),
                 rs.getString(21), rs.getString(22), Jdbc.micros(rs.getLong(24)),
-                longOrNull(rs, 23));
-    }
-
-    private static Long longOrNull(ResultSet rs, int column) throws SQLException {
-        long v = rs.getLong(column);
-        return rs.wasNull() ? null : v;
+                Jdbc.longOrNull(rs, 23));
     }
 
     /** @return the claim's SQL text, for plan checks ({@code EXPLAIN}); parameters in the order {@link #claim} binds them */

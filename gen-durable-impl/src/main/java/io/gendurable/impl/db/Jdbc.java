@@ -96,4 +96,10 @@ public final class Jdbc {
         long v = rs.getLong(column);
         return rs.wasNull() ? null : v;
     }
+
+    /** {@link #longOrNull(ResultSet, String)} by position (a hot read: no label lookup per row). */
+    public static Long longOrNull(ResultSet rs, int column) throws SQLException {
+        long v = rs.getLong(column);
+        return rs.wasNull() ? null : v;
+    }
 }
